@@ -1,0 +1,269 @@
+"""`zilch`: exact answers for dice games of the Zilch family, from the command line.
+
+A thin layer: parse, call solver/, print for people (or --json for programs).  Bad input is
+one line on stderr and exit code 2.  Heavy modules are imported inside the commands so that
+a query starts fast.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from fractions import Fraction
+
+import click
+
+from solver import InputError
+
+
+class OneLineErrors(click.Group):
+    """Every usage or input error becomes one line on stderr and exit code 2."""
+
+    def main(self, *args, **kwargs):
+        try:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        except click.exceptions.Exit as e:
+            sys.exit(e.exit_code)
+        except click.exceptions.Abort:
+            click.echo("aborted", err=True)
+            sys.exit(130)
+        except click.ClickException as e:
+            msg = e.format_message().replace("\n", " ")
+            ctx = getattr(e, "ctx", None)
+            where = f"{ctx.command_path}: " if ctx else f"{self.name}: "
+            click.echo(f"{where}error: {msg}", err=True)
+            sys.exit(2)
+        except InputError as e:
+            click.echo(f"{self.name}: error: {e}", err=True)
+            sys.exit(2)
+
+
+def _rules(name: str):
+    from solver import rules
+    return rules.load(name)
+
+
+def _frac(p: Fraction) -> str:
+    return f"{p.numerator}/{p.denominator}"
+
+
+def _emit(data, as_json: bool, text: str) -> None:
+    click.echo(json.dumps(data, indent=2) if as_json else text)
+
+
+def _dice_list(text: str, what: str) -> list[int]:
+    try:
+        faces = [int(x) for x in text.replace(" ", "").split(",") if x]
+    except ValueError:
+        raise InputError(f"{what} must be comma-separated die faces such as 1,1,5,3,4,6, "
+                         f"got {text!r}") from None
+    bad = [f for f in faces if not 1 <= f <= 6]
+    if bad:
+        raise InputError(f"{what}: a die shows 1..6, got {bad[0]}")
+    if not faces:
+        raise InputError(f"{what}: no dice given")
+    return faces
+
+
+RULES_OPT = click.option("--rules", "rules_name", default="farkle", show_default=True,
+                         metavar="PRESET|FILE", help="A preset name or a rule-set TOML file.")
+TABLES_OPT = click.option("--tables", "tables_dir", default=None, metavar="DIR",
+                          help="Folder for solved tables (default: $DICESOLVER_TABLES, the "
+                               "project's tables/ or the user cache).")
+JSON_OPT = click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+
+
+@click.group(name="zilch", cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
+def main():
+    """Exact solver for Zilch, Farkle, Zonk and Ten Thousand.
+
+    \b
+    Should I roll?      zilch advise --rules farkle --dice 3 --turn 400
+    Which dice to keep? zilch advise --rules farkle --dice 6 --roll 1,1,5,3,4,6
+    Strategy card:      zilch strategy --rules zilch
+    Exact odds:         zilch odds --rules farkle --dice 6
+    Whole policy:       zilch export --rules farkle --format csv --out farkle.csv
+    """
+
+
+@main.command("rules")
+@click.argument("name", required=False, metavar="[PRESET|FILE]")
+@JSON_OPT
+def rules_cmd(name, as_json):
+    """List the presets, or show one rule set in full."""
+    from solver import rules
+    if not name:
+        items = [(n, rules.load(n).description) for n in rules.preset_names()]
+        _emit([{"name": n, "description": d} for n, d in items], as_json,
+              "\n".join(f"{n:14} {d.split(':')[0].split('(')[0].strip()}" for n, d in items))
+        return
+    rs = rules.load(name)
+    data = dict(name=rs.name, description=rs.description, **rs.canonical(), unit=rs.unit,
+                rules_hash=rs.digest())
+    if as_json:
+        _emit(data, True, "")
+        return
+    lines = [f"{rs.name}: {rs.description}", "",
+             f"dice {rs.dice}; set-aside {rs.set_aside}; hot dice {rs.hot_dice}; "
+             f"entry minimum {rs.entry_minimum}; bank minimum {rs.bank_minimum}",
+             "groups of equal faces (k dice -> points):"]
+    for f in range(6):
+        row = ", ".join(f"{k + 1}: {p}" for k, p in enumerate(rs.faces[f]) if p)
+        lines.append(f"  face {f + 1}: {row or '-'}")
+    for p in rs.patterns:
+        extra = f" faces {'-'.join(map(str, p.faces))}" if p.faces else ""
+        extra += " (permanent)" if p.permanent else ""
+        extra += " (distinct faces)" if p.distinct else ""
+        lines.append(f"  {p.kind}{extra}: {p.points}")
+    lines.append(f"game: target {rs.target} ({rs.reach.replace('_', ' ')}), end {rs.end}, "
+                 f"tie {rs.tie}, piggyback {str(rs.piggyback).lower()}")
+    lines.append(f"rules hash {rs.digest()[:16]}")
+    click.echo("\n".join(lines))
+
+
+@main.command()
+@RULES_OPT
+@click.option("--dice", type=int, default=None, help="Dice rolled (default: all).")
+@JSON_OPT
+def odds(rules_name, dice, as_json):
+    """Exact odds of one roll: zilch, each combination, best immediate points."""
+    from solver.odds import roll_odds
+    rs = _rules(rules_name)
+    n = rs.dice if dice is None else dice
+    if not 1 <= n <= rs.dice:
+        raise InputError(f"--dice must be 1..{rs.dice} under {rs.name}, got {n}")
+    o = roll_odds(rs, n)
+    data = {"rules": rs.name, "dice": n, "p_zilch": _frac(o["p_zilch"]),
+            "p_zilch_decimal": float(o["p_zilch"]),
+            "combinations": [{"combination": c["combination"], "points": c["points"],
+                              "probability": _frac(c["probability"]),
+                              "decimal": float(c["probability"])} for c in o["combinations"]],
+            "best_points": {str(k): {"probability": _frac(v), "decimal": float(v)}
+                            for k, v in o["best_points"].items()},
+            "mean_best_points": float(o["mean_best_points"])}
+    lines = [f"{rs.name}, {n} dice: P(zilch) = {_frac(o['p_zilch'])} = {float(o['p_zilch']):.6f}",
+             "", "combination available in the roll      probability"]
+    for c in o["combinations"]:
+        lines.append(f"  {c['combination']:<22} {c['points']:>6}   {_frac(c['probability']):>14}"
+                     f"  {float(c['probability']):.6f}")
+    lines += ["", "best immediate points                  probability"]
+    for k, v in o["best_points"].items():
+        lines.append(f"  {k:>6}{'  (zilch)' if k == 0 else '':<9}{'':>14}{_frac(v):>10}"
+                     f"  {float(v):.6f}")
+    lines.append(f"  mean {float(o['mean_best_points']):.4f}")
+    _emit(data, as_json, "\n".join(lines))
+
+
+def _state_text(rs, dice, turn, on_board, permanent):
+    extra = f", {permanent} of it permanent" if permanent else ""
+    board = "" if not (rs.entry_minimum or rs.bank_minimum) else (
+        " (on the board)" if on_board else " (not yet on the board)")
+    return f"{rs.name}: {dice} dice to roll, turn total {turn}{extra}{board}"
+
+
+@main.command()
+@RULES_OPT
+@click.option("--dice", type=int, default=None, help="Dice to roll (default: all).")
+@click.option("--turn", type=int, default=0, show_default=True, help="Turn total so far.")
+@click.option("--permanent", type=int, default=0, help="Permanent part of the turn total.")
+@click.option("--not-on-board", is_flag=True, help="The player has not banked the entry "
+                                                   "minimum yet.")
+@click.option("--roll", "roll", default=None, metavar="D,D,...",
+              help="The dice just thrown: rank every set-aside choice.")
+@click.option("--matched", is_flag=True, help="With --roll: the colour pairs match "
+                                              "(zonk-detroit).")
+@click.option("--take-over", "take_over", default=None, metavar="DICE,TOTAL",
+              help="Zonk piggyback: take over the previous player's dice and total, or start "
+                   "fresh?")
+@TABLES_OPT
+@JSON_OPT
+def advise(rules_name, dice, turn, permanent, not_on_board, roll, matched, take_over,
+           tables_dir, as_json):
+    """Should I roll?  The optimal move and what each move is worth (expected points)."""
+    from solver import advice
+    rs = _rules(rules_name)
+    on_board = not not_on_board
+    if take_over is not None:
+        data = advice.take_over(rs, take_over, on_board, tables_dir)
+        best = data["action"]
+        text = (f"{rs.name}: take over {data['take_over']['dice']} dice and "
+                f"{data['take_over']['turn']} points: {data['values']['take_over']:.2f}; "
+                f"start fresh: {data['values']['fresh']:.2f}\n"
+                f"{'TAKE OVER' if best == 'take_over' else 'START FRESH'} "
+                f"(by {data['margin']:.2f} expected points)")
+        _emit(data, as_json, text)
+        return
+    n = rs.dice if dice is None else dice
+    if roll is not None:
+        faces = _dice_list(roll, "--roll")
+        data = advice.choices(rs, n, turn, faces, matched, on_board, permanent, tables_dir)
+        _emit(data, as_json, _choices_text(rs, data, on_board, permanent))
+        return
+    data = advice.before_roll(rs, n, turn, on_board, permanent, tables_dir)
+    v = data["values"]
+    lines = [_state_text(rs, n, turn, on_board, permanent)]
+    lines.append(f"{data['action'].upper()}")
+    lines.append(f"  roll: {v['roll']:.2f} expected points banked this turn")
+    lines.append(f"  bank: {'not allowed (' + data['note'] + ')' if v['bank'] is None else v['bank']}")
+    if data["margin"] is not None:
+        lines.append(f"  margin: {data['margin']:.2f} points in favour of {data['action']}")
+    _emit(data, as_json, "\n".join(lines))
+
+
+def _choices_text(rs, data, on_board, permanent):
+    head = _state_text(rs, data["dice"], data["turn"], on_board, permanent)
+    lines = [head, f"rolled {' '.join(map(str, data['roll']))}"]
+    if not data["options"]:
+        lines.append(f"ZILCH: the turn ends, {data['zilch_keeps']} points kept")
+        return "\n".join(lines)
+    lines.append("  set aside        points  turn total  dice left  then   value    loss")
+    for o in data["options"]:
+        kept = " ".join(map(str, o["keep"]))
+        lines.append(f"  {kept:<16} {o['points']:>6}  {o['turn']:>10}  {o['dice_left']:>9}  "
+                     f"{o['then']:<5} {o['value']:>8.2f} {o['loss']:>7.2f}")
+    return "\n".join(lines)
+
+
+@main.command()
+@RULES_OPT
+@click.option("--not-on-board", is_flag=True, help="Card for a player not yet on the board.")
+@TABLES_OPT
+@JSON_OPT
+def strategy(rules_name, not_on_board, tables_dir, as_json):
+    """The strategy card: expected points of a turn and when to bank."""
+    from solver.policy import score_policy
+    rs = _rules(rules_name)
+    pol = score_policy(rs, tables_dir)
+    on = not not_on_board
+    th = pol.bank_thresholds(on)
+    data = {"rules": rs.name, "on_board": on, "expected_turn_score": pol.expected_turn_score(on),
+            "bank_thresholds": {str(k): v for k, v in th.items()}}
+    lines = [f"{rs.name}{'' if on else ' (not yet on the board)'}: a fresh turn is worth "
+             f"{data['expected_turn_score']:.4f} points", "dice left   bank from turn total"]
+    for k, v in th.items():
+        why = "never free to bank (hot dice must be rolled)" if v is None else f"{v}"
+        lines.append(f"  {k:>8}   {why}")
+    if rs.has_permanent:
+        lines.append("(turns without permanent points; with them, see zilch advise --permanent)")
+    _emit(data, as_json, "\n".join(lines))
+
+
+@main.command()
+@RULES_OPT
+@click.option("--format", "fmt", type=click.Choice(["csv", "json", "parquet"]), default="csv",
+              show_default=True)
+@click.option("--out", "out", default=None, metavar="PATH",
+              help="Output file (default: standard output; parquet needs a file).")
+@TABLES_OPT
+def export(rules_name, fmt, out, tables_dir):
+    """The whole expected-score policy, one row per reachable state."""
+    from solver.export import export_rows, write_rows
+    rs = _rules(rules_name)
+    rows = export_rows(rs, tables_dir)
+    write_rows(rows, fmt, out, meta={"rules": rs.name, "rules_hash": rs.digest(),
+                                     "objective": "score"})
+    if out:
+        click.echo(f"wrote {len(rows['dice'])} states to {out}", err=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,239 @@
+"""Rule sets of the Zilch family as frozen, validated data loaded from TOML.
+
+A rule set file names the dice, the points of groups of equal faces, whole-roll patterns,
+minimums, the set-aside and hot-dice rules and the end of the game.  The built-in presets are
+such files (``solver/rulesets/*.toml``); a user's file works wherever a preset name does.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import tomllib
+from dataclasses import asdict, dataclass
+from importlib import resources
+from pathlib import Path
+
+from . import InputError
+
+FACES = 6
+PATTERN_KINDS = ("straight", "three_pairs", "four_kind_pair", "two_triplets", "colour_pairs",
+                 "no_score")
+# Count signatures (sorted counts of the faces shown) of the six-dice patterns.  With
+# distinct = false, "three pairs" also reads 4+2 and 6 as pairs and "two triplets" reads 6.
+_SIGNATURES = {
+    "three_pairs": ({(2, 2, 2)}, {(2, 4), (6,)}),
+    "four_kind_pair": ({(2, 4)}, set()),
+    "two_triplets": ({(3, 3)}, {(6,)}),
+}
+
+
+@dataclass(frozen=True)
+class Pattern:
+    kind: str
+    points: int
+    faces: tuple[int, ...] = ()      # straights: the faces it needs
+    permanent: bool = False          # points kept even if the turn ends in a zilch
+    distinct: bool = False           # three_pairs / two_triplets: faces must differ
+
+    @property
+    def size(self) -> int:
+        return len(self.faces) if self.kind == "straight" else 6
+
+    def signatures(self) -> set[tuple[int, ...]]:
+        strict, loose = _SIGNATURES[self.kind]
+        return set(strict) if self.distinct else set(strict) | set(loose)
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    name: str
+    description: str
+    dice: int
+    # faces[f-1][k-1]: points of one group of exactly k dice showing face f (0: not a group).
+    faces: tuple[tuple[int, ...], ...]
+    patterns: tuple[Pattern, ...]
+    set_aside: str = "forced"        # "forced": every scoring die frozen; "any": free choice
+    hot_dice: str = "optional"       # "mandatory": all dice scored -> must roll them again
+    entry_minimum: int = 0           # first bank of the game
+    bank_minimum: int = 0            # every later bank
+    target: int | None = None
+    end: str = "final_round"         # "final_round": others get one last turn; "instant"
+    reach: str = "at_least"          # "at_least" or "more_than" the target ends the game
+    tie: float = 0.5                 # a tie's worth as a fraction of a win
+    piggyback: bool = False          # Zonk: the next player may take over the dice left
+    three_zilch_penalty: int = 0     # stored; not modelled by the single-turn solver
+
+    @property
+    def unit(self) -> int:
+        """The gcd of every score and minimum: turn totals are multiples of it."""
+        values = [p for row in self.faces for p in row if p] + [p.points for p in self.patterns]
+        values += [self.entry_minimum, self.bank_minimum]
+        return math.gcd(*values) or 1
+
+    @property
+    def has_permanent(self) -> bool:
+        return any(p.permanent for p in self.patterns)
+
+    @property
+    def colour_pairs(self) -> bool:
+        return any(p.kind == "colour_pairs" for p in self.patterns)
+
+    def min_bank(self, on_board: bool) -> int:
+        return self.bank_minimum if on_board else max(self.entry_minimum, self.bank_minimum)
+
+    def canonical(self) -> dict:
+        d = asdict(self)
+        d.pop("name"), d.pop("description")
+        return d
+
+    def digest(self) -> str:
+        """Hash of the exact definition (not the name): the key of every stored table."""
+        blob = json.dumps(self.canonical(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _fail(src: str, key: str, what: str):
+    raise InputError(f"rules file {src}: key '{key}': {what}")
+
+
+def _int(src, key, v, lo=0, hi=10**9) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        _fail(src, key, f"expected an integer in [{lo}, {hi}], got {v!r}")
+    return v
+
+
+def _choice(src, key, v, allowed) -> str:
+    if v not in allowed:
+        _fail(src, key, f"expected one of {', '.join(map(repr, allowed))}, got {v!r}")
+    return v
+
+
+def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
+    """Validate a parsed TOML document into a RuleSet; errors name the file and the key."""
+    known = {"name", "description", "dice", "set_aside", "hot_dice", "entry_minimum",
+             "bank_minimum", "faces", "patterns", "game"}
+    for k in data:
+        if k not in known:
+            _fail(src, k, "unknown key")
+    if "dice" not in data:
+        _fail(src, "dice", "missing")
+    dice = _int(src, "dice", data["dice"], 1, 6)
+    faces_in = data.get("faces")
+    if not isinstance(faces_in, dict):
+        _fail(src, "faces", "missing or not a table of face -> list of points")
+    faces = []
+    for f in range(1, FACES + 1):
+        row = faces_in.get(str(f), [0] * dice)
+        if not isinstance(row, list) or len(row) != dice:
+            _fail(src, f"faces.{f}", f"expected a list of {dice} integers (groups of 1..{dice})")
+        faces.append(tuple(_int(src, f"faces.{f}[{i}]", v) for i, v in enumerate(row)))
+    for k in faces_in:
+        if k not in {str(f) for f in range(1, FACES + 1)}:
+            _fail(src, f"faces.{k}", "faces are 1..6")
+    patterns = []
+    plist = data.get("patterns", [])
+    if not isinstance(plist, list):
+        _fail(src, "patterns", "expected an array of tables [[patterns]]")
+    for i, p in enumerate(plist):
+        key = f"patterns[{i}]"
+        if not isinstance(p, dict):
+            _fail(src, key, "expected a table")
+        for k in p:
+            if k not in {"kind", "points", "faces", "permanent", "distinct"}:
+                _fail(src, f"{key}.{k}", "unknown key")
+        kind = _choice(src, f"{key}.kind", p.get("kind"), PATTERN_KINDS)
+        pts = _int(src, f"{key}.points", p.get("points"), 1)
+        pf = ()
+        if kind == "straight":
+            pf = p.get("faces")
+            if not isinstance(pf, list) or not pf or len(set(pf)) != len(pf) or len(pf) > dice \
+                    or any(isinstance(x, bool) or x not in range(1, 7) for x in pf):
+                _fail(src, f"{key}.faces", f"expected distinct faces 1..6, at most {dice}")
+            pf = tuple(sorted(pf))
+        elif dice != 6:
+            _fail(src, f"{key}.kind", f"{kind!r} needs six dice, the rule set has {dice}")
+        perm = p.get("permanent", False)
+        distinct = p.get("distinct", False)
+        if not isinstance(perm, bool):
+            _fail(src, f"{key}.permanent", "expected true or false")
+        if not isinstance(distinct, bool):
+            _fail(src, f"{key}.distinct", "expected true or false")
+        patterns.append(Pattern(kind, pts, pf, perm, distinct))
+    game = data.get("game", {})
+    if not isinstance(game, dict):
+        _fail(src, "game", "expected a table")
+    for k in game:
+        if k not in {"target", "end", "reach", "tie", "piggyback", "three_zilch_penalty"}:
+            _fail(src, f"game.{k}", "unknown key")
+    target = game.get("target")
+    if target is not None:
+        target = _int(src, "game.target", target, 1)
+    tie = game.get("tie", 0.5)
+    if isinstance(tie, bool) or not isinstance(tie, (int, float)) or not 0 <= tie <= 1:
+        _fail(src, "game.tie", f"expected a number in [0, 1], got {tie!r}")
+    piggy = game.get("piggyback", False)
+    if not isinstance(piggy, bool):
+        _fail(src, "game.piggyback", "expected true or false")
+    name = data.get("name", Path(src).stem)
+    if not isinstance(name, str):
+        _fail(src, "name", "expected a string")
+    desc = data.get("description", "")
+    if not isinstance(desc, str):
+        _fail(src, "description", "expected a string")
+    rs = RuleSet(
+        name=name, description=desc, dice=dice, faces=tuple(faces), patterns=tuple(patterns),
+        set_aside=_choice(src, "set_aside", data.get("set_aside", "forced"), ("forced", "any")),
+        hot_dice=_choice(src, "hot_dice", data.get("hot_dice", "optional"),
+                         ("optional", "mandatory")),
+        entry_minimum=_int(src, "entry_minimum", data.get("entry_minimum", 0)),
+        bank_minimum=_int(src, "bank_minimum", data.get("bank_minimum", 0)),
+        target=target,
+        end=_choice(src, "game.end", game.get("end", "final_round"), ("final_round", "instant")),
+        reach=_choice(src, "game.reach", game.get("reach", "at_least"),
+                      ("at_least", "more_than")),
+        tie=float(tie), piggyback=piggy,
+        three_zilch_penalty=_int(src, "game.three_zilch_penalty",
+                                 game.get("three_zilch_penalty", 0)),
+    )
+    if not any(any(r) for r in rs.faces) and not rs.patterns:
+        _fail(src, "faces", "no combination scores: every roll would be a zilch")
+    if not any(rs.faces[f][0] for f in range(FACES)) and not any(
+            p.kind == "no_score" for p in rs.patterns):
+        pass  # legal (e.g. triples only); a one-die roll then always zilches
+    if rs.has_permanent:
+        # Permanent points at least the minimums put a player "on the board" for the rest of
+        # the turn; the solver relies on that (see turn.py) and the presets satisfy it.
+        low = [p for p in rs.patterns if p.permanent and p.points < rs.min_bank(False)]
+        if low:
+            _fail(src, "patterns.permanent",
+                  f"permanent points ({low[0].points}) below the minimum to bank "
+                  f"({rs.min_bank(False)}) are not supported")
+        if rs.hot_dice == "mandatory":
+            _fail(src, "hot_dice", "permanent combinations with mandatory hot dice are not "
+                                   "supported")
+    return rs
+
+
+def preset_names() -> list[str]:
+    files = resources.files("solver").joinpath("rulesets").iterdir()
+    return sorted(p.name[:-5] for p in files if p.name.endswith(".toml"))
+
+
+def load(name_or_path: str) -> RuleSet:
+    """A preset by name, or a TOML file by path."""
+    if name_or_path in preset_names():
+        res = resources.files("solver").joinpath("rulesets", f"{name_or_path}.toml")
+        return from_dict(tomllib.loads(res.read_text()), f"{name_or_path}.toml")
+    path = Path(name_or_path)
+    if not path.suffix and not path.exists():
+        raise InputError(f"unknown preset {name_or_path!r}; presets: {', '.join(preset_names())}")
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise InputError(f"rules file {name_or_path}: cannot read it ({e.strerror})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"rules file {name_or_path}: not valid TOML ({e})") from None
+    return from_dict(data, name_or_path)
