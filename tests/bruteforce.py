@@ -1,0 +1,120 @@
+"""An independent, deliberately naive single-turn solver in exact rational arithmetic.
+
+It enumerates ordered dice (6**n rolls), every subset of them to set aside, and scores a
+subset by trying every way to peel combinations off it.  Nothing is shared with solver/
+except the RuleSet data.  Only for small games: few dice, optional or mandatory hot dice,
+no permanent points.
+"""
+from fractions import Fraction
+from functools import lru_cache
+from itertools import combinations, product
+
+
+def combos(rules):
+    """Every combination as (sorted faces, points)."""
+    out = []
+    for f in range(1, 7):
+        for k in range(1, rules.dice + 1):
+            if rules.faces[f - 1][k - 1]:
+                out.append(((f,) * k, rules.faces[f - 1][k - 1]))
+    for p in rules.patterns:
+        assert p.kind == "straight" and not p.permanent, "brute force: straights only"
+        out.append((p.faces, p.points))
+    return out
+
+
+def naive_choices(rules, roll):
+    """{(points, dice left)} of every legal set-aside from the ordered roll."""
+    table = combos(rules)
+
+    @lru_cache(maxsize=None)
+    def best(dice):       # most points peeling combinations off the sorted tuple, or None
+        if not dice:
+            return 0
+        res = None
+        for faces, pts in table:
+            rest = list(dice)
+            try:
+                for f in faces:
+                    rest.remove(f)
+            except ValueError:
+                continue
+            sub = best(tuple(rest))
+            if sub is not None and (res is None or pts + sub > res):
+                res = pts + sub
+        return res
+
+    found = set()
+    n = len(roll)
+    for k in range(1, n + 1):
+        for idx in combinations(range(n), k):
+            pts = best(tuple(sorted(roll[i] for i in idx)))
+            if pts is not None:
+                found.add((pts, n - k))
+    if rules.set_aside == "forced" and found:
+        return {max(found, key=lambda c: (c[0], -c[1]))}
+    return found
+
+
+def solve(rules, min_bank):
+    """value(n, t, forced) for the expected banked points, exact Fractions.
+
+    Beyond a total T (found by the one-step look-ahead, which is exact here because the gain
+    of rolling once more falls as t grows and totals only grow) banking is optimal in every
+    free state, and the forced hot-dice state is affine in t: A t + B, solved exactly.
+    """
+    N = rules.dice
+    rolls = {n: [naive_choices(rules, r) for r in product(range(1, 7), repeat=n)]
+             for n in range(1, N + 1)}
+    w = {n: Fraction(1, 6 ** n) for n in rolls}
+    hot_forced = rules.hot_dice == "mandatory"
+    # forced hot state at large t: V = A t + B, banking right after every non-hot roll
+    ph = pz = Fraction(0)
+    g_non = g_hot = Fraction(0)
+    for ch in rolls[N]:
+        if not ch:
+            pz += w[N]
+            continue
+        pts, left = max(ch, key=lambda c: (c[1] > 0, c[0]))  # asymptotically: bank if possible
+        if left:
+            g_non += w[N] * pts
+        else:
+            ph += w[N]
+            g_hot += w[N] * pts
+    A = (1 - pz - ph) / (1 - ph)
+    B = (g_non + A * g_hot) / (1 - ph)
+
+    def tail(n, t, forced):
+        if forced:
+            return A * t + B
+        return Fraction(t)
+    # T: every free n gains nothing from one more roll followed by banking
+    T = 0
+    for n in range(1, N + 1):
+        for t in range(T, 10 ** 6, 50):
+            gain = Fraction(0)
+            for ch in rolls[n]:
+                if ch:
+                    gain += w[n] * max(
+                        (tail(N, t + p, hot_forced) if left == 0 else Fraction(t + p))
+                        for p, left in ch)
+            if gain <= t and t >= min_bank:
+                break
+        T = max(T, t)
+    T += 2000   # margin: the comparison below is made on states well inside [0, T)
+
+    @lru_cache(maxsize=None)
+    def value(n, t, forced):
+        if t >= T:
+            return tail(n, t, forced)
+        roll = Fraction(0)
+        for ch in rolls[n]:
+            if ch:
+                roll += w[n] * max(
+                    value(N, t + p, hot_forced) if left == 0 else value(left, t + p, False)
+                    for p, left in ch)
+        if forced or t < min_bank:
+            return roll
+        return max(roll, Fraction(t))
+
+    return value, T

@@ -1,0 +1,101 @@
+"""Table files: reload, integrity (corrupt, truncated, stale), atomic writes, locations."""
+import multiprocessing as mp
+import os
+import time
+
+import numpy as np
+
+from solver import rules, tables
+from solver.policy import score_policy
+
+
+def _path(tmp_path, name="farkle"):
+    rs = rules.load(name)
+    return tmp_path / tables.file_name(rs.name, rs.digest(), "score")
+
+
+def test_solve_once_then_reload_fast_and_identical(tmp_path):
+    rs = rules.load("farkle")
+    a = score_policy(rs, str(tmp_path))
+    assert _path(tmp_path).exists()
+    t0 = time.perf_counter()
+    b = score_policy(rs, str(tmp_path))
+    assert time.perf_counter() - t0 < 0.05          # milliseconds, not a re-solve
+    assert np.array_equal(a.main.roll, b.main.roll)
+    assert b.header["rules_hash"] == rs.digest() and b.header["objective"] == "score"
+
+
+def test_solving_twice_is_bit_identical(tmp_path):
+    rs = rules.load("zilch")
+    score_policy(rs, str(tmp_path / "a"))
+    score_policy(rs, str(tmp_path / "b"))
+    assert _path(tmp_path / "a", "zilch").read_bytes() == _path(tmp_path / "b", "zilch").read_bytes()
+
+
+def test_corrupt_truncated_and_stale_files_are_rebuilt(tmp_path):
+    rs = rules.load("farkle")
+    good = score_policy(rs, str(tmp_path)).main.roll.copy()
+    p = _path(tmp_path)
+    data = bytearray(p.read_bytes())
+    expect = {"objective": "score", "rules_hash": rs.digest()}
+    for bad in (data[:-1000], data[:10], bytes(data[:500]) + b"x" + bytes(data[501:]), b""):
+        p.write_bytes(bytes(bad))
+        assert tables.load(p, expect) is None
+        again = score_policy(rs, str(tmp_path))
+        assert np.array_equal(again.main.roll, good)
+        assert tables.load(p, expect) is not None
+    # stale: another rule set's hash, or an older solver version
+    assert tables.load(p, {"objective": "score", "rules_hash": "0" * 64}) is None
+    header, arrays = tables.load(p, expect)
+    tables.save(p, {k: v for k, v in header.items()
+                    if k not in ("layout", "format", "solver")}, arrays)
+    assert tables.load(p, expect) is not None
+    import solver.tables as t
+    old = t.SOLVER_VERSION
+    try:
+        t.SOLVER_VERSION = old + 1
+        assert tables.load(p, expect) is None
+    finally:
+        t.SOLVER_VERSION = old
+
+
+def _solve_into(folder):
+    score_policy(rules.load("zilch-online"), folder)
+
+
+def test_two_processes_solving_at_once_leave_one_good_file(tmp_path):
+    ctx = mp.get_context("spawn")
+    procs = [ctx.Process(target=_solve_into, args=(str(tmp_path),)) for _ in range(2)]
+    for pr in procs:
+        pr.start()
+    for pr in procs:
+        pr.join(60)
+        assert pr.exitcode == 0
+    files = [f for f in os.listdir(tmp_path)]
+    assert len(files) == 1 and files[0].endswith(".dst")
+    rs = rules.load("zilch-online")
+    assert tables.load(tmp_path / files[0], {"objective": "score",
+                                             "rules_hash": rs.digest()}) is not None
+
+
+def test_table_dir_env_option_and_cache_fallback(tmp_path, monkeypatch):
+    """--tables beats $DICESOLVER_TABLES; without either, a package folder we cannot write
+    (a fresh non-editable install) falls back to the user's cache directory."""
+    monkeypatch.setenv("DICESOLVER_TABLES", str(tmp_path / "env"))
+    assert tables.table_dir() == tmp_path / "env"
+    assert tables.table_dir(str(tmp_path / "opt")) == tmp_path / "opt"
+    monkeypatch.delenv("DICESOLVER_TABLES")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(tables.os, "access", lambda *a: False)
+    assert tables.table_dir() == tmp_path / "cache" / "dicesolver" / "tables"
+
+
+def test_unwritable_folder_still_answers(tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    try:
+        pol = score_policy(rules.load("zonk-chicago"), str(ro / "sub"))
+        assert pol.expected_turn_score() > 0
+    finally:
+        ro.chmod(0o700)
