@@ -198,9 +198,6 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
     )
     if not any(any(r) for r in rs.faces) and not rs.patterns:
         _fail(src, "faces", "no combination scores: every roll would be a zilch")
-    if not any(rs.faces[f][0] for f in range(FACES)) and not any(
-            p.kind == "no_score" for p in rs.patterns):
-        pass  # legal (e.g. triples only); a one-die roll then always zilches
     if rs.has_permanent:
         # Permanent points at least the minimums put a player "on the board" for the rest of
         # the turn; the solver relies on that (see turn.py) and the presets satisfy it.
