@@ -14,7 +14,7 @@ import numpy as np
 from .policy import ScorePolicy
 from .rules import RuleSet
 from .scoring import scored
-from .turn import TurnSolution, build_model
+from .turn import TurnSolution
 
 FACES = 6
 
@@ -32,32 +32,34 @@ class Engine:
 
 
 def engine(rules: RuleSet) -> Engine:
-    model = build_model(rules)
-    N = rules.dice
+    N, unit = rules.dice, rules.unit
+    hot = 0 if rules.hot_dice == "mandatory" else N
     lookup = np.full((2, N + 1, 7 ** FACES), -1, np.int32)
-    starts = np.append(model.opt_start, len(model.shift))
-    width = int(np.diff(starts).max())
-    options = np.full((len(model.prob), width), -1, np.int64)
-    for o in range(len(model.prob)):
-        k = starts[o + 1] - starts[o]
-        options[o, :k] = np.arange(starts[o], starts[o + 1])
-    o_idx = 0
+    per_outcome = []
     for n in range(1, N + 1):
         for so in scored(rules, n):
             code = sum(c * 7 ** f for f, c in enumerate(so.outcome.counts))
+            idx = -1
             if so.choices:
-                idx = o_idx
-                o_idx += 1
-            else:
-                idx = -1
+                idx = len(per_outcome)
+                per_outcome.append(so.choices)
             if so.outcome.matched:
                 lookup[1, n, code] = idx
             else:
                 lookup[0, n, code] = idx
                 if not (rules.colour_pairs and n == 6):
                     lookup[1, n, code] = idx
-    return Engine(rules, lookup, options, model.shift, model.perm, model.target,
-                  model.shift + model.perm)
+    width = max(len(c) for c in per_outcome)
+    options = np.full((len(per_outcome), width), -1, np.int64)
+    shift, perm, target = [], [], []
+    for o, choices in enumerate(per_outcome):
+        for k, c in enumerate(choices):
+            options[o, k] = len(shift)
+            shift.append((c.points - c.permanent) // unit)
+            perm.append(c.permanent // unit)
+            target.append(c.left if c.left else hot)
+    shift, perm, target = (np.asarray(x, np.int64) for x in (shift, perm, target))
+    return Engine(rules, lookup, options, shift, perm, target, shift + perm)
 
 
 def _values(sol: TurnSolution, row, s, r):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
@@ -57,27 +58,46 @@ class TurnModel:
     def max_shift(self) -> int:
         return int(self.shift.max())
 
+    @property
+    def out_dice(self) -> np.ndarray:
+        """(O,) the dice count of each outcome."""
+        return np.repeat(np.arange(1, self.dice + 1),
+                         np.diff(np.append(self.out_start, len(self.prob))))
+
+    @property
+    def single_choice(self) -> bool:
+        """Every outcome has exactly one choice (forced set-aside)."""
+        return len(self.shift) == len(self.prob)
+
     def roll_dice(self, s: int) -> int:
         return self.dice if s == 0 else s
 
 
 @lru_cache(maxsize=32)
 def build_model(rules: RuleSet) -> TurnModel:
+    """Outcomes with the same set of choices are merged (their probabilities add): the value
+    of a roll is a sum over outcomes of a max over their choices, so only the distinct choice
+    sets matter.  Forced set-aside leaves a few dozen per dice count instead of hundreds."""
     unit, n_dice = rules.unit, rules.dice
     hot = 0 if rules.hot_dice == "mandatory" else n_dice
     prob, out_start, opt_start, opt_outcome, shift, perm, target = [], [], [], [], [], [], []
     for n in range(1, n_dice + 1):
         out_start.append(len(prob))
+        merged: dict[tuple, Fraction] = {}
         for so in scored(rules, n):
             if not so.choices:
                 continue
+            key = tuple(sorted({((c.points - c.permanent) // unit, c.permanent // unit,
+                                 c.left if c.left else hot) for c in so.choices}))
+            merged[key] = merged.get(key, Fraction(0)) + so.outcome.prob
+        for key in sorted(merged):
             opt_start.append(len(shift))
-            for c in so.choices:
+            for h, pm, t in key:
                 opt_outcome.append(len(prob))
-                shift.append((c.points - c.permanent) // unit)
-                perm.append(c.permanent // unit)
-                target.append(c.left if c.left else hot)
-            prob.append(float(so.outcome.prob))
+                shift.append(h)
+                perm.append(pm)
+                target.append(t)
+            prob.append(float(merged[key]))
     pz = [1.0] + [float(p_zilch(rules, n)) for n in range(1, n_dice + 1)]
     arr = lambda x, t=np.int64: np.asarray(x, dtype=t)
     return TurnModel(n_dice, unit, hot, arr(prob, float), arr(out_start), arr(opt_start),
@@ -94,6 +114,7 @@ class Payoff:
     zilch: np.ndarray            # (B,)
     perm_bonus: float = 0.0      # value added per permanent unit of a choice
     perm_sources: dict = field(default_factory=dict)  # permanent units -> TurnSolution
+    extras: tuple = ()           # Extra payoffs to evaluate under the optimal policy
 
     @property
     def batch(self) -> int:
@@ -101,6 +122,16 @@ class Payoff:
 
 
 @dataclass(frozen=True, eq=False)
+class Extra:
+    """Another payoff of ending the turn, evaluated under the optimal policy (not optimised):
+    e.g. the chance of ending below a leader, or another player's chance of winning."""
+    bank: object                 # callable r -> (B, len(r)), finite
+    tail_slope: np.ndarray
+    tail_intercept: np.ndarray
+    zilch: np.ndarray
+
+
+@dataclass(eq=False)
 class TurnSolution:
     model: TurnModel
     cap: int                 # grid r in [0, cap + max_shift]; values affine beyond cap
@@ -112,6 +143,17 @@ class TurnSolution:
     roll_b: np.ndarray
     bank_a: np.ndarray       # (B,) bank payoff = bank_a * r + bank_b for r >= cap
     bank_b: np.ndarray
+    extras: np.ndarray | None = None     # (E, B, S, L) extras under the optimal policy
+    extras_a: np.ndarray | None = None   # (E, B, S) their affine tails
+    extras_b: np.ndarray | None = None
+
+    def extended_extra(self, j: int, length: int) -> np.ndarray:
+        v = self.extras[j]
+        if length <= v.shape[2]:
+            return v[:, :, :length]
+        r = np.arange(v.shape[2], length)
+        ext = self.extras_a[j][:, :, None] * r + self.extras_b[j][:, :, None]
+        return np.concatenate([v, ext], axis=2)
 
     @property
     def value(self) -> np.ndarray:
@@ -125,6 +167,26 @@ class TurnSolution:
         r = np.arange(v.shape[2], length)
         ext = self.tail_a[:, :, None] * r + self.tail_b[:, :, None]
         return np.concatenate([v, ext], axis=2)
+
+    @classmethod
+    def constant(cls, model: TurnModel, value: np.ndarray) -> "TurnSolution":
+        """Every state worth `value` (B,): e.g. a turn whose outcome is already decided."""
+        B, S, L = len(value), model.states, model.max_shift + 1
+        roll = np.broadcast_to(value[:, None, None], (B, S, L)).copy()
+        bank = roll.copy()
+        bank[:, 0] = -np.inf
+        const = np.repeat(value[:, None], S, axis=1)
+        zero = np.zeros((B, S))
+        return cls(model, 0, roll, bank, zero, const, zero, const, np.zeros(B), value.copy())
+
+    def with_constant_extras(self, values: np.ndarray) -> "TurnSolution":
+        """values (E, B): extras that are constant too (a decided turn)."""
+        E, B = values.shape
+        S, L = self.roll.shape[1], self.roll.shape[2]
+        self.extras = np.broadcast_to(values[:, :, None, None], (E, B, S, L)).copy()
+        self.extras_a = np.zeros((E, B, S))
+        self.extras_b = np.repeat(values[:, :, None], S, axis=2)
+        return self
 
     def at(self, s: int, r: int) -> tuple[np.ndarray, np.ndarray]:
         """(roll, bank) values per batch row at state s and at-risk units r, any r >= 0."""
@@ -147,18 +209,66 @@ def _lexmax_choice(a, b, starts, size):
     return np.minimum.reduceat(idx, starts, axis=-1), seg
 
 
+def _affine_eval(model: TurnModel, pick, bank, slope, intercept, zilch, src_tails, bonus):
+    """Affine values (a, b) per state of a fixed policy far out in r, and its roll parts.
+
+    pick (B, O): the choice of every outcome; bank (B, S): banks in the tail; the payoff of
+    banking is slope * r + intercept; src_tails: permanent units -> (a, b) of that source.
+    """
+    B, S, N = bank.shape[0], model.states, model.dice
+    rows = np.arange(B)[:, None]
+    tgt, sh, pm = model.target[pick], model.shift[pick], model.perm[pick]
+    own = pm == 0 if src_tails else np.ones_like(pick, bool)
+    ea = np.zeros(pick.shape)
+    eb = np.zeros(pick.shape)
+    for units, (sa, sb) in src_tails.items():
+        sel = pm == units
+        ta = np.take_along_axis(sa, tgt, 1)
+        ea = np.where(sel, ta, ea)
+        eb = np.where(sel, ta * sh + np.take_along_axis(sb, tgt, 1), eb)
+    w = model.prob
+    dice_of = model.out_dice - 1
+    n_of_state = np.array([N] + list(range(1, N + 1))) - 1
+    Wn = np.zeros((B, N, S))
+    np.add.at(Wn, (np.repeat(np.arange(B), pick.shape[1]), np.tile(dice_of, B), tgt.ravel()),
+              (np.where(own, w, 0.0)).ravel())
+    roll = ~bank
+    P = Wn[:, n_of_state, :] * roll[:, :, None]
+    ext_a = np.zeros((B, N))
+    np.add.at(ext_a, (rows, dice_of), np.where(own, 0.0, ea) * w)
+    ext_b = np.zeros((B, N))
+    np.add.at(ext_b, (rows, dice_of), (np.where(own, 0.0, eb) + bonus[pick]) * w)
+    ext_b += model.p_zilch[1:] * zilch[:, None]
+    I = np.eye(S)[None]
+    ca = np.where(bank, slope[:, None], ext_a[:, n_of_state])
+    a = np.linalg.solve(I - P, ca[..., None])[..., 0]
+    shift_term = np.zeros((B, N))
+    np.add.at(shift_term, (rows, dice_of), np.where(own, np.take_along_axis(a, tgt, 1) * sh, 0.0) * w)
+    cb = np.where(bank, intercept[:, None], (ext_b + shift_term)[:, n_of_state])
+    b = np.linalg.solve(I - P, cb[..., None])[..., 0]
+    # roll parts: the value of rolling from each state under the policy
+    own_a = np.where(own, np.take_along_axis(a, tgt, 1), ea)
+    own_b = np.where(own, np.take_along_axis(a, tgt, 1) * sh + np.take_along_axis(b, tgt, 1),
+                     eb) + bonus[pick]
+    ra = np.zeros((B, N))
+    rb = np.zeros((B, N))
+    np.add.at(ra, (rows, dice_of), own_a * w)
+    np.add.at(rb, (rows, dice_of), own_b * w)
+    rb += model.p_zilch[1:] * zilch[:, None]
+    return a, b, ra[:, n_of_state], rb[:, n_of_state]
+
+
 def _tail(model: TurnModel, pay: Payoff, src_tails):
     """Asymptotic (r -> infinity) values: policy iteration on affine functions of r.
 
-    Returns (a, b) per state for the optimum, the roll parts (ra, rb) and the largest
-    crossing point of any decision against its alternatives (units of r).
+    Returns (a, b) per state for the optimum, the roll parts, the tail's bank flags and
+    choices, and the largest crossing point of any decision against its alternatives.
     """
-    B, S, N = pay.batch, model.states, model.dice
+    B, S = pay.batch, model.states
     K = len(model.shift)
     ba, bi = pay.tail_slope.astype(float), pay.tail_intercept.astype(float)
     a = np.repeat(ba[:, None], S, axis=1)
     b = np.repeat(bi[:, None], S, axis=1)
-    out_dice = np.repeat(np.arange(1, N + 1), np.diff(np.append(model.out_start, len(model.prob))))
     bonus = pay.perm_bonus * model.perm
     own = np.ones(K, bool)
     ext_a = np.zeros((B, K))
@@ -174,10 +284,10 @@ def _tail(model: TurnModel, pay: Payoff, src_tails):
         ob = np.where(own, a[:, model.target] * model.shift + b[:, model.target], ext_b) + bonus
         pick, seg = _lexmax_choice(oa, ob, model.opt_start, K)
         rows = np.arange(B)[:, None]
-        pa, pb = oa[rows, pick], ob[rows, pick]
         w = model.prob
-        ra = np.add.reduceat(pa * w, model.out_start, axis=1)             # (B, N)
-        rb = np.add.reduceat(pb * w, model.out_start, axis=1) + model.p_zilch[1:] * pay.zilch[:, None]
+        ra = np.add.reduceat(oa[rows, pick] * w, model.out_start, axis=1)
+        rb = np.add.reduceat(ob[rows, pick] * w, model.out_start, axis=1) \
+            + model.p_zilch[1:] * pay.zilch[:, None]
         rla = np.concatenate([ra[:, -1:], ra], axis=1)                    # (B, S) roll, by state
         rlb = np.concatenate([rb[:, -1:], rb], axis=1)
         bank = (rla < ba[:, None] - EPS) | ((np.abs(rla - ba[:, None]) <= EPS) & (rlb <= bi[:, None]))
@@ -186,42 +296,11 @@ def _tail(model: TurnModel, pay: Payoff, src_tails):
         if new_policy == policy:
             break
         policy = new_policy
-        # evaluate: V = c + P V for slopes, then intercepts
-        P = np.zeros((B, S, S))
-        ca = np.where(bank, ba[:, None], 0.0)
-        cb = np.where(bank, bi[:, None], 0.0)
-        picked_own = own[pick]
-        tgt = model.target[pick]
-        sh = model.shift[pick]
-        for st in range(S):
-            if st == 0:
-                n = N
-            else:
-                n = st
-            mask = out_dice == n
-            roll_rows = ~bank[:, st]
-            wgt = np.where(picked_own[:, mask], w[mask], 0.0) * roll_rows[:, None]
-            np.add.at(P, (np.repeat(np.arange(B), mask.sum()), st, tgt[:, mask].ravel()),
-                      wgt.ravel())
-            ext = ~picked_own[:, mask]
-            ca[:, st] += roll_rows * (np.where(ext, pa[:, mask], 0.0) @ w[mask])
-            cb[:, st] += roll_rows * ((np.where(ext, pb[:, mask], bonus[pick][:, mask])) @ w[mask]
-                                      + model.p_zilch[n] * pay.zilch)
-        I = np.eye(S)[None]
-        a = np.linalg.solve(I - P, ca[..., None])[..., 0]
-        # intercept of an own choice: a_target * shift + b_target (+ bonus, already in cb)
-        shift_term = np.zeros((B, S))
-        for st in range(S):
-            n = N if st == 0 else st
-            mask = out_dice == n
-            term = np.where(picked_own[:, mask], np.take_along_axis(a, tgt[:, mask], 1) * sh[:, mask], 0.0)
-            shift_term[:, st] = (term @ w[mask]) * ~bank[:, st]
-        b = np.linalg.solve(I - P, (cb + shift_term)[..., None])[..., 0]
+        a, b, _, _ = _affine_eval(model, pick, bank, ba, bi, pay.zilch, src_tails, bonus)
     else:
         raise RuntimeError("asymptotic policy iteration did not converge")
     # crossing points of every alternative against the chosen one
     cross = 0.0
-    rows = np.arange(B)[:, None]
     ca_, cb_ = oa[rows, pick][..., seg], ob[rows, pick][..., seg]
     steeper = ca_ - oa > EPS
     if steeper.any():
@@ -233,51 +312,99 @@ def _tail(model: TurnModel, pay: Payoff, src_tails):
         x1 = np.where(bank & (ba[:, None] - rla > EPS), (rlb - bi[:, None]) / (ba[:, None] - rla), 0)
         x2 = np.where(~bank & (roll_steeper > EPS) & free, (bi[:, None] - rlb) / roll_steeper, 0)
     cross = max(cross, float(np.max(x1)), float(np.max(x2)))
-    return a, b, rla, rlb, bank, cross
+    return a, b, rla, rlb, bank, pick, cross
 
 
 def solve_turn(model: TurnModel, pay: Payoff) -> TurnSolution:
+    """Optimal values of every state, and the extras' values under that optimal policy."""
     B, S = pay.batch, model.states
     src_list = sorted(pay.perm_sources.items())
     src_tails = {u: (sol.tail_a, sol.tail_b) for u, sol in src_list}
-    a, b, rla, rlb, bank_tail, cross = _tail(model, pay, src_tails)
+    a, b, rla, rlb, bank_tail, pick_tail, cross = _tail(model, pay, src_tails)
     cap = max(pay.tail_from, math.floor(cross) + 1, *(sol.cap for _, sol in src_list))
     L = cap + model.max_shift + 1
     r_all = np.arange(L)
-    bank_pay = np.asarray(pay.bank(r_all), float).reshape(B, L)
-    bank = np.repeat(bank_pay[:, None, :], S, axis=1)
-    bank[:, 0, :] = -np.inf
+    # internal layout (source, state, r, batch): a choice's values for every batch row are
+    # one contiguous vector, so each backward step gathers K rows instead of B*K scalars
+    bank_pay = np.asarray(pay.bank(r_all), float).reshape(B, L).T          # (L, B)
     nsrc = 1 + len(src_list)
-    SRC = np.empty((B, nsrc, S, L))
+    SRC = np.empty((nsrc, S, L, B))
     for i, (_, sol) in enumerate(src_list, start=1):
-        SRC[:, i] = np.broadcast_to(sol.extended(L), (B, S, L))
-    V = SRC[:, 0]
-    roll = np.empty((B, S, L))
+        SRC[i] = np.broadcast_to(sol.extended(L), (B, S, L)).transpose(1, 2, 0)
+    V = SRC[0]
+    roll = np.empty((S, L, B))
     tail_r = r_all[cap:]
-    roll[:, :, cap:] = rla[:, :, None] * tail_r + rlb[:, :, None]
-    V[:, :, cap:] = np.where(bank_tail[:, :, None], bank[:, :, cap:], roll[:, :, cap:])
-    # flat gather index of every choice: source block, target state, r + shift
+    roll[:, cap:] = (rla.T[:, None, :] * tail_r[None, :, None] + rlb.T[:, None, :])
+    bank_full = np.repeat(bank_pay[None], S, axis=0)
+    bank_full[0] = -np.inf
+    V[:, cap:] = np.where(bank_tail.T[:, None, :], bank_full[:, cap:], roll[:, cap:])
     src_of = np.zeros(len(model.shift), np.int64)
     bonus = pay.perm_bonus * model.perm
     for i, (units, _) in enumerate(src_list, start=1):
         src_of[model.perm == units] = i
     base = (src_of * S + model.target) * L + model.shift
-    flat = SRC.reshape(B, -1)
-    pzZ = model.p_zilch[1:] * pay.zilch[:, None]
+    flat = SRC.reshape(-1, B)
+    bonus_col = bonus[:, None]
+    prob_col = model.prob[:, None]
+    pzZ = model.p_zilch[1:, None] * pay.zilch[None, :]                     # (N, B)
     self_loop = bool(np.any((src_of == 0) & (model.shift == 0)))
     lower = np.minimum(pay.zilch.min(), 0.0)
+    single = model.single_choice
+    has_bonus = bool(np.any(bonus))
+    # extras: other payoffs evaluated under the optimal policy, same layout as V
+    ne = len(pay.extras)
+    if ne:
+        assert not self_loop, "extras need an acyclic turn (no permanent self-loops)"
+        EX = np.empty((ne, nsrc, S, L, B))
+        extra_bank = np.stack([np.asarray(e.bank(r_all), float).reshape(B, L).T
+                               for e in pay.extras])                           # (E, L, B)
+        ex_tails = []
+        for j, e in enumerate(pay.extras):
+            for i, (_, sol) in enumerate(src_list, start=1):
+                EX[j, i] = np.broadcast_to(sol.extended_extra(j, L), (B, S, L)).transpose(1, 2, 0)
+            ea, eb, _, _ = _affine_eval(
+                model, pick_tail, bank_tail, e.tail_slope, e.tail_intercept, e.zilch,
+                {u: (sol.extras_a[j], sol.extras_b[j]) for u, sol in src_list}, 0.0 * bonus)
+            ex_tails.append((ea, eb))
+            EX[j, 0, :, cap:] = ea.T[:, None, :] * tail_r[None, :, None] + eb.T[:, None, :]
+        ex_flat = EX.reshape(ne, -1, B)
+        ex_pz = model.p_zilch[None, 1:, None] * np.stack([e.zilch for e in pay.extras])[:, None, :]
+        cols = np.arange(B)[None, :]
     for r in range(cap - 1, -1, -1):
+        bank_r = bank_full[:, r]                                           # (S, B)
         if self_loop:
-            V[:, :, r] = np.maximum(bank[:, :, r], lower)
+            V[:, r] = np.maximum(bank_r, lower)
         for _ in range(500 if self_loop else 1):
-            g = flat[:, base + r] + bonus
-            best = np.maximum.reduceat(g, model.opt_start, axis=1)
-            R = np.add.reduceat(best * model.prob, model.out_start, axis=1) + pzZ
-            roll[:, 1:, r] = R
-            roll[:, 0, r] = R[:, -1]
-            new = np.maximum(roll[:, :, r], bank[:, :, r])
-            if self_loop and np.array_equal(new, V[:, :, r]):
+            g = flat[base + r]
+            if has_bonus:
+                g = g + bonus_col
+            best = g if single else np.maximum.reduceat(g, model.opt_start, axis=0)
+            R = np.add.reduceat(best * prob_col, model.out_start, axis=0) + pzZ   # (N, B)
+            roll[1:, r] = R
+            roll[0, r] = R[-1]
+            new = np.maximum(roll[:, r], bank_r)
+            if self_loop and np.array_equal(new, V[:, r]):
                 break
-            V[:, :, r] = new
-    return TurnSolution(model, cap, roll, bank, a, b, rla, rlb,
-                        pay.tail_slope.astype(float), pay.tail_intercept.astype(float))
+            V[:, r] = new
+        if ne:
+            banks = bank_r >= roll[:, r]
+            if not single:
+                idx = np.where(g >= best[model.opt_outcome], np.arange(len(base))[:, None],
+                               len(base))
+                pick = np.minimum.reduceat(idx, model.opt_start, axis=0)    # (O, B)
+            for j in range(ne):
+                ge = ex_flat[j][base + r]
+                if not single:
+                    ge = ge[pick, cols]
+                Re = np.add.reduceat(ge * prob_col, model.out_start, axis=0) + ex_pz[j]
+                Re = np.concatenate([Re[-1:], Re], axis=0)
+                EX[j, 0, :, r] = np.where(banks, extra_bank[j][r][None, :], Re)
+    roll = np.ascontiguousarray(roll.transpose(2, 0, 1))
+    bank = np.ascontiguousarray(bank_full.transpose(2, 0, 1))
+    sol = TurnSolution(model, cap, roll, bank, a, b, rla, rlb,
+                       pay.tail_slope.astype(float), pay.tail_intercept.astype(float))
+    if ne:
+        sol.extras = np.ascontiguousarray(EX[:, 0].transpose(0, 3, 1, 2))
+        sol.extras_a = np.stack([t[0] for t in ex_tails])
+        sol.extras_b = np.stack([t[1] for t in ex_tails])
+    return sol

@@ -1,0 +1,216 @@
+"""End-game: the last turn of the game and the final round, as exact single-turn MDPs.
+
+Near the end the objective is the probability of winning.  A final turn is the turn solver
+of turn.py with a payoff over the points x the turn adds to the player's score: U[b, x] for
+x < H, and U_inf[b] beyond (batch rows b: deficits, or leader states).  Permanent points
+(zilch-online) are levels: level k holds k permanent combinations; each level is solved with
+the level above as the source of its permanent choices, from the top down (above H every
+end of the turn is worth U_inf).
+
+Final round.  Players still to play, in order, each maximise their own chance; a player
+ending at F wins if F beats the leader and no later player beats F (k tied players share a
+win: each gets 2 * tie / k, a half each for two with the default tie = 0.5).  Processing the
+players from the last one back, Q_j(F, c) is the share of each of the c players tied at F
+before player j: Q_j(F, c) = P_j(< F) Q_{j+1}(F, c) + P_j(= F) Q_{j+1}(F, c + 1), with P_j
+from player j's optimal turn against (F, c) (its final-score distribution, forward pass).
+Player j's payoff for ending at F_j > F is Q_{j+1}(F_j, 1).  Leader scores are truncated
+where every player's chance of getting there is below TRUNCATION (computed, not assumed).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from . import InputError
+from .rules import RuleSet
+from .turn import Extra, Payoff, TurnSolution, build_model, solve_turn
+
+TRUNCATION = 1e-13
+
+
+def share(rules: RuleSet, k: int) -> float:
+    """A player's part of a win shared by k tied players."""
+    return 1.0 if k <= 1 else rules.tie * 2.0 / k
+
+
+def perm_step(rules: RuleSet) -> int | None:
+    amounts = sorted({p.points for p in rules.patterns if p.permanent})
+    if not amounts:
+        return None
+    if len(amounts) > 1:
+        raise InputError(f"{rules.name}: the end-game solver handles one permanent amount, "
+                         f"the rules have {amounts}")
+    return amounts[0] // rules.unit
+
+
+def solve_final_turn(rules: RuleSet, U: np.ndarray, U_inf: np.ndarray, on_board: bool,
+                     EU: np.ndarray | None = None, EU_inf: np.ndarray | None = None
+                     ) -> list[TurnSolution]:
+    """levels[k]: the optimal turn holding k permanent combinations (one level without).
+
+    EU (E, B, H) / EU_inf (E, B): other payoffs of the turn's end, evaluated under the
+    optimal policy (solution.extras)."""
+    model = build_model(rules)
+    B, H = U.shape
+    m = -(-rules.min_bank(on_board) // rules.unit)
+    step = perm_step(rules)
+    top = math.ceil(H / step) if step else 0
+    ne = 0 if EU is None else len(EU)
+
+    def at(arr, inf, x):
+        return np.where(x[None, :] < H, arr[:, np.minimum(x, H - 1)], inf[:, None])
+
+    levels: dict[int, TurnSolution] = {}
+    for k in range(top, -1, -1):
+        p = k * (step or 0)
+        if p >= H:
+            levels[k] = TurnSolution.constant(model, U_inf.astype(float))
+            if ne:
+                levels[k].with_constant_extras(EU_inf.astype(float))
+            continue
+        zx = np.array([p if p >= m else 0])
+        extras = tuple(
+            Extra(bank=lambda r, p=p, j=j: at(EU[j], EU_inf[j], r + p),
+                  tail_slope=np.zeros(B), tail_intercept=EU_inf[j].astype(float),
+                  zilch=at(EU[j], EU_inf[j], zx)[:, 0]) for j in range(ne))
+        pay = Payoff(
+            bank=lambda r, p=p: np.where(r[None, :] + p >= m, at(U, U_inf, r + p), -np.inf),
+            tail_slope=np.zeros(B), tail_intercept=U_inf.astype(float),
+            tail_from=max(H - p, m - p, 0), zilch=at(U, U_inf, zx)[:, 0],
+            perm_sources={step: levels[k + 1]} if step else {}, extras=extras)
+        levels[k] = solve_turn(model, pay)
+    return [levels[k] for k in range(top + 1)]
+
+
+# --- last turn --------------------------------------------------------------------------------
+def last_turn_payoff(rules: RuleSet, deficits: np.ndarray, H: int) -> np.ndarray:
+    """U[d, x] = 1 if x > d, the tie value if x == d, else 0 (units)."""
+    x = np.arange(H)[None, :]
+    d = deficits[:, None]
+    return np.where(x > d, 1.0, np.where(x == d, rules.tie, 0.0))
+
+
+def solve_last_turn(rules: RuleSet, deficits, on_board: bool = True) -> list[TurnSolution]:
+    """P(win) of a last turn against each deficit (points, multiples of the unit)."""
+    d = np.asarray(deficits, dtype=np.int64) // rules.unit
+    H = int(d.max()) + 1
+    U = last_turn_payoff(rules, d, H)
+    return solve_final_turn(rules, U, np.ones(len(d)), on_board)
+
+
+def turn_reach_bound(rules: RuleSet, eps: float = TRUNCATION) -> int:
+    """Points D such that no turn, however played, adds more than D points with probability
+    above eps (from the best "beat D" play; units)."""
+    return _reach_bound(rules, eps)
+
+
+@lru_cache(maxsize=32)
+def _reach_bound(rules: RuleSet, eps: float) -> int:
+    D = 64
+    while True:
+        levels = solve_last_turn(rules, [D * rules.unit], on_board=True)
+        if levels[0].roll[0, 0, 0] < eps:
+            # the chance to beat a deficit only falls as it grows: bisect down to the smallest
+            lo, hi = D // 2, D
+            while hi - lo > 8:
+                mid = (lo + hi) // 2
+                v = solve_last_turn(rules, [mid * rules.unit])[0].roll[0, 0, 0]
+                lo, hi = (lo, mid) if v < eps else (mid, hi)
+            return hi
+        D *= 2
+        if D > 1 << 14:
+            raise InputError(f"{rules.name}: turns can score without bound (no truncation)")
+
+
+# --- final round ------------------------------------------------------------------------------
+@dataclass
+class PlayerTurn:
+    score: int                      # points
+    rows: list[tuple[int, int]]     # (leader F in units, tied count c) of each batch row
+    levels: list[TurnSolution]
+    value: np.ndarray               # (rows,) P(win) from the start of the turn
+
+    def row(self, F: int, c: int) -> int:
+        return self.rows.index((F, c))
+
+
+@dataclass
+class FinalRound:
+    rules: RuleSet
+    leader: int                     # points, before the first player still to play
+    tied: int                       # players sharing the lead then
+    players: list[PlayerTurn]       # the players still to play, in turn order
+    p_leaders: float                # each tied leader's chance of winning
+    p_players: list[float]          # each player's chance, at the start
+
+    @property
+    def total(self) -> float:
+        return self.tied * self.p_leaders + sum(self.p_players)
+
+
+def solve_final_round(rules: RuleSet, leader: int, tied: int, scores: list[int]) -> FinalRound:
+    """The final round from the moment before the first of `scores` plays: the leader has
+    `leader` points, `tied` players share it.
+
+    Backward over the players: player j's turn is solved for every leader state (F, c) he
+    may face, and evaluated (extras) for the leaders' share Q_j(F, c) and for every later
+    player i's chance Z_i(F, c) of winning from there."""
+    u = rules.unit
+    if leader % u or any(s % u for s in scores):
+        raise InputError(f"scores must be multiples of {u} under {rules.name}")
+    if any(s >= leader for s in scores):
+        raise InputError("a player still to play in the final round cannot be level with or "
+                         "ahead of the leader")
+    L0 = leader // u
+    D = turn_reach_bound(rules)
+    F_hi = max([L0] + [s // u + D for s in scores])
+    nF = F_hi - L0 + 1
+    m = len(scores)
+    C = tied + m + 2
+    # over the leader grid (F - L0, c): the leaders' share, and each later player's chance
+    Q = np.array([[share(rules, c) if c else 0.0 for c in range(C)]] * nF)
+    Z: dict[int, np.ndarray] = {}
+    players: list[PlayerTurn | None] = [None] * m
+    for j in range(m - 1, -1, -1):
+        S = scores[j] // u
+        cs = [tied] if j == 0 else list(range(1, tied + j + 1))
+        rows = [(L0, tied)] if j == 0 else [(L0 + f, c) for f in range(nF) for c in cs]
+        H = F_hi - S + 1
+        Fj = S + np.arange(H)
+        later = sorted(Z)
+        U = np.zeros((len(rows), H))
+        EU = np.zeros((1 + len(later), len(rows), H))
+        for i, (F, c) in enumerate(rows):
+            f = F - L0
+            above = Fj > F
+            U[i, above] = Q[Fj[above] - L0, 1]
+            below = Fj < F
+            EU[0, i, below] = Q[f, c]
+            for e, pl in enumerate(later, start=1):
+                EU[e, i, above] = Z[pl][Fj[above] - L0, 1]
+                EU[e, i, below] = Z[pl][f, c]
+            if F - S < H:            # a tie: the c leaders and player j share
+                U[i, F - S] = Q[f, c + 1]
+                EU[0, i, F - S] = Q[f, c + 1]
+                for e, pl in enumerate(later, start=1):
+                    EU[e, i, F - S] = Z[pl][f, c + 1]
+        on_board = S > 0 or not rules.entry_minimum
+        levels = solve_final_turn(rules, U, np.ones(len(rows)), on_board, EU,
+                                  np.zeros((1 + len(later), len(rows))))
+        start = levels[0]
+        value = start.roll[:, 0, 0]
+        ex = start.extras[:, :, 0, 0]                 # (E, rows): from the start of the turn
+        players[j] = PlayerTurn(scores[j], rows, levels, value)
+        newQ = np.zeros_like(Q)
+        newZ = {pl: np.zeros_like(Q) for pl in later + [j]}
+        for i, (F, c) in enumerate(rows):
+            newQ[F - L0, c] = ex[0, i]
+            newZ[j][F - L0, c] = value[i]
+            for e, pl in enumerate(later, start=1):
+                newZ[pl][F - L0, c] = ex[e, i]
+        Q, Z = newQ, newZ
+    p_players = [float(Z[j][0, tied]) for j in range(m)]
+    return FinalRound(rules, leader, tied, players, float(Q[0, tied]), p_players)
