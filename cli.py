@@ -174,14 +174,38 @@ def _state_text(rs, dice, turn, on_board, permanent):
 @click.option("--take-over", "take_over", default=None, metavar="DICE,TOTAL",
               help="Zonk piggyback: take over the previous player's dice and total, or start "
                    "fresh?")
+@click.option("--score", type=int, default=None,
+              help="Your score before this turn: advice by the probability of winning.")
+@click.option("--opponents", default=None, metavar="A,B,...",
+              help="The others' scores, in turn order after you.")
+@click.option("--final-round", "mode", flag_value="final-round",
+              help="The final round has been triggered (else inferred from the scores).")
+@click.option("--last-turn", "mode", flag_value="last-turn",
+              help="Everybody else has finished: this is the last turn of the game.")
 @TABLES_OPT
 @JSON_OPT
 def advise(rules_name, dice, turn, permanent, not_on_board, roll, matched, take_over,
-           tables_dir, as_json):
-    """Should I roll?  The optimal move and what each move is worth (expected points)."""
+           score, opponents, mode, tables_dir, as_json):
+    """Should I roll?  The optimal move and what each move is worth.
+
+    Without scores: by expected points this turn.  With --score and --opponents near the
+    end of a game: by the probability of winning (last turn, final round; Zonk: reaching the
+    target this turn).
+    """
     from solver import advice
     rs = _rules(rules_name)
     on_board = not not_on_board
+    if score is not None or opponents is not None or mode is not None:
+        if score is None or opponents is None:
+            raise InputError("end-game advice needs both --score and --opponents")
+        if roll is not None or take_over is not None:
+            raise InputError("--roll and --take-over give expected-points advice; leave out "
+                             "--score/--opponents")
+        n = rs.dice if dice is None else dice
+        data = advice.endgame_advice(rs, n, turn, permanent, score,
+                                     _int_list(opponents, "--opponents"), mode, tables_dir)
+        _emit(data, as_json, _endgame_text(rs, data))
+        return
     if take_over is not None:
         data = advice.take_over(rs, take_over, on_board, tables_dir)
         best = data["action"]
@@ -207,6 +231,36 @@ def advise(rules_name, dice, turn, permanent, not_on_board, roll, matched, take_
     if data["margin"] is not None:
         lines.append(f"  margin: {data['margin']:.2f} points in favour of {data['action']}")
     _emit(data, as_json, "\n".join(lines))
+
+
+def _int_list(text: str, what: str) -> list[int]:
+    try:
+        vals = [int(x) for x in text.replace(" ", "").split(",") if x]
+    except ValueError:
+        raise InputError(f"{what} expects comma-separated integers, got {text!r}") from None
+    if not vals:
+        raise InputError(f"{what}: no values given")
+    return vals
+
+
+def _endgame_text(rs, d):
+    head = (f"{rs.name}: {d['dice']} dice to roll, turn total {d['turn']}"
+            f"{', ' + str(d['permanent']) + ' permanent' if d['permanent'] else ''}; "
+            f"score {d['score']}, opponents {', '.join(map(str, d['opponents']))}")
+    if not d["solved"]:
+        return f"{head}\nNOT SOLVED: {d['note']}"
+    what = "P(reach the target this turn)" if d["situation"] == "reach target" else "P(win)"
+    lines = [head, f"situation: {d['situation']}"
+             + (f" (leader {d['leader']}" + (f", {d['tied']} tied" if d['tied'] > 1 else "")
+                + (f"; still to play: {', '.join(map(str, d['still_to_play']))}"
+                   if d['still_to_play'] else "") + ")" if d["leader"] is not None else ""),
+             d["action"].upper(),
+             f"  roll: {what} = {d['p_win']['roll']:.6f}",
+             "  bank: " + ("not allowed" if d["p_win"]["bank"] is None
+                           else f"{what} = {d['p_win']['bank']:.6f}")]
+    if d.get("note"):
+        lines.append(f"note: {d['note']}")
+    return "\n".join(lines)
 
 
 def _choices_text(rs, data, on_board, permanent):
@@ -249,18 +303,114 @@ def strategy(rules_name, not_on_board, tables_dir, as_json):
 
 @main.command()
 @RULES_OPT
+@click.option("--deficit", type=int, default=None, help="Points behind the leader.")
+@click.option("--dice", type=int, default=None, help="Dice to roll (default: all).")
+@click.option("--turn", type=int, default=0, show_default=True, help="Turn total so far.")
+@click.option("--permanent", type=int, default=0, help="Permanent part of the turn total.")
+@click.option("--not-on-board", is_flag=True, help="The player has not banked the entry "
+                                                   "minimum yet.")
+@click.option("--table", is_flag=True, help="The whole last-turn table (see --format, --out).")
+@click.option("--final-round", "final_round", is_flag=True,
+              help="With --scores: the final round, every player's chance.")
+@click.option("--scores", default=None, metavar="T,A,B,...",
+              help="The trigger's score first, then the others in turn order.")
+@click.option("--format", "fmt", type=click.Choice(["csv", "json", "parquet"]), default="csv",
+              show_default=True, help="With --table.")
+@click.option("--out", default=None, metavar="PATH", help="With --table: output file.")
+@TABLES_OPT
+@JSON_OPT
+def endgame(rules_name, deficit, dice, turn, permanent, not_on_board, table, final_round,
+            scores, fmt, out, tables_dir, as_json):
+    """Can I still win?  Last turn: P(win) against a deficit.  Final round: everyone's chance.
+
+    \b
+    zilch endgame --rules zilch --deficit 1000
+    zilch endgame --rules zilch --deficit 1000 --dice 2 --turn 600
+    zilch endgame --rules zilch-online --final-round --scores 5000,2500,4900,4950
+    zilch endgame --rules zilch --table --format csv --out last-turn.csv
+    """
+    from solver import advice
+    from solver.endgame import last_turn_table
+    rs = _rules(rules_name)
+    if final_round or scores:
+        if not (final_round and scores):
+            raise InputError("the final round needs both --final-round and --scores")
+        data = advice.final_round_report(rs, _int_list(scores, "--scores"))
+        lines = [f"{rs.name}: final round, win probabilities (ties split)"]
+        for p in data["players"]:
+            rule = ""
+            if "stopping_rule" in p:
+                rule = "; banks from " + ", ".join(
+                    f"{t} with {n}" for n, t in p["stopping_rule"].items() if t is not None) \
+                    + " dice (if the lead stays)"
+            lines.append(f"  #{p['player']} ({p['score']}, {p['role']}): "
+                         f"{p['p_win']:.6f}{rule}")
+        lines.append(f"  sum {data['total']:.12f}")
+        _emit(data, as_json, "\n".join(lines))
+        return
+    if table:
+        from solver.export import last_turn_rows, write_rows
+        rows = last_turn_rows(rs, tables_dir)
+        write_rows(rows, fmt, out, meta={"rules": rs.name, "rules_hash": rs.digest(),
+                                         "objective": "last-turn"})
+        if out:
+            click.echo(f"wrote {len(rows['deficit'])} states to {out}", err=True)
+        return
+    if deficit is None:
+        raise InputError("give --deficit D (or --table, or --final-round --scores ...)")
+    if deficit % rs.unit:
+        raise InputError(f"deficit {deficit} is impossible under {rs.name}: scores are "
+                         f"multiples of {rs.unit}")
+    from solver.policy import score_policy
+    n = rs.dice if dice is None else dice
+    score_policy(rs, tables_dir).check(n, turn, permanent)
+    tab = last_turn_table(rs, tables_dir)
+    roll, bank = tab.values(deficit, n, turn, permanent, not not_on_board)
+    p = roll if bank is None else max(roll, bank)
+    data = {"rules": rs.name, "deficit": deficit, "dice": n, "turn": turn,
+            "permanent": permanent, "on_board": not not_on_board, "p_win": p,
+            "values": {"roll": roll, "bank": bank},
+            "action": "bank" if bank is not None and bank >= roll else "roll"}
+    text = (f"{rs.name}: last turn, {deficit} behind, {n} dice to roll, turn total {turn}\n"
+            f"P(win) = {p:.6f} ({data['action']}; roll {roll:.6f}, bank "
+            f"{'not allowed' if bank is None else format(bank, '.6f')})")
+    _emit(data, as_json, text)
+
+
+@main.group()
+def plot():
+    """Pictures written to a file (PNG, no display needed)."""
+
+
+@plot.command("endgame")
+@RULES_OPT
+@click.option("--out", required=True, metavar="FILE.png")
+@click.option("--not-on-board", is_flag=True)
+@TABLES_OPT
+def plot_endgame(rules_name, out, not_on_board, tables_dir):
+    """P(win) of a last turn against the deficit, per dice count, and the bank boundary."""
+    from solver.plots import plot_endgame as draw
+    rs = _rules(rules_name)
+    draw(rs, out, not not_on_board, tables_dir)
+    click.echo(f"wrote {out}", err=True)
+
+
+@main.command()
+@RULES_OPT
 @click.option("--format", "fmt", type=click.Choice(["csv", "json", "parquet"]), default="csv",
               show_default=True)
 @click.option("--out", "out", default=None, metavar="PATH",
               help="Output file (default: standard output; parquet needs a file).")
+@click.option("--objective", type=click.Choice(["score", "last-turn"]), default="score",
+              show_default=True, help="Expected points, or P(win) of a last turn by deficit.")
 @TABLES_OPT
-def export(rules_name, fmt, out, tables_dir):
-    """The whole expected-score policy, one row per reachable state."""
-    from solver.export import export_rows, write_rows
+def export(rules_name, fmt, out, objective, tables_dir):
+    """The whole policy table, one row per reachable state."""
+    from solver.export import export_rows, last_turn_rows, write_rows
     rs = _rules(rules_name)
-    rows = export_rows(rs, tables_dir)
+    rows = (export_rows if objective == "score" else last_turn_rows)(rs, tables_dir)
     write_rows(rows, fmt, out, meta={"rules": rs.name, "rules_hash": rs.digest(),
-                                     "objective": "score"})
+                                     "objective": objective})
     if out:
         click.echo(f"wrote {len(rows['dice'])} states to {out}", err=True)
 

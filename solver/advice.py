@@ -1,6 +1,8 @@
 """Answers to "should I roll?" and "which dice do I keep?" from the expected-score policy."""
 from __future__ import annotations
 
+import numpy as np
+
 from . import InputError
 from .dice import colour_match_probability
 from .policy import ScorePolicy, score_policy
@@ -80,3 +82,128 @@ def take_over(rs: RuleSet, spec: str, on_board: bool = True, tables_dir=None) ->
     return {"rules": rs.name, "take_over": {"dice": dice, "turn": total},
             "action": "take_over" if over > fresh else "fresh",
             "values": {"take_over": over, "fresh": fresh}, "margin": abs(over - fresh)}
+
+
+# --- end-game ("can I still win?") ------------------------------------------------------------
+def _reached(rs: RuleSet, score: int) -> bool:
+    return score > rs.target if rs.reach == "more_than" else score >= rs.target
+
+
+def _check_score(rs: RuleSet, what: str, score: int) -> None:
+    if score < 0 or score % rs.unit:
+        raise InputError(f"{what} {score} is impossible under {rs.name}: scores are "
+                         f"non-negative multiples of {rs.unit}")
+
+
+def endgame_situation(rs: RuleSet, score: int, opponents: list[int], mode: str | None):
+    """(kind, leader, tied, players still to play after me) from the scores in turn order
+    after me.  kind: "last turn", "final round", "reach target" or "outside"."""
+    if rs.target is None:
+        raise InputError(f"{rs.name} has no target: scores do not change the advice")
+    _check_score(rs, "--score", score)
+    for o in opponents:
+        _check_score(rs, "--opponents score", o)
+    if rs.end == "instant":
+        if any(o >= rs.target for o in opponents) or score >= rs.target:
+            raise InputError(f"under {rs.name} reaching {rs.target} ends the game at once: "
+                             "a score at or above it means the game is over")
+        return "reach target", None, None, []
+    if _reached(rs, score):
+        raise InputError(f"your score {score} has already reached the target {rs.target}: "
+                         "you triggered the final round and have no turn left in it")
+    if mode == "last-turn":
+        remaining, done = [], opponents
+    else:
+        trig = next((i for i, o in enumerate(opponents) if _reached(rs, o)), None)
+        if trig is None:
+            if mode == "final-round":
+                raise InputError(f"--final-round: no opponent has reached the target "
+                                 f"{rs.target}")
+            return "outside", None, None, opponents
+        remaining, done = opponents[:trig], opponents[trig:]
+    if not done:
+        raise InputError("--last-turn needs the other players' scores (--opponents)")
+    leader = max(done)
+    if score >= leader:
+        raise InputError(f"your score {score} is not behind the leader's {leader}: a final-round "
+                         "turn always starts behind")
+    if any(r >= leader for r in remaining):
+        raise InputError("a player still to play cannot be level with or ahead of the leader")
+    kind = "last turn" if not remaining else "final round"
+    return kind, leader, done.count(leader), remaining
+
+
+def endgame_advice(rs: RuleSet, dice: int, turn: int, permanent: int, score: int,
+                   opponents: list[int], mode: str | None, tables_dir=None) -> dict:
+    """ROLL or BANK by the probability of winning (or of reaching the target this turn)."""
+    from .endgame import (last_turn_table, perm_step, solve_final_round, solve_final_turn,
+                          state_index)
+    pol = score_policy(rs, tables_dir)
+    pol.check(dice, turn, permanent)
+    kind, leader, tied, remaining = endgame_situation(rs, score, opponents, mode)
+    on_board = score > 0 or not rs.entry_minimum
+    out = {"rules": rs.name, "dice": dice, "turn": turn, "permanent": permanent,
+           "score": score, "opponents": opponents, "situation": kind}
+    if kind == "outside":
+        out.update(action=None, p_win=None, solved=False, note=(
+            "nobody has reached the target yet: this turn may trigger the final round, and its "
+            "value depends on the game going on, which needs the full-game solver (not yet "
+            "available); no end-game advice is given rather than a guess"))
+        return out
+    u = rs.unit
+    if kind == "reach target":
+        need = rs.target - score           # reach >= target this turn
+        H = max(need // u, 0) + 1
+        U = (np.arange(H) >= need // u).astype(float)[None, :]
+        levels = solve_final_turn(rs, U, np.ones(1), on_board)
+        row = 0
+    elif kind == "last turn":
+        levels, row = last_turn_table(rs, tables_dir).lookup(leader - score, on_board)
+    else:
+        fr = solve_final_round(rs, leader, tied, [score] + remaining)
+        me = fr.players[0]
+        levels, row = me.levels, 0
+        out["p_win_all"] = {"leaders": fr.p_leaders, "you": fr.p_players[0],
+                            "later": fr.p_players[1:]}
+    step = perm_step(rs)
+    k = permanent // (step * u) if step else 0
+    if k >= len(levels):
+        roll = bank = 1.0
+    else:
+        r_, b_ = levels[k].at(state_index(rs, dice, turn), (turn - permanent) // u)
+        roll, bank = float(r_[row]), float(b_[row])
+    bank = bank if np.isfinite(bank) else None
+    action = "bank" if bank is not None and bank >= roll else "roll"
+    out.update(action=action, p_win={"roll": roll, "bank": bank}, solved=True,
+               leader=leader, tied=tied, still_to_play=remaining,
+               margin=None if bank is None else abs(roll - bank))
+    if kind == "reach target":
+        out["note"] = (f"probability of reaching {rs.target} in this turn (reaching it wins at "
+                       "once); it is not the chance of winning the game")
+    return out
+
+
+def final_round_report(rs: RuleSet, scores: list[int]) -> dict:
+    """Each player's chance of winning from the start of the final round, the player who
+    triggered it first, and each remaining player's stopping rule (if the lead stays)."""
+    from .endgame import solve_final_round, stopping_rule
+    if rs.target is None or rs.end != "final_round":
+        raise InputError(f"{rs.name} has no final round")
+    if len(scores) < 2:
+        raise InputError("--scores needs the trigger's score and at least one other player's")
+    for s in scores:
+        _check_score(rs, "--scores", s)
+    trigger, others = scores[0], scores[1:]
+    if not _reached(rs, trigger):
+        raise InputError(f"the first score ({trigger}) must have reached the target {rs.target}"
+                         " to trigger the final round")
+    fr = solve_final_round(rs, trigger, 1, others)
+    players = [{"player": 1, "score": trigger, "role": "triggered the final round",
+                "p_win": fr.p_leaders}]
+    for i, (s, pt, p) in enumerate(zip(others, fr.players, fr.p_players), start=2):
+        row = pt.row(trigger // rs.unit, 1)
+        players.append({"player": i, "score": s, "role": "to play", "p_win": p,
+                        "stopping_rule": {str(n): t for n, t in stopping_rule(
+                            rs, pt.levels, row, s, trigger).items()}})
+    return {"rules": rs.name, "scores": scores, "players": players,
+            "total": fr.total}

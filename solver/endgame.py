@@ -214,3 +214,101 @@ def solve_final_round(rules: RuleSet, leader: int, tied: int, scores: list[int])
         Q, Z = newQ, newZ
     p_players = [float(Z[j][0, tied]) for j in range(m)]
     return FinalRound(rules, leader, tied, players, float(Q[0, tied]), p_players)
+
+
+# --- stored last-turn table and queries -------------------------------------------------------
+LAST_TURN = "lastturn"
+
+
+def state_index(rules: RuleSet, dice: int, turn: int) -> int:
+    """The solver's state for `dice` to roll at turn total `turn` (0: must roll all)."""
+    if dice == rules.dice and (turn == 0 or rules.hot_dice == "mandatory"):
+        return 0
+    return dice
+
+
+@dataclass(eq=False)
+class LastTurnTable:
+    """P(win) of a last turn for every deficit 0..max_deficit (units), both board flags."""
+    rules: RuleSet
+    max_deficit: int
+    levels: dict            # on_board -> list[TurnSolution], batch row = deficit
+
+    def lookup(self, deficit: int, on_board: bool = True):
+        """(levels, row) for a deficit in points; solved on demand beyond the table."""
+        d = deficit // self.rules.unit
+        if d <= self.max_deficit:
+            return self.levels[on_board], d
+        return solve_last_turn(self.rules, [deficit], on_board), 0
+
+    def values(self, deficit: int, dice: int, turn: int, permanent: int = 0,
+               on_board: bool = True) -> tuple[float, float | None]:
+        """(P(win) if rolling, P(win) if banking or None where banking is not allowed)."""
+        rs = self.rules
+        if deficit < 0:              # already ahead: whatever happens, the player wins
+            return 1.0, (None if state_index(rs, dice, turn) == 0 else 1.0)
+        levels, row = self.lookup(deficit, on_board)
+        step = perm_step(rs)
+        k = permanent // (step * rs.unit) if step else 0
+        if k >= len(levels):
+            return 1.0, 1.0
+        roll, bank = levels[k].at(state_index(rs, dice, turn), (turn - permanent) // rs.unit)
+        b = float(bank[row])
+        return float(roll[row]), (b if np.isfinite(b) else None)
+
+
+def last_turn_table(rules: RuleSet, tables_dir: str | None = None) -> LastTurnTable:
+    """The table of every deficit up to the target, from tables/ or solved and stored."""
+    from pathlib import Path
+
+    from . import tables
+    if rules.target is None:
+        raise InputError(f"{rules.name} has no target: there is no last turn")
+    D = rules.target // rules.unit
+    flags = (False, True) if rules.min_bank(False) != rules.min_bank(True) else (True,)
+    path = Path(tables.table_dir(tables_dir)) / tables.file_name(rules.name, rules.digest(),
+                                                                LAST_TURN)
+
+    def build():
+        arrays = {}
+        for flag in flags:
+            for k, sol in enumerate(solve_last_turn(rules, np.arange(D + 1) * rules.unit, flag)):
+                arrays.update(sol.to_arrays(f"{int(flag)}.{k}"))
+        return {"rules_name": rules.name, "max_deficit": D}, arrays
+
+    header, arrays = tables.cached(path, {"objective": LAST_TURN, "rules_hash": rules.digest()},
+                                   build)
+    levels = {}
+    for flag in flags:
+        k, lv = 0, []
+        while f"{int(flag)}.{k}.cap" in arrays:
+            lv.append(TurnSolution.from_arrays(f"{int(flag)}.{k}", arrays))
+            k += 1
+        levels[flag] = lv
+    if len(flags) == 1:
+        levels[False] = levels[True]
+    return LastTurnTable(rules, D, levels)
+
+
+def stopping_rule(rules: RuleSet, levels: list[TurnSolution], row: int, score: int,
+                  leader: int) -> dict[int, int | None]:
+    """Per dice count: the smallest turn total from which banking is optimal at every larger
+    total on the grid (no permanent points); None where the player never banks."""
+    from .policy import reachable
+    sol = levels[0]
+    L = sol.roll.shape[2]
+    reach = reachable(rules, L)
+    u = rules.unit
+    out = {}
+    for n in range(rules.dice, 0, -1):
+        if n == rules.dice and rules.hot_dice == "mandatory":
+            out[n] = None
+            continue
+        ok = reach[n].copy()
+        ok[0] = False
+        rolls = ok & ~(sol.bank[row, n] >= sol.roll[row, n])
+        last = np.nonzero(rolls)[0]
+        start = last.max() + 1 if len(last) else max(0, (leader - score) // u + 1)
+        later = np.nonzero(ok[start:])[0]
+        out[n] = int((start + later[0]) * u) if len(later) else None
+    return out

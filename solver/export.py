@@ -89,3 +89,47 @@ def write_rows(cols: dict[str, list], fmt: str, out: str | None, meta: dict) -> 
         _atomic_write(out, text.encode())
     else:
         sys.stdout.write(text)
+
+
+LAST_TURN_COLUMNS = ("deficit", "dice", "turn_total", "permanent", "on_board", "action",
+                     "p_win_roll", "p_win_bank")
+
+
+def last_turn_rows(rs: RuleSet, tables_dir=None) -> dict[str, list]:
+    """One row per deficit (0..target) and reachable state with the turn total at most the
+    deficit plus one unit (beyond, banking wins outright)."""
+    from .endgame import last_turn_table, perm_step
+    from .policy import reachable
+    tab = last_turn_table(rs, tables_dir)
+    u, cols = rs.unit, {c: [] for c in LAST_TURN_COLUMNS}
+    step = perm_step(rs) or 0
+    flags = (False, True) if tab.levels[False] is not tab.levels[True] else (True,)
+    for on_board in flags:
+        levels = tab.levels[on_board]
+        reach = reachable(rs, levels[0].roll.shape[2])
+        for k, sol in enumerate(levels):
+            if sol.cap == 0:
+                break
+            p = k * step
+            for s in range(rs.dice + 1):
+                rr = np.nonzero(reach[s])[0] if k == 0 else np.arange(1 if s == 0 else 0,
+                                                                      sol.roll.shape[2])
+                if s == 0 and k:
+                    continue
+                for d in range(tab.max_deficit + 1):
+                    r = rr[rr + p <= d + 1]
+                    r = r[r < sol.roll.shape[2]]
+                    if not len(r):
+                        continue
+                    roll, bank = sol.roll[d, s, r], sol.bank[d, s, r]
+                    n = len(r)
+                    cols["deficit"] += [d * u] * n
+                    cols["dice"] += [rs.dice if s == 0 else s] * n
+                    cols["turn_total"] += ((r + p) * u).tolist()
+                    cols["permanent"] += [p * u] * n
+                    cols["on_board"] += [on_board] * n
+                    cols["action"] += np.where(bank >= roll, "bank", "roll").tolist()
+                    cols["p_win_roll"] += roll.tolist()
+                    cols["p_win_bank"] += [None if not np.isfinite(b) else b
+                                           for b in bank.tolist()]
+    return cols

@@ -18,7 +18,6 @@ from .rules import RuleSet
 from .turn import Payoff, TurnSolution, build_model, solve_turn
 
 OBJECTIVE = "score"
-_SOL_FIELDS = ("roll", "bank", "tail_a", "tail_b", "roll_a", "roll_b", "bank_a", "bank_b")
 
 
 def _score_payoff(rules: RuleSet, rows: list[int], sources=None) -> Payoff:
@@ -146,17 +145,6 @@ class ScorePolicy:
         return out
 
 
-def _arrays(prefix: str, sol: TurnSolution) -> dict:
-    d = {f"{prefix}.{k}": getattr(sol, k) for k in _SOL_FIELDS}
-    d[f"{prefix}.cap"] = np.array([sol.cap])
-    return d
-
-
-def _solution(prefix: str, arrays: dict) -> TurnSolution:
-    return TurnSolution(None, int(arrays[f"{prefix}.cap"][0]),
-                        *(arrays[f"{prefix}.{k}"] for k in _SOL_FIELDS))
-
-
 def score_policy(rules: RuleSet, table_dir: str | None = None) -> ScorePolicy:
     """The expected-score policy, from tables/ or solved and stored there."""
     path = Path(tables.table_dir(table_dir)) / tables.file_name(rules.name, rules.digest(),
@@ -165,12 +153,13 @@ def score_policy(rules: RuleSet, table_dir: str | None = None) -> ScorePolicy:
 
     def build():
         main, secured = solve_score(rules)
-        arrays = _arrays("main", main)
+        arrays = main.to_arrays("main")
         if secured is not None:
-            arrays.update(_arrays("secured", secured))
+            arrays.update(secured.to_arrays("secured"))
         arrays["reach"] = reachable(rules, main.roll.shape[2])
         return {"rules_name": rules.name, "unit": rules.unit}, arrays
 
     header, arrays = tables.cached(path, expect, build)
-    secured = _solution("secured", arrays) if "secured.cap" in arrays else None
-    return ScorePolicy(rules, _solution("main", arrays), secured, arrays["reach"], header)
+    secured = TurnSolution.from_arrays("secured", arrays) if "secured.cap" in arrays else None
+    return ScorePolicy(rules, TurnSolution.from_arrays("main", arrays), secured, arrays["reach"],
+                       header)

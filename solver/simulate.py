@@ -139,3 +139,19 @@ def play_turns(eng: Engine, values, n_turns: int, rng: np.random.Generator,
         active = act[cont]
         s[active], r[active], p[active] = s2[cont], r2[cont], p2[cont]
     return result
+
+
+def level_values(levels, row: int, step: int | None):
+    """Value functions of an end-game solution (levels of permanent points, one batch row)
+    for play_turns: f(s, r, p) -> (roll, bank)."""
+    def f(s, r, p):
+        k = p // step if step else np.zeros_like(p)
+        roll = np.ones(len(s))
+        bank = np.ones(len(s))
+        for lv in np.unique(k):
+            sel = k == lv
+            if lv < len(levels):
+                ro, ba = _values(levels[lv], row, s[sel], r[sel])
+                roll[sel], bank[sel] = ro, ba
+        return roll, bank
+    return f

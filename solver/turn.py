@@ -168,6 +168,19 @@ class TurnSolution:
         ext = self.tail_a[:, :, None] * r + self.tail_b[:, :, None]
         return np.concatenate([v, ext], axis=2)
 
+    ARRAYS = ("roll", "bank", "tail_a", "tail_b", "roll_a", "roll_b", "bank_a", "bank_b")
+
+    def to_arrays(self, prefix: str) -> dict[str, np.ndarray]:
+        """For a table file: every array under `prefix.`, the cap included."""
+        d = {f"{prefix}.{k}": getattr(self, k) for k in self.ARRAYS}
+        d[f"{prefix}.cap"] = np.array([self.cap])
+        return d
+
+    @classmethod
+    def from_arrays(cls, prefix: str, arrays: dict) -> "TurnSolution":
+        return cls(None, int(arrays[f"{prefix}.cap"][0]),
+                   *(arrays[f"{prefix}.{k}"] for k in cls.ARRAYS))
+
     @classmethod
     def constant(cls, model: TurnModel, value: np.ndarray) -> "TurnSolution":
         """Every state worth `value` (B,): e.g. a turn whose outcome is already decided."""

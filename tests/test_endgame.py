@@ -1,0 +1,164 @@
+"""End-game: last turn and final round, by the probability of winning."""
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from solver import rules
+from solver.advice import endgame_advice, final_round_report
+from solver.endgame import last_turn_table, perm_step, solve_final_round, solve_last_turn
+from solver.simulate import engine, level_values, play_turns
+
+
+def test_deficit_50_one_die_zero_turn_total_by_hand():
+    """Farkle, 50 behind, one die, nothing yet: a 1 (100) wins at once (hot dice, bank);
+    a 5 ties at 50, then rolling six dice wins unless they zilch (5/216), better than the
+    tie's half: 1/6 + 1/6 * 211/216 = 427/1296."""
+    roll, bank = last_turn_table(rules.load("farkle")).values(50, 1, 0)
+    assert roll == pytest.approx(float(Fraction(427, 1296)), abs=1e-15)
+    assert bank == 0.0
+
+
+def test_deficit_that_permanent_points_alone_cover_is_won():
+    """zilch-online: with a permanent straight (1500) banked in the turn, 1000 behind is won
+    whatever happens next, even a zilch."""
+    tab = last_turn_table(rules.load("zilch-online"))
+    for dice in (6, 3, 1):
+        roll, bank = tab.values(1000, dice, 1500 + 100 * (6 - dice), permanent=1500)
+        assert roll == pytest.approx(1.0, abs=1e-12) and bank == 1.0
+    # and without it, rolling is a real risk
+    assert tab.values(1000, 3, 300)[0] < 0.9
+
+
+def test_not_on_board_needs_the_entry_minimum():
+    """zilch: a player not on the board needs a first bank of 500, so every deficit below
+    450 is as hard as 450, and harder than for a player on the board."""
+    tab = last_turn_table(rules.load("zilch"))
+    off = [tab.values(d, 6, 0, on_board=False)[0] for d in (50, 100, 300, 450)]
+    assert off == pytest.approx([off[-1]] * 4, abs=1e-15)
+    assert tab.values(100, 6, 0, on_board=True)[0] > off[1] + 0.05
+    # (at deficit 0 a zilch ties, which is worth something: a different problem)
+    assert tab.values(100, 3, 450, on_board=False)[1] is None     # cannot bank 450
+
+
+@pytest.fixture(scope="module")
+def seed_001():
+    """Seed 001: #4 triggered with 5000; #1 2500, #2 4900, #3 4950 play in turn."""
+    return solve_final_round(rules.load("zilch-online"), 5000, 1, [2500, 4900, 4950])
+
+
+def test_seed_001_final_round_sums_to_one(seed_001):
+    fr = seed_001
+    assert fr.total == pytest.approx(1.0, abs=1e-12)
+    assert fr.p_players[2] > fr.p_players[1] > fr.p_leaders > fr.p_players[0] > 0
+
+
+def test_seed_001_player_1_rolls_on_below_5000(seed_001):
+    """#1 (2500) must roll on below 5000: banking there is worth nothing, rolling something;
+    and at exactly 5000 rolling on beats sharing a tie."""
+    rs = rules.load("zilch-online")
+    sol = seed_001.players[0].levels[0]
+    from solver.policy import reachable
+    reach = reachable(rs, sol.roll.shape[2])
+    checked = 0
+    for s in range(1, rs.dice + 1):
+        for r in np.nonzero(reach[s])[0]:
+            if 2500 + r * 50 < 5000:
+                assert sol.bank[0, s, r] == 0 and sol.roll[0, s, r] > 0
+                checked += 1
+            elif 2500 + r * 50 == 5000:      # a tie with #4 is worth less than rolling on
+                assert 0 < sol.bank[0, s, r] < sol.roll[0, s, r]
+    assert checked > 100
+
+
+def test_seed_001_player_2_after_rolling_250_should_roll_the_two_dice():
+    """#2 rolled 250 (5150 if kept) while #1 leads with 5100 and #3 (4950) is still to play.
+    Keeping wins only if #3 fails to beat 5150; rolling the two dice wins more often: the
+    seed's #2 was right to roll (and zilched)."""
+    d = endgame_advice(rules.load("zilch-online"), 2, 250, 0, 4900, [4950, 5000, 5100], None)
+    assert d["situation"] == "final round" and d["leader"] == 5100
+    assert d["action"] == "roll"
+    assert d["p_win"]["roll"] == pytest.approx(0.186803, abs=1e-6)
+    assert d["p_win"]["bank"] == pytest.approx(0.139077, abs=1e-6)
+
+
+def test_last_player_is_the_last_turn_table():
+    """The last player of a final round faces exactly the last-turn problem."""
+    rs = rules.load("farkle")
+    fr = solve_final_round(rs, 10000, 1, [9000])
+    assert fr.p_players[0] == pytest.approx(last_turn_table(rs).values(1000, 6, 0)[0],
+                                            abs=1e-13)
+
+
+@pytest.mark.parametrize("name, deficit", [("zilch", 1000), ("zilch-online", 2000),
+                                           ("farkle", 500), ("zonk-detroit", 3000)])
+def test_simulated_last_turn_wins_within_4_standard_errors(name, deficit):
+    rs = rules.load(name)
+    levels = solve_last_turn(rs, [deficit])
+    exact = levels[0].roll[0, 0, 0]
+    res = play_turns(engine(rs), level_values(levels, 0, perm_step(rs)), 200_000,
+                     np.random.default_rng(11), True)
+    win = (res > deficit) + rs.tie * (res == deficit)
+    se = win.std(ddof=1) / np.sqrt(len(win))
+    assert abs(win.mean() - exact) < 4 * se
+
+
+def run(*args, code=0):
+    res = CliRunner().invoke(main, list(args), prog_name="zilch")
+    assert res.exit_code == code, (res.output, res.stderr)
+    return res
+
+
+def test_cli_endgame_and_advise_json():
+    d = json.loads(run("endgame", "--rules", "zilch", "--deficit", "1000", "--json").stdout)
+    assert 0 < d["p_win"] < 1
+    d = json.loads(run("advise", "--rules", "zilch-online", "--dice", "2", "--turn", "250",
+                       "--score", "4900", "--opponents", "4950,5000,5100", "--json").stdout)
+    assert d["action"] == "roll" and set(d["p_win"]) == {"roll", "bank"}
+    d = json.loads(run("advise", "--rules", "farkle", "--dice", "3", "--turn", "600",
+                       "--score", "9000", "--opponents", "10200", "--json").stdout)
+    assert d["situation"] == "last turn" and d["p_win"]["bank"] == 0.0
+    d = json.loads(run("endgame", "--rules", "zilch-online", "--final-round", "--scores",
+                       "5000,2500,4900,4950", "--json").stdout)
+    assert abs(sum(p["p_win"] for p in d["players"]) - 1) < 1e-12
+
+
+def test_cli_trigger_turn_is_outside_and_said_plainly():
+    d = json.loads(run("advise", "--rules", "farkle", "--dice", "3", "--turn", "600",
+                       "--score", "9000", "--opponents", "8000", "--json").stdout)
+    assert d["solved"] is False and d["action"] is None and "full-game" in d["note"]
+    assert "NOT SOLVED" in run("advise", "--rules", "farkle", "--score", "9000",
+                               "--opponents", "8000").stdout
+
+
+def test_cli_zonk_reach_the_target_this_turn():
+    d = json.loads(run("advise", "--rules", "zonk-chicago", "--dice", "5", "--score", "9000",
+                       "--opponents", "9500", "--json").stdout)
+    assert d["situation"] == "reach target" and 0 < d["p_win"]["roll"] < 1
+
+
+@pytest.mark.parametrize("args", [
+    ["advise", "--rules", "farkle", "--score", "9000"],                      # no opponents
+    ["advise", "--rules", "farkle", "--score", "10500", "--opponents", "9000"],
+    ["advise", "--rules", "farkle", "--score", "9030", "--opponents", "10000"],
+    ["advise", "--rules", "farkle", "--score", "9000", "--opponents", "x"],
+    ["endgame", "--rules", "farkle", "--deficit", "75"],
+    ["endgame", "--rules", "farkle", "--final-round", "--scores", "9000,8000"],
+])
+def test_cli_endgame_bad_input(args):
+    err = run(*args, code=2).stderr.strip()
+    assert "error" in err and "\n" not in err
+
+
+def test_cli_last_turn_table_and_plot(tmp_path):
+    out = tmp_path / "t.csv"
+    run("endgame", "--rules", "zonk-chicago", "--table", "--out", str(out))
+    head = out.read_text().splitlines()[0].split(",")
+    assert head[:3] == ["deficit", "dice", "turn_total"]
+    png = tmp_path / "e.png"
+    pytest.importorskip("matplotlib")
+    run("plot", "endgame", "--rules", "zilch", "--out", str(png))
+    assert png.read_bytes()[:4] == b"\x89PNG"
