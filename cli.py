@@ -377,6 +377,159 @@ def endgame(rules_name, deficit, dice, turn, permanent, not_on_board, table, fin
     _emit(data, as_json, text)
 
 
+POLICY_OPT = click.option("--policy", default="optimal", show_default=True,
+                          metavar="optimal|FILE", help="The optimal policy or a policy file "
+                                                       "(TOML/JSON, see docs/policies.md).")
+
+
+def _distribution_data(rs, dist, policy_name, extra=None):
+    q = {str(k): dist.quantile(k / 100) for k in (1, 5, 10, 25, 50, 75, 90, 95, 99)}
+    data = {"rules": rs.name, "policy": policy_name, "mean": dist.mean, "std": dist.std,
+            "p_zilch": dist.p_zilch, "quantiles": q,
+            "distribution": {str(t): p for t, p in dist.as_dict().items()},
+            "residual": dist.residual}
+    data.update(extra or {})
+    return data
+
+
+@main.command()
+@RULES_OPT
+@POLICY_OPT
+@click.option("--dice", type=int, default=None, help="Start with these dice to roll.")
+@click.option("--turn", type=int, default=0, show_default=True, help="Start turn total.")
+@click.option("--permanent", type=int, default=0, help="Permanent part of the start total.")
+@click.option("--not-on-board", is_flag=True)
+@TABLES_OPT
+@JSON_OPT
+def evaluate(rules_name, policy, dice, turn, permanent, not_on_board, tables_dir, as_json):
+    """Exact distribution of the points a turn records under a policy."""
+    from solver.evaluate import evaluate as run_eval
+    from solver.policy import score_policy
+    from solver.strategies import resolve
+    rs = _rules(rules_name)
+    n = rs.dice if dice is None else dice
+    score_policy(rs, tables_dir).check(n, turn, permanent)
+    strat = resolve(policy, rs, not not_on_board, tables_dir)
+    dist = run_eval(rs, strat, not not_on_board, n, turn, permanent)
+    data = _distribution_data(rs, dist, policy, {"dice": n, "turn": turn})
+    lines = [f"{rs.name}, policy {policy}: from {n} dice and turn total {turn}",
+             f"  mean {dist.mean:.6f}   std {dist.std:.6f}   P(zilch) {dist.p_zilch:.6f}",
+             "  quantiles " + "  ".join(f"{k}%: {v}" for k, v in data["quantiles"].items()),
+             "  total     probability"]
+    for t, p in list(dist.as_dict().items())[:40]:
+        lines.append(f"  {t:>6}    {p:.10f}")
+    if len(dist.totals) > 40:
+        lines.append(f"  ... {len(dist.totals) - 40} more totals (--json for all)")
+    _emit(data, as_json, "\n".join(lines))
+
+
+@main.command()
+@RULES_OPT
+@POLICY_OPT
+@click.option("--turns", type=click.IntRange(1), default=1_000_000, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--not-on-board", is_flag=True)
+@click.option("--out", default=None, metavar="FILE.csv", help="Also write every turn score.")
+@TABLES_OPT
+@JSON_OPT
+def simulate(rules_name, policy, turns, seed, not_on_board, out, tables_dir, as_json):
+    """Monte Carlo turns (physical dice, seeded), next to the exact figures."""
+    import numpy as np
+    from solver.evaluate import evaluate as run_eval
+    from solver.simulate import engine, play_turns
+    from solver.strategies import resolve
+    rs = _rules(rules_name)
+    on = not not_on_board
+    strat = resolve(policy, rs, on, tables_dir)
+    eng = engine(rs)
+    tables = strat.compile(eng, rs, on)
+    rng = np.random.default_rng(seed)
+    batch = 250_000
+    parts = []
+    with click.progressbar(length=turns, label="simulating", file=sys.stderr) as bar:
+        done = 0
+        while done < turns:
+            k = min(batch, turns - done)
+            parts.append(play_turns(eng, strat, k, rng, on, tables=tables))
+            done += k
+            bar.update(k)
+    res = np.concatenate(parts)
+    exact = run_eval(rs, strat, on)
+    mean, se = float(res.mean()), float(res.std(ddof=1) / np.sqrt(len(res))) if turns > 1 else 0.0
+    vals, cnt = np.unique(res, return_counts=True)
+    data = {"rules": rs.name, "policy": policy, "turns": turns, "seed": seed, "mean": mean,
+            "stderr": se, "exact_mean": exact.mean, "z": (mean - exact.mean) / se if se else 0.0,
+            "std": float(res.std()), "exact_std": exact.std,
+            "p_zilch_observed": None, "exact_p_zilch": exact.p_zilch,
+            "distribution": {str(int(v)): int(c) / turns for v, c in zip(vals, cnt)}}
+    if out:
+        from solver.export import _atomic_write
+        _atomic_write(out, ("score\n" + "\n".join(map(str, res.tolist())) + "\n").encode())
+    exact_d = exact.as_dict()
+    lines = [f"{rs.name}, policy {policy}: {turns} turns, seed {seed}",
+             f"  mean {mean:.4f} +- {se:.4f} (exact {exact.mean:.4f}, z = {data['z']:+.2f})",
+             f"  std  {data['std']:.4f} (exact {exact.std:.4f})",
+             "  total    observed      exact"]
+    order = np.argsort(-cnt)[:15]
+    for i in sorted(order, key=lambda i: vals[i]):
+        lines.append(f"  {int(vals[i]):>6}  {cnt[i] / turns:.6f}  {exact_d.get(int(vals[i]), 0):.6f}")
+    del data["p_zilch_observed"]
+    _emit(data, as_json, "\n".join(lines))
+
+
+@main.command()
+@RULES_OPT
+@POLICY_OPT
+@click.option("--results", required=True, metavar="FILE",
+              help="Turn scores from your simulator (one per line or a CSV column).")
+@click.option("--column", default=None, help="Column name in a CSV file with a header.")
+@click.option("--rolls", "is_rolls", is_flag=True,
+              help="The file holds single rolls (faces per line): check roll odds instead.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.001, show_default=True, help="Significance level of the verdict.")
+@click.option("--not-on-board", is_flag=True)
+@TABLES_OPT
+@JSON_OPT
+def verify(rules_name, policy, results, column, is_rolls, alpha, not_on_board, tables_dir,
+           as_json):
+    """Is your simulator right?  Exit 0 when consistent with the exact figures, 1 when not."""
+    from solver import verify as V
+    rs = _rules(rules_name)
+    if is_rolls:
+        rep = V.verify_rolls(rs, V.read_rolls(results, rs.dice), alpha)
+        rep.update(rules=rs.name, alpha=alpha)
+        lines = [f"{rs.name}: {rep['n']} rolls: "
+                 + ("CONSISTENT" if rep["consistent"] else "NOT CONSISTENT")
+                 + f" with the exact odds at alpha = {alpha}"]
+        for n, r in rep["by_dice"].items():
+            lines.append(f"  {n} dice: {r['rolls']} rolls, G-test p = {r['p_value']:.3g}; "
+                         f"zilch rate {r['zilch_rate']:.5f} vs {r['exact_p_zilch']:.5f} "
+                         f"(p = {r['p_value_zilch']:.3g})")
+        _emit(rep, as_json, "\n".join(lines))
+        sys.exit(0 if rep["consistent"] else 1)
+    from solver.evaluate import evaluate as run_eval
+    from solver.strategies import resolve
+    samples = V.read_scores(results, column)
+    strat = resolve(policy, rs, not not_on_board, tables_dir)
+    exact = run_eval(rs, strat, not not_on_board)
+    v = V.verify_scores(samples, exact, alpha)
+    data = dict(v.as_dict(), rules=rs.name, policy=policy, alpha=alpha,
+                mean=float(samples.mean()), exact_mean=exact.mean)
+    lines = [f"{rs.name}, policy {policy}: {v.n} turn scores are "
+             + ("CONSISTENT" if v.consistent else "NOT CONSISTENT")
+             + f" with the exact distribution at alpha = {alpha}",
+             f"  distribution: G-test p = {v.p_value:.3g} ({v.dof} degrees of freedom)",
+             f"  mean: {samples.mean():.4f} vs exact {exact.mean:.4f}, z = {v.mean_z:+.2f} "
+             f"(p = {v.p_mean:.3g})"]
+    if v.impossible:
+        lines.append(f"  totals the rules cannot produce: {', '.join(map(str, v.impossible))}")
+    lines.append("  largest discrepancies (totals: observed vs expected):")
+    for t, o, e in v.discrepancies:
+        lines.append(f"    {t:>12}: {o} vs {e:.1f}")
+    _emit(data, as_json, "\n".join(lines))
+    sys.exit(0 if v.consistent else 1)
+
+
 @main.group()
 def plot():
     """Pictures written to a file (PNG, no display needed)."""
@@ -392,6 +545,28 @@ def plot_endgame(rules_name, out, not_on_board, tables_dir):
     from solver.plots import plot_endgame as draw
     rs = _rules(rules_name)
     draw(rs, out, not not_on_board, tables_dir)
+    click.echo(f"wrote {out}", err=True)
+
+
+@plot.command("distribution")
+@RULES_OPT
+@POLICY_OPT
+@click.option("--out", required=True, metavar="FILE.png")
+@click.option("--results", default=None, metavar="FILE", help="Overlay simulated frequencies.")
+@click.option("--column", default=None)
+@click.option("--not-on-board", is_flag=True)
+@TABLES_OPT
+def plot_distribution(rules_name, policy, out, results, column, not_on_board, tables_dir):
+    """The exact turn-score distribution (with a simulator's frequencies overlaid)."""
+    from solver.evaluate import evaluate as run_eval
+    from solver.plots import plot_distribution as draw
+    from solver.strategies import resolve
+    from solver.verify import read_scores
+    rs = _rules(rules_name)
+    strat = resolve(policy, rs, not not_on_board, tables_dir)
+    dist = run_eval(rs, strat, not not_on_board)
+    samples = read_scores(results, column) if results else None
+    draw(rs, dist, out, policy, samples)
     click.echo(f"wrote {out}", err=True)
 
 

@@ -51,3 +51,25 @@ def plot_endgame(rs: RuleSet, out: str, on_board: bool = True, tables_dir=None) 
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)
+
+
+def plot_distribution(rs: RuleSet, dist, out: str, policy: str, samples=None) -> None:
+    """Exact probability of each recorded turn score (bars), simulated frequencies (dots)."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(11, 4.8))
+    keep = dist.probs > 1e-7
+    ax.bar(dist.totals[keep], dist.probs[keep], width=rs.unit * 0.8, color="#4477aa",
+           label=f"exact (mean {dist.mean:.1f}, P(zilch) {dist.p_zilch:.4f})")
+    if samples is not None and len(samples):
+        vals, cnt = np.unique(samples, return_counts=True)
+        ax.plot(vals, cnt / len(samples), "o", ms=3.5, color="#ee6677",
+                label=f"simulated (n = {len(samples)}, mean {samples.mean():.1f})")
+    ax.set_yscale("log")
+    ax.set(xlabel="points recorded by the turn", ylabel="probability",
+           title=f"{rs.name}: turn score under the {policy} policy")
+    ax.set_xlim(-rs.unit, dist.quantile(0.9999) + rs.unit)
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)

@@ -29,6 +29,7 @@ class Engine:
     perm: np.ndarray
     target: np.ndarray
     points: np.ndarray       # (K_all,) points of each choice (units)
+    kept: np.ndarray         # (K_all,) dice set aside by each choice
 
 
 def engine(rules: RuleSet) -> Engine:
@@ -51,15 +52,16 @@ def engine(rules: RuleSet) -> Engine:
                     lookup[1, n, code] = idx
     width = max(len(c) for c in per_outcome)
     options = np.full((len(per_outcome), width), -1, np.int64)
-    shift, perm, target = [], [], []
+    shift, perm, target, kept = [], [], [], []
     for o, choices in enumerate(per_outcome):
         for k, c in enumerate(choices):
             options[o, k] = len(shift)
             shift.append((c.points - c.permanent) // unit)
             perm.append(c.permanent // unit)
             target.append(c.left if c.left else hot)
-    shift, perm, target = (np.asarray(x, np.int64) for x in (shift, perm, target))
-    return Engine(rules, lookup, options, shift, perm, target, shift + perm)
+            kept.append(sum(c.kept))
+    shift, perm, target, kept = (np.asarray(x, np.int64) for x in (shift, perm, target, kept))
+    return Engine(rules, lookup, options, shift, perm, target, shift + perm, kept)
 
 
 def _values(sol: TurnSolution, row, s, r):
@@ -89,31 +91,38 @@ def optimal_values(pol: ScorePolicy, on_board: bool):
     return f
 
 
-def play_turns(eng: Engine, values, n_turns: int, rng: np.random.Generator,
-               on_board: bool = True, start=None) -> np.ndarray:
-    """Banked points of n_turns turns played by `values` (choose the choice with the best
-    value, then bank when banking is worth at least rolling).  `start`: (s, r) to begin at."""
+def play_turns(eng: Engine, strategy, n_turns: int, rng: np.random.Generator,
+               on_board: bool = True, start=None, tables=None) -> np.ndarray:
+    """Recorded points of n_turns turns played by `strategy` (see strategies.py).
+    `start`: (s, r, p) to begin at (default: a fresh turn).  `tables`: the strategy's
+    compiled lookup tables, to reuse across batches."""
     rules = eng.rules
     N, u = rules.dice, rules.unit
+    pick_tab, bank_tab, bank_by, step = tables or strategy.compile(eng, rules, on_board)
+    top = len(pick_tab) - 1
+    pr, br = pick_tab.shape[2] - 1, bank_tab.shape[2] - 1
     s = np.zeros(n_turns, np.int64)
     r = np.zeros(n_turns, np.int64)
-    if start is not None:
-        s[:], r[:] = start
     p = np.zeros(n_turns, np.int64)
+    if start is not None:
+        s[:], r[:], p[:] = start
     result = np.zeros(n_turns, np.int64)
     active = np.arange(n_turns)
     pow7 = 7 ** np.arange(FACES)
     min_bank = rules.min_bank(on_board)
+    if start is not None:       # a start state may be one to bank at already
+        bank = strategy.banks(rules, s, r, p, on_board)
+        result[bank] = (r[bank] + p[bank]) * u
+        active = active[~bank]
     while len(active):
         sa, ra, pa = s[active], r[active], p[active]
         n = np.where(sa == 0, N, sa)
-        dice = rng.integers(0, FACES, (len(active), N))
-        live = np.arange(N)[None, :] < n[:, None]
-        code = (pow7[dice] * live).sum(axis=1)
+        dice = rng.integers(0, FACES, (len(active), N), dtype=np.int8)
+        code = np.where(np.arange(N)[None, :] < n[:, None], pow7[dice], 0).sum(axis=1)
         if rules.colour_pairs:
             matched = ((dice[:, 0::2] == dice[:, 1::2]).all(axis=1) & (n == 6)).astype(np.int64)
         else:
-            matched = np.zeros(len(active), np.int64)
+            matched = 0
         out = eng.lookup[matched, n, code]
         zilch = out < 0
         # a zilch records the permanent points (each is worth at least the minimum to bank)
@@ -121,19 +130,12 @@ def play_turns(eng: Engine, values, n_turns: int, rng: np.random.Generator,
         result[active[zilch]] = np.where(zp * u >= min_bank, zp * u, 0)
         keep = ~zilch
         act, ra, pa, out = active[keep], ra[keep], pa[keep], out[keep]
-        opts = eng.options[out]                                  # (A, K)
-        valid = opts >= 0
-        oc = np.where(valid, opts, 0)
-        t, nr, npm = eng.target[oc], ra[:, None] + eng.shift[oc], pa[:, None] + eng.perm[oc]
-        vr, vb = values(t.ravel(), nr.ravel(), npm.ravel())
-        v = np.maximum(vr, vb).reshape(t.shape)
-        v = np.where(t == 0, vr.reshape(t.shape), v)
-        v = np.where(valid, v, -np.inf)
-        pick = np.argmax(v, axis=1)
-        rows = np.arange(len(act))
-        s2, r2, p2 = t[rows, pick], nr[rows, pick], npm[rows, pick]
-        vr2, vb2 = vr.reshape(t.shape)[rows, pick], vb.reshape(t.shape)[rows, pick]
-        bank = (s2 != 0) & (vb2 >= vr2)
+        held = np.minimum(pa // step, top) if top else 0
+        opt = eng.options[out, pick_tab[held, out, np.minimum(ra, pr)]]
+        s2, r2, p2 = eng.target[opt], ra + eng.shift[opt], pa + eng.perm[opt]
+        idx = r2 if bank_by == "r" else r2 + p2
+        held2 = np.minimum(p2 // step, top) if len(bank_tab) > 1 else 0
+        bank = bank_tab[held2, s2, np.minimum(idx, br)]
         result[act[bank]] = (r2[bank] + p2[bank]) * u
         cont = ~bank
         active = act[cont]

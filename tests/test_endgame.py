@@ -11,6 +11,7 @@ from solver import rules
 from solver.advice import endgame_advice, final_round_report
 from solver.endgame import last_turn_table, perm_step, solve_final_round, solve_last_turn
 from solver.simulate import engine, level_values, play_turns
+from solver.strategies import OptimalPolicy
 
 
 def test_deficit_50_one_die_zero_turn_total_by_hand():
@@ -99,8 +100,9 @@ def test_simulated_last_turn_wins_within_4_standard_errors(name, deficit):
     rs = rules.load(name)
     levels = solve_last_turn(rs, [deficit])
     exact = levels[0].roll[0, 0, 0]
-    res = play_turns(engine(rs), level_values(levels, 0, perm_step(rs)), 200_000,
-                     np.random.default_rng(11), True)
+    strategy = OptimalPolicy(level_values(levels, 0, perm_step(rs)),
+                             cap=max(lv.cap for lv in levels), levels=len(levels))
+    res = play_turns(engine(rs), strategy, 200_000, np.random.default_rng(11), True)
     win = (res > deficit) + rs.tie * (res == deficit)
     se = win.std(ddof=1) / np.sqrt(len(win))
     assert abs(win.mean() - exact) < 4 * se

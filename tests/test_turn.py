@@ -7,7 +7,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from solver import rules
 from solver.policy import reachable, score_policy, solve_score, _score_payoff
 from solver.rules import Pattern, RuleSet, from_dict
-from solver.simulate import engine, optimal_values, play_turns
+from solver.simulate import engine, play_turns
+from solver.strategies import resolve
 from solver.turn import Payoff, build_model, solve_turn
 
 from . import bruteforce
@@ -99,7 +100,7 @@ def test_simulated_mean_within_4_standard_errors_of_exact(name, on_board):
     """The optimal policy played with physical dice for 200,000 turns."""
     rs = rules.load(name)
     pol = score_policy(rs)
-    res = play_turns(engine(rs), optimal_values(pol, on_board), 200_000,
+    res = play_turns(engine(rs), resolve("optimal", rs, on_board), 200_000,
                      np.random.default_rng(2026), on_board)
     exact = pol.expected_turn_score(on_board)
     se = res.std(ddof=1) / np.sqrt(len(res))

@@ -1,0 +1,121 @@
+"""Exact evaluation of any strategy: the distribution of the points a turn records.
+
+A forward pass over the turn's states (permanent units p ascending, then at-risk units r
+ascending: both only grow) carries probability mass from the start state; mass that banks
+or zilches lands on the recorded total.  It stops when the mass still in play is below
+1e-18 (reported as `residual`), so the probabilities sum to 1 within that.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .endgame import state_index
+from .rules import RuleSet
+from .strategies import Choices
+from .turn import build_model
+
+RESIDUAL = 1e-18
+
+
+@dataclass(frozen=True)
+class Distribution:
+    totals: np.ndarray      # recorded points, ascending
+    probs: np.ndarray
+    p_zilch: float          # probability the turn ends in a zilch
+    residual: float         # mass left in play when the pass stopped
+
+    @property
+    def mean(self) -> float:
+        return float(self.totals @ self.probs)
+
+    @property
+    def std(self) -> float:
+        return float(np.sqrt(max((self.totals ** 2) @ self.probs - self.mean ** 2, 0.0)))
+
+    def quantile(self, q: float) -> int:
+        c = np.cumsum(self.probs)
+        return int(self.totals[min(np.searchsorted(c, q - 1e-15), len(c) - 1)])
+
+    def as_dict(self) -> dict[int, float]:
+        return {int(t): float(p) for t, p in zip(self.totals, self.probs)}
+
+
+def evaluate(rules: RuleSet, strategy, on_board: bool = True, dice: int | None = None,
+             turn: int = 0, permanent: int = 0) -> Distribution:
+    model = build_model(rules)
+    N, S, u = rules.dice, model.states, rules.unit
+    n_out = len(model.prob)
+    starts = np.append(model.opt_start, len(model.shift))
+    width = int(np.diff(starts).max())
+    opt = np.full((n_out, width), -1, np.int64)
+    for o in range(n_out):
+        opt[o, :starts[o + 1] - starts[o]] = np.arange(starts[o], starts[o + 1])
+    valid = opt >= 0
+    oc = np.where(valid, opt, 0)
+    out_dice = model.out_dice
+    left = np.where(model.target == model.hot_state, 0, model.target)
+    kept = (out_dice[model.opt_outcome] - left)[oc]
+    points = (model.shift + model.perm)[oc]
+    min_bank = rules.min_bank(on_board)
+    dice = N if dice is None else dice
+    s0, r0, p0 = state_index(rules, dice, turn), (turn - permanent) // u, permanent // u
+    mass: dict[int, np.ndarray] = {p0: np.zeros((S, r0 + 64))}
+    mass[p0][s0, r0] = 1.0
+    dist: dict[int, float] = {}
+    p_zilch = 0.0
+    remaining = 1.0
+    rows = np.arange(n_out)
+    while mass and remaining > RESIDUAL:
+        p = min(mass)
+        M = mass.pop(p)
+        r = 0
+        while r < M.shape[1]:
+            m = M[:, r]
+            if not m.any():
+                r += 1
+                continue
+            s_all = np.arange(S)
+            bank = strategy.banks(rules, s_all, np.full(S, r), np.full(S, p), on_board)
+            banked = m[bank].sum()
+            if banked:
+                t = (r + p) * u
+                dist[t] = dist.get(t, 0.0) + banked
+                remaining -= banked
+            mr = np.where(bank, 0.0, m)
+            mn = mr[1:].copy()
+            mn[-1] += mr[0]
+            z = mn @ model.p_zilch[1:]
+            if z:
+                rec = p * u if p * u >= min_bank else 0
+                dist[rec] = dist.get(rec, 0.0) + z
+                p_zilch += z
+                remaining -= z
+            om = mn[out_dice - 1] * model.prob
+            live = om > 0
+            if live.any():
+                ch = Choices(points, kept, model.target[oc], r + model.shift[oc],
+                             p + model.perm[oc], valid)
+                pick = opt[rows, strategy.pick(ch)]
+                tgt, r2, p2 = model.target[pick], r + model.shift[pick], p + model.perm[pick]
+                for pp in np.unique(p2[live]):
+                    sel = live & (p2 == pp)
+                    dest = M if pp == p else mass.setdefault(int(pp), np.zeros((S, 64)))
+                    need = int(r2[sel].max()) + 1
+                    if need > dest.shape[1]:
+                        grown = np.zeros((S, max(need, 2 * dest.shape[1])))
+                        grown[:, :dest.shape[1]] = dest
+                        dest = grown
+                        if pp == p:
+                            M = dest
+                        else:
+                            mass[int(pp)] = dest
+                    np.add.at(dest, (tgt[sel], r2[sel]), om[sel])
+            M[:, r] = 0.0
+            r += 1
+            if remaining <= RESIDUAL:
+                break
+    totals = np.array(sorted(dist), dtype=np.int64)
+    probs = np.array([dist[t] for t in totals])
+    return Distribution(totals, probs, float(p_zilch), float(max(remaining, 0.0)))
