@@ -217,6 +217,12 @@ def preset_names() -> list[str]:
     return sorted(p.name[:-5] for p in files if p.name.endswith(".toml"))
 
 
+def canonical_source(name: str) -> dict:
+    """A preset's TOML document as a dict (to derive variants from)."""
+    res = resources.files("solver").joinpath("rulesets", f"{name}.toml")
+    return tomllib.loads(res.read_text())
+
+
 def load(name_or_path: str) -> RuleSet:
     """A preset by name, or a TOML file by path."""
     if name_or_path in preset_names():

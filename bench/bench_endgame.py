@@ -1,0 +1,37 @@
+"""Issue 3 figures: the whole last-turn table of zilch (deficits up to 15000, every dice
+count and turn total) and a 4-player final-round query.  Run: python bench/bench_endgame.py"""
+import statistics
+import time
+
+import numpy as np
+
+from solver import rules
+from solver.endgame import solve_final_round, solve_last_turn, turn_reach_bound
+
+
+def timed(f, runs=3):
+    out = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        f()
+        out.append(time.perf_counter() - t0)
+    return statistics.median(out)
+
+
+def main():
+    z = rules.load("zilch")
+    deficits = np.arange(0, 15001, 50)
+    for flag in (True, False):
+        t = timed(lambda: solve_last_turn(z, deficits, flag))
+        print(f"zilch last-turn table, {len(deficits)} deficits, on board={flag}: {t:.3f} s")
+    for name, scores in [("zilch-online", (5000, [2500, 4900, 4950])),
+                         ("farkle", (10000, [7500, 9500, 9800])),
+                         ("zilch", (15050, [12000, 14000, 15000]))]:
+        rs = rules.load(name)
+        turn_reach_bound(rs)                     # cached per rule set, like a stored table
+        t = timed(lambda: solve_final_round(rs, scores[0], 1, scores[1]), runs=1)
+        print(f"{name} final round, 4 players {scores}: {t:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
