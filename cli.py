@@ -590,5 +590,158 @@ def export(rules_name, fmt, out, objective, tables_dir):
         click.echo(f"wrote {len(rows['dice'])} states to {out}", err=True)
 
 
+
+
+# --- the Yahtzee family ------------------------------------------------------------------------
+Y_RULES_OPT = click.option("--rules", "rules_name", default="yahtzee", show_default=True,
+                           metavar="PRESET", help="yahtzee, yahtzee-free-joker or yatzy.")
+
+
+def _y_state_opts(f):
+    f = click.option("--yahtzee-bonus", is_flag=True,
+                     help="The Yahtzee box holds 50 (extra Yahtzees earn the bonus).")(f)
+    f = click.option("--upper", type=int, default=0, show_default=True,
+                     help="Total of the upper boxes filled so far.")(f)
+    f = click.option("--filled", default="", metavar="BOX,BOX,...",
+                     help="Boxes already filled, e.g. ones,fullhouse.")(f)
+    return f
+
+
+def _y_table(rs, tables_dir):
+    """The stored table; a progress bar only when it has to be solved (a few seconds)."""
+    from solver.yahtzee.game import game_table
+    bar = None
+
+    def progress(done):
+        nonlocal bar
+        if bar is None:
+            bar = click.progressbar(length=rs.n_boxes, label=f"solving {rs.name} (first use)",
+                                    file=sys.stderr)
+            bar.__enter__()
+        bar.update(1)
+    try:
+        return game_table(rs, tables_dir, progress=progress)
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+
+
+@click.group(name="yahtzee", cls=OneLineErrors,
+             context_settings={"help_option_names": ["-h", "--help"]})
+def yahtzee_main():
+    """Exact optimal solitaire play for Yahtzee and Yatzy.
+
+    \b
+    Which dice to keep?  yahtzee advise --dice 1,3,3,5,6 --rolls-left 2
+    Which box?           yahtzee advise --dice 2,2,2,5,5 --rolls-left 0 --filled ones
+    Expected score:      yahtzee value --rules yatzy
+    Check a simulator:   yahtzee simulate --games 100000 --seed 1
+    """
+
+
+@yahtzee_main.command("rules")
+@JSON_OPT
+def y_rules(as_json):
+    """List the rule sets."""
+    from solver.yahtzee.rules import PRESETS
+    _emit([{"name": n, "description": r.description, "boxes": list(r.boxes)}
+           for n, r in PRESETS.items()], as_json,
+          "\n".join(f"{n:20} {r.description}" for n, r in PRESETS.items()))
+
+
+@yahtzee_main.command("advise")
+@Y_RULES_OPT
+@click.option("--dice", required=True, metavar="D,D,D,D,D", help="The five dice showing.")
+@click.option("--rolls-left", type=int, default=2, show_default=True,
+              help="Rolls still to come this turn (2 after the first roll, 0: score now).")
+@_y_state_opts
+@TABLES_OPT
+@JSON_OPT
+def y_advise(rules_name, dice, rolls_left, filled, upper, yahtzee_bonus, tables_dir, as_json):
+    """Every keep (or every open box) ranked by the expected final score from now on."""
+    from solver.yahtzee import game
+    from solver.yahtzee.rules import load
+    rs = load(rules_name)
+    hand = game.parse_dice(dice)
+    state = game.parse_state(rs, filled, upper, yahtzee_bonus)
+    if rolls_left not in (0, 1, 2):
+        raise InputError(f"--rolls-left is 0, 1 or 2, got {rolls_left}")
+    opts = game.advise(rs, _y_table(rs, tables_dir), state, hand, rolls_left)
+    data = {"rules": rs.name, "dice": list(hand), "rolls_left": rolls_left,
+            "filled": [b for i, b in enumerate(rs.boxes) if state.mask >> i & 1],
+            "upper": upper, "yahtzee_bonus": yahtzee_bonus, "options": opts}
+    what = "score in" if rolls_left == 0 else "keep"
+    lines = [f"{rs.name}: dice {' '.join(map(str, hand))}, {rolls_left} rolls left; "
+             "expected score from now to the end of the game", f"  {what:<22} value      loss"]
+    for o in opts[:15]:
+        label = o["box"] if "box" in o else (" ".join(map(str, o["keep"])) or "(reroll all)")
+        lines.append(f"  {label:<22} {o['value']:9.4f} {o['loss']:9.4f}")
+    if len(opts) > 15:
+        lines.append(f"  ... {len(opts) - 15} more (--json for all)")
+    _emit(data, as_json, "\n".join(lines))
+
+
+@yahtzee_main.command("value")
+@Y_RULES_OPT
+@_y_state_opts
+@TABLES_OPT
+@JSON_OPT
+def y_value(rules_name, filled, upper, yahtzee_bonus, tables_dir, as_json):
+    """Expected score still to come from a state between turns (default: the empty sheet)."""
+    from solver.yahtzee import game
+    from solver.yahtzee.rules import load
+    rs = load(rules_name)
+    state = game.parse_state(rs, filled, upper, yahtzee_bonus)
+    v = game.value(rs, _y_table(rs, tables_dir), state)
+    _emit({"rules": rs.name, "value": v, "filled": filled, "upper": upper,
+           "yahtzee_bonus": yahtzee_bonus}, as_json,
+          f"{rs.name}: expected score still to come {v:.7f}")
+
+
+@yahtzee_main.command("simulate")
+@Y_RULES_OPT
+@click.option("--games", type=click.IntRange(1), default=100_000, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@TABLES_OPT
+@JSON_OPT
+def y_simulate(rules_name, games, seed, tables_dir, as_json):
+    """Optimal play simulated: mean, standard deviation and quantiles, beside the exact mean."""
+    import numpy as np
+    from solver.yahtzee import game
+    from solver.yahtzee.rules import load
+    rs = load(rules_name)
+    E = _y_table(rs, tables_dir)
+    res = game.simulate(rs, E, games, np.random.default_rng(seed))
+    se = float(res.std(ddof=1) / np.sqrt(games)) if games > 1 else 0.0
+    q = {str(p): float(np.percentile(res, p)) for p in (1, 5, 10, 25, 50, 75, 90, 95, 99)}
+    data = {"rules": rs.name, "games": games, "seed": seed, "mean": float(res.mean()),
+            "stderr": se, "std": float(res.std()), "exact_mean": float(E[0, 0, 0]),
+            "quantiles": q}
+    _emit(data, as_json,
+          f"{rs.name}: {games} games of optimal play, seed {seed}\n"
+          f"  mean {data['mean']:.4f} +- {se:.4f} (exact {data['exact_mean']:.7f})\n"
+          f"  std {data['std']:.4f}\n  quantiles "
+          + "  ".join(f"{k}%: {v:g}" for k, v in q.items()))
+
+
+@yahtzee_main.command("export")
+@Y_RULES_OPT
+@click.option("--format", "fmt", type=click.Choice(["csv", "json", "parquet"]), default="csv",
+              show_default=True)
+@click.option("--out", default=None, metavar="PATH")
+@TABLES_OPT
+def y_export(rules_name, fmt, out, tables_dir):
+    """The value of every reachable state between turns."""
+    from solver.export import write_rows
+    from solver.yahtzee import game
+    from solver.yahtzee.rules import load
+    rs = load(rules_name)
+    rows = game.export_rows(rs, _y_table(rs, tables_dir))
+    write_rows(rows, fmt, out, meta={"rules": rs.name, "rules_hash": rs.digest(),
+                                     "objective": "yahtzee"})
+    if out:
+        click.echo(f"wrote {len(rows['value'])} states to {out}", err=True)
+
+
 if __name__ == "__main__":
     main()

@@ -1,0 +1,1 @@
+"""The Yahtzee family: exact optimal solitaire play (yahtzee, yahtzee-free-joker, yatzy)."""

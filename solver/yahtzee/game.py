@@ -1,0 +1,217 @@
+"""The Yahtzee table (stored like the Zilch tables) and the questions asked of it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .. import InputError, tables
+from .dice import keep_graph
+from .rules import UPPER, YahtzeeRules
+from .scoring import tables as score_tables
+from .solve import args, level_states, reachable_upper, solve
+from .widget import NEG, widget
+
+OBJECTIVE = "yahtzee"
+ALIASES = {"fh": "full_house", "fullhouse": "full_house", "ss": "small_straight",
+           "smallstraight": "small_straight", "sm": "small_straight", "ls": "large_straight",
+           "largestraight": "large_straight", "lg": "large_straight", "3k": "three_kind",
+           "threekind": "three_kind", "threeofakind": "three_kind", "4k": "four_kind",
+           "fourkind": "four_kind", "fourofakind": "four_kind", "yatzee": "yahtzee",
+           "pair": "one_pair", "onepair": "one_pair", "twopairs": "two_pairs",
+           "twopair": "two_pairs", "1s": "ones", "2s": "twos", "3s": "threes", "4s": "fours",
+           "5s": "fives", "6s": "sixes"}
+
+
+def game_table(rules: YahtzeeRules, tables_dir: str | None = None, progress=None) -> np.ndarray:
+    """E[mask, up, yf], from tables/ or solved (numba) and stored."""
+    path = Path(tables.table_dir(tables_dir)) / tables.file_name(rules.name, rules.digest(),
+                                                                OBJECTIVE)
+    _, arrays = tables.cached(path, {"objective": OBJECTIVE, "rules_hash": rules.digest()},
+                              lambda: ({"rules_name": rules.name},
+                                       {"E": solve(rules, progress)}))
+    return arrays["E"]
+
+
+def box_name(rules: YahtzeeRules, text: str) -> int:
+    key = text.strip().lower().replace("_", "").replace("-", "").replace(" ", "")
+    names = {b.replace("_", ""): i for i, b in enumerate(rules.boxes)}
+    if key in names:
+        return names[key]
+    if key in ALIASES and ALIASES[key] in rules.boxes:
+        return rules.boxes.index(ALIASES[key])
+    if rules.family == "scandinavian" and key == "yahtzee":
+        return rules.boxes.index("yatzy")
+    raise InputError(f"unknown box {text!r} under {rules.name}; boxes: {', '.join(rules.boxes)}")
+
+
+@dataclass(frozen=True)
+class SheetState:
+    mask: int
+    upper: int          # exact upper total
+    yf: int             # Yahtzee box holds 50
+
+    def capped(self, rules: YahtzeeRules) -> int:
+        return min(self.upper, rules.threshold)
+
+
+def parse_state(rules: YahtzeeRules, filled: str | None, upper: int,
+                yahtzee_bonus: bool) -> SheetState:
+    mask = 0
+    for name in (filled or "").split(","):
+        if not name.strip():
+            continue
+        b = box_name(rules, name)
+        if mask >> b & 1:
+            raise InputError(f"box {rules.boxes[b]!r} is named twice in --filled")
+        mask |= 1 << b
+    faces = [UPPER.index(b) + 1 for i, b in enumerate(rules.boxes)
+             if b in UPPER and mask >> i & 1]
+    sums = {0}
+    for f in faces:
+        sums = {s + f * k for s in sums for k in range(6)}
+    if upper not in sums:
+        raise InputError(f"--upper {upper} cannot be made by the filled upper boxes "
+                         f"({', '.join(UPPER[f - 1] for f in faces) or 'none'})")
+    st = score_tables(rules)
+    if yahtzee_bonus and (st.yahtzee_box < 0 or not mask >> st.yahtzee_box & 1):
+        raise InputError("--yahtzee-bonus needs the Yahtzee box filled (with 50)")
+    if mask == (1 << rules.n_boxes) - 1:
+        raise InputError("every box is filled: the game is over")
+    return SheetState(mask, upper, int(yahtzee_bonus))
+
+
+def run_widget(rules: YahtzeeRules, E: np.ndarray, state: SheetState):
+    """(VB, A1, A2, start value) of one state, by the uncompiled widget."""
+    kg = keep_graph()
+    nb = rules.n_boxes
+    VB = np.empty((len(kg.roll_keep), nb))
+    A1 = np.empty(len(kg.add))
+    A2 = np.empty(len(kg.add))
+    v = widget(state.mask, state.capped(rules), state.yf, E, *args(rules), VB, A1, A2)
+    return VB, A1, A2, v
+
+
+def parse_dice(text: str) -> tuple[int, ...]:
+    try:
+        dice = tuple(int(x) for x in text.replace(" ", "").split(",") if x)
+    except ValueError:
+        raise InputError(f"--dice expects five faces such as 1,3,3,5,6, got {text!r}") from None
+    if len(dice) != 5:
+        raise InputError(f"--dice: a hand has five dice, got {len(dice)}")
+    if any(not 1 <= d <= 6 for d in dice):
+        raise InputError(f"--dice: a die shows 1..6, got {[d for d in dice if not 1 <= d <= 6][0]}")
+    return dice
+
+
+def _keep_index() -> dict:
+    kg = keep_graph()
+    return {tuple(c): i for i, c in enumerate(kg.counts)}
+
+
+def advise(rules: YahtzeeRules, E: np.ndarray, state: SheetState, dice: tuple[int, ...],
+           rolls_left: int) -> list[dict]:
+    """Every keep (or, with no rolls left, every open box) with the expected score from now
+    to the end of the game, best first."""
+    if rolls_left not in (0, 1, 2):
+        raise InputError(f"--rolls-left is 0, 1 or 2, got {rolls_left}")
+    VB, A1, A2, _ = run_widget(rules, E, state)
+    kg = keep_graph()
+    counts = tuple(dice.count(f) for f in range(1, 7))
+    opts = []
+    if rolls_left == 0:
+        o = int(np.nonzero((kg.roll_counts == counts).all(axis=1))[0][0])
+        nxt_up = state.capped(rules)
+        for b in range(rules.n_boxes):
+            if VB[o, b] > NEG / 2:
+                opts.append({"box": rules.boxes[b], "value": float(VB[o, b])})
+    else:
+        A = A1 if rolls_left == 1 else A2
+        idx = _keep_index()
+        seen = set()
+        for sub in np.ndindex(*(c + 1 for c in counts)):
+            if sub in seen:
+                continue
+            seen.add(sub)
+            keep = [f + 1 for f in range(6) for _ in range(sub[f])]
+            opts.append({"keep": keep, "value": float(A[idx[sub]])})
+    opts.sort(key=lambda d: -d["value"])
+    for d in opts:
+        d["loss"] = opts[0]["value"] - d["value"]
+    return opts
+
+
+def value(rules: YahtzeeRules, E: np.ndarray, state: SheetState) -> float:
+    return float(E[state.mask, state.capped(rules), state.yf])
+
+
+def export_rows(rules: YahtzeeRules, E: np.ndarray) -> dict[str, list]:
+    """One row per reachable state between turns."""
+    ok = reachable_upper(rules)
+    cols = {"filled": [], "upper": [], "yahtzee_bonus": [], "value": []}
+    for filled in range(rules.n_boxes):
+        st = level_states(rules, filled, ok)
+        cols["filled"] += ["+".join(b for i, b in enumerate(rules.boxes) if m >> i & 1)
+                           for m in st[:, 0].tolist()]
+        cols["upper"] += st[:, 1].tolist()
+        cols["yahtzee_bonus"] += st[:, 2].astype(bool).tolist()
+        cols["value"] += E[st[:, 0], st[:, 1], st[:, 2]].tolist()
+    return cols
+
+
+def simulate(rules: YahtzeeRules, E: np.ndarray, games: int, rng: np.random.Generator
+             ) -> np.ndarray:
+    """Final scores of `games` games of optimal play, all games in lockstep."""
+    from .kernel import batch
+    kg = keep_graph()
+    st = score_tables(rules)
+    a = args(rules)
+    nb = rules.n_boxes
+    code_of = {tuple(c): o for o, c in enumerate(kg.roll_counts.tolist())}
+    pow7 = 7 ** np.arange(6)
+    lookup = np.full(7 ** 6, -1, np.int64)
+    for c, o in code_of.items():
+        lookup[int(np.dot(c, pow7))] = o
+    idx = _keep_index()
+    subkeeps = np.full((len(kg.roll_keep), 32), -1, np.int64)
+    for o, c in enumerate(kg.roll_counts.tolist()):
+        subs = sorted({idx[s] for s in np.ndindex(*(x + 1 for x in c))})
+        subkeeps[o, :len(subs)] = subs
+    mask = np.zeros(games, np.int64)
+    up = np.zeros(games, np.int64)
+    yf = np.zeros(games, np.int64)
+    total = np.zeros(games, np.int64)
+    g = np.arange(games)
+    for _ in range(nb):
+        key = np.stack([mask, np.minimum(up, rules.threshold), yf], axis=1)
+        uniq, which = np.unique(key, axis=0, return_inverse=True)
+        which = which.ravel()
+        VB = np.empty((len(uniq), len(kg.roll_keep), nb))
+        A1 = np.empty((len(uniq), len(kg.add)))
+        A2 = np.empty((len(uniq), len(kg.add)))
+        batch(uniq, E, *a, VB, A1, A2)
+        counts = np.zeros((games, 6), np.int64)
+        for A in (A2, A1, None):
+            new = rng.integers(0, 6, (games, 5))
+            have = counts.sum(axis=1)
+            for d in range(5):
+                add_die = d >= have                        # only the dice not kept
+                counts[g[add_die], new[add_die, d]] += 1
+            o = lookup[counts @ pow7]
+            if A is None:
+                break
+            cand = subkeeps[o]
+            vals = np.where(cand >= 0, A[which[:, None], np.maximum(cand, 0)], -np.inf)
+            k = cand[g, np.argmax(vals, axis=1)]
+            counts = kg.counts[k].copy()
+        b = np.argmax(VB[which, o, :], axis=1)
+        pts = st.base[b, o]
+        upper_box = st.upper_face[b] > 0
+        nmask = mask | (1 << b)
+        nup = np.where(upper_box, up + pts, up)
+        nyf = np.where(b == st.yahtzee_box, (pts == 50).astype(np.int64), yf)
+        gain = VB[which, o, b] - E[nmask, np.minimum(nup, rules.threshold), nyf]
+        total += np.rint(gain).astype(np.int64)
+        mask, up, yf = nmask, nup, nyf
+    return total

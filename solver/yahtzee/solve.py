@@ -1,0 +1,85 @@
+"""Solve the whole game: the value of every reachable state between turns.
+
+States: the boxes filled (bit mask), the upper total capped at the threshold, and whether
+the Yahtzee box holds 50.  A state's value needs only states with one more box filled, so
+the levels (boxes filled) are solved from the full sheet back to the empty one; within a
+level every state is independent and the widget runs for all of them in parallel (numba,
+compiled once and cached on disk).  Only upper totals that the filled upper boxes can make
+are solved.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .dice import keep_graph
+from .rules import YahtzeeRules
+from .scoring import tables
+
+def reachable_upper(rules: YahtzeeRules) -> np.ndarray:
+    """ok[upper_mask, up]: can the filled upper boxes total `up` (capped at the threshold)?"""
+    T = rules.threshold
+    ok = np.zeros((64, T + 1), bool)
+    ok[0, 0] = True
+    for umask in range(1, 64):
+        f = (umask & -umask).bit_length()      # the lowest face filled, 1..6
+        prev = umask & (umask - 1)
+        for up in np.nonzero(ok[prev])[0]:
+            for k in range(6):
+                ok[umask, min(T, up + f * k)] = True
+    return ok
+
+
+def joker_mode(rules: YahtzeeRules) -> int:
+    return {None: 0, "forced": 1, "free": 2}[rules.joker]
+
+
+def args(rules: YahtzeeRules):
+    """The widget's table arguments, in order, after (mask, up, yf, E)."""
+    kg, st = keep_graph(), tables(rules)
+    return (st.base, st.upper_face, st.joker, st.five, st.yahtzee_box, joker_mode(rules),
+            rules.upper_bonus, rules.threshold, rules.yahtzee_bonus, kg.add, kg.remove,
+            kg.roll_keep, kg.size_start)
+
+
+def upper_mask(rules: YahtzeeRules, masks: np.ndarray) -> np.ndarray:
+    """Bit f-1 set when the upper box of face f is filled (boxes may come in any order)."""
+    out = np.zeros_like(masks)
+    for b, f in enumerate(tables(rules).upper_face):
+        if f:
+            out |= ((masks >> b) & 1) << (f - 1)
+    return out
+
+
+def level_states(rules: YahtzeeRules, filled: int, ok: np.ndarray) -> np.ndarray:
+    """(mask, up, yf) of every reachable state with `filled` boxes filled."""
+    nb = rules.n_boxes
+    masks = np.arange(1 << nb)
+    pop = np.zeros(1 << nb, np.int64)
+    for i in range(nb):
+        pop += (masks >> i) & 1
+    masks = masks[pop == filled]
+    m_idx, up = np.nonzero(ok[upper_mask(rules, masks)])
+    masks = masks[m_idx]
+    ybox = tables(rules).yahtzee_box
+    yf = np.zeros(len(masks), np.int64)
+    if ybox >= 0:
+        two = (masks >> ybox) & 1 == 1          # the Yahtzee box filled: with 0 or with 50
+        masks = np.concatenate([masks, masks[two]])
+        up = np.concatenate([up, up[two]])
+        yf = np.concatenate([yf, np.ones(int(two.sum()), np.int64)])
+    return np.stack([masks, up, yf], axis=1).astype(np.int64)
+
+
+def solve(rules: YahtzeeRules, progress=None) -> np.ndarray:
+    """E[mask, up, yf] for every reachable state (0 elsewhere); E[0, 0, 0] is the optimum."""
+    from .kernel import level
+    nb = rules.n_boxes
+    ok = reachable_upper(rules)
+    E = np.zeros((1 << nb, rules.threshold + 1, 2))
+    a = args(rules)
+    for filled in range(nb - 1, -1, -1):
+        states = level_states(rules, filled, ok)
+        level(states, E, *a)
+        if progress:
+            progress(nb - filled)
+    return E

@@ -1,0 +1,111 @@
+"""One turn of the Yahtzee family (the "widget"): roll, keep, roll, keep, roll, score.
+
+Plain Python over numpy arrays and ints, with no calls out: solve.py compiles it with numba
+and runs it for every state of a level in parallel; queries (advise) run this same code
+uncompiled for a single state, so they never wait for a compiler.
+
+Arrays (see dice.KeepGraph and scoring.ScoreTables):
+  E[mask, up, yf]  value of the state between turns (boxes filled, upper total capped at
+                   the threshold, Yahtzee box holding 50); E of the full sheet is 0.
+Outputs, filled in place:
+  VB[o, b]  hand o scored in box b (-inf where not allowed): points + bonuses + E(next)
+  A1[k]     keeping k with one roll left;  A2[k]: with two rolls left
+  returns   the value of the state at the start of its turn.
+"""
+import numpy as np
+
+NEG = -1e300
+
+
+def widget(mask, up, yf, E, base, upper_face, joker, five, ybox, joker_mode, upper_bonus,
+           threshold, ybonus, add, remove, roll_keep, size_start, VB, A1, A2):
+    nb = base.shape[0]
+    n_out = base.shape[1]
+    nk = add.shape[0]
+    F = np.empty(n_out)
+    # -- 0 rolls left: score the hand in a box ----------------------------------------------
+    y_filled = ybox >= 0 and (mask >> ybox) & 1 == 1
+    for o in range(n_out):
+        best = NEG
+        f5 = five[o]
+        extra = y_filled and f5 >= 0            # an extra Yahtzee: bonus and joker rules
+        bonus = ybonus if (extra and yf == 1) else 0
+        # forced joker: the upper box of its face if open, else a lower box, else upper 0
+        forced_upper = -1
+        lower_open = False
+        if extra and joker_mode == 1:
+            for b in range(nb):
+                if (mask >> b) & 1 == 0:
+                    if upper_face[b] == f5 + 1:
+                        forced_upper = b
+                    elif upper_face[b] == 0:
+                        lower_open = True
+        for b in range(nb):
+            VB[o, b] = NEG
+            if (mask >> b) & 1 == 1:
+                continue
+            pts = base[b, o]
+            if extra:
+                if joker_mode == 1:
+                    if forced_upper >= 0 and b != forced_upper:
+                        continue
+                    if forced_upper < 0:
+                        if lower_open and upper_face[b] != 0:
+                            continue
+                        if not lower_open:
+                            pts = 0
+                        elif joker[b] >= 0:
+                            pts = joker[b]
+                elif joker_mode == 2 and joker[b] >= 0:
+                    # free joker: 25/30/40 only once the upper box of its face is filled
+                    for b2 in range(nb):
+                        if upper_face[b2] == f5 + 1 and (mask >> b2) & 1 == 1:
+                            pts = joker[b]
+            nup = up
+            gain = pts + bonus
+            if upper_face[b] > 0:
+                nup = up + pts
+                if nup >= threshold:
+                    nup = threshold
+                    if up < threshold:
+                        gain += upper_bonus
+            nyf = yf
+            if b == ybox:
+                nyf = 1 if pts == 50 else 0
+            v = gain + E[mask | (1 << b), nup, nyf]
+            VB[o, b] = v
+            if v > best:
+                best = v
+        F[o] = best
+    # -- keeps: average over the dice added, best over the dice dropped --------------------
+    last = size_start[5]
+    for rolls in range(2):
+        A = A1 if rolls == 0 else A2
+        for o in range(n_out):
+            A[roll_keep[o]] = F[o]
+        for k in range(last - 1, -1, -1):       # keeps of 4..0 dice: mean over one more die
+            s = 0.0
+            for f in range(6):
+                s += A[add[k, f]]
+            A[k] = s / 6.0
+        M = np.empty(nk)                        # best keep within each multiset
+        for k in range(nk):
+            m = A[k]
+            for f in range(6):
+                j = remove[k, f]
+                if j >= 0 and M[j] > m:
+                    m = M[j]
+            M[k] = m
+        for o in range(n_out):
+            F[o] = M[roll_keep[o]]
+    # the start of the turn: all five dice rolled
+    s = 0.0
+    tmp = np.empty(nk)
+    for o in range(n_out):
+        tmp[roll_keep[o]] = F[o]
+    for k in range(last - 1, -1, -1):
+        s = 0.0
+        for f in range(6):
+            s += tmp[add[k, f]]
+        tmp[k] = s / 6.0
+    return tmp[0]
