@@ -61,27 +61,44 @@ def solve_final_turn(rules: RuleSet, U: np.ndarray, U_inf: np.ndarray, on_board:
     ne = 0 if EU is None else len(EU)
 
     def at(arr, inf, x):
-        return np.where(x[None, :] < H, arr[:, np.minimum(x, H - 1)], inf[:, None])
+        return np.where(x[None, :] < arr.shape[1], arr[:, np.minimum(x, arr.shape[1] - 1)],
+                        inf[:, None])
 
     levels: dict[int, TurnSolution] = {}
+    key = np.zeros(B)            # rows with equal keys have equal solutions at the level
     for k in range(top, -1, -1):
         p = k * (step or 0)
         if p >= H:
             levels[k] = TurnSolution.constant(model, U_inf.astype(float))
             if ne:
                 levels[k].with_constant_extras(EU_inf.astype(float))
+            key = np.unique(np.column_stack([U_inf] + ([EU_inf.T] if ne else [])), axis=0,
+                            return_inverse=True)[1].ravel().astype(float)
             continue
-        zx = np.array([p if p >= m else 0])
+        zx = p if p >= m else 0
+        # rows whose payoffs from here on (and whose level above) agree are solved once: at
+        # a high level most leaders are already beaten by the permanent points alone
+        feats = [U[:, p:], U[:, zx:zx + 1], U_inf[:, None], key[:, None]]
+        for j in range(ne):
+            feats += [EU[j][:, p:], EU[j][:, zx:zx + 1], EU_inf[j][:, None]]
+        _, first, inverse = np.unique(np.concatenate(feats, axis=1), axis=0,
+                                      return_index=True, return_inverse=True)
+        inverse = inverse.ravel()
+        Ur, Uir = U[first], U_inf[first]
+        EUr = EU[:, first] if ne else None
+        EUir = EU_inf[:, first] if ne else None
+        b = len(first)
         extras = tuple(
-            Extra(bank=lambda r, p=p, j=j: at(EU[j], EU_inf[j], r + p),
-                  tail_slope=np.zeros(B), tail_intercept=EU_inf[j].astype(float),
-                  zilch=at(EU[j], EU_inf[j], zx)[:, 0]) for j in range(ne))
+            Extra(bank=lambda r, p=p, j=j: at(EUr[j], EUir[j], r + p),
+                  tail_slope=np.zeros(b), tail_intercept=EUir[j].astype(float),
+                  zilch=at(EUr[j], EUir[j], np.array([zx]))[:, 0]) for j in range(ne))
         pay = Payoff(
-            bank=lambda r, p=p: np.where(r[None, :] + p >= m, at(U, U_inf, r + p), -np.inf),
-            tail_slope=np.zeros(B), tail_intercept=U_inf.astype(float),
-            tail_from=max(H - p, m - p, 0), zilch=at(U, U_inf, zx)[:, 0],
-            perm_sources={step: levels[k + 1]} if step else {}, extras=extras)
-        levels[k] = solve_turn(model, pay)
+            bank=lambda r, p=p: np.where(r[None, :] + p >= m, at(Ur, Uir, r + p), -np.inf),
+            tail_slope=np.zeros(b), tail_intercept=Uir.astype(float),
+            tail_from=max(H - p, m - p, 0), zilch=at(Ur, Uir, np.array([zx]))[:, 0],
+            perm_sources={step: levels[k + 1].take(first)} if step else {}, extras=extras)
+        levels[k] = solve_turn(model, pay).take(inverse)
+        key = inverse.astype(float)
     return [levels[k] for k in range(top + 1)]
 
 

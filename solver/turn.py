@@ -170,6 +170,17 @@ class TurnSolution:
 
     ARRAYS = ("roll", "bank", "tail_a", "tail_b", "roll_a", "roll_b", "bank_a", "bank_b")
 
+    def take(self, rows: np.ndarray) -> "TurnSolution":
+        """The solution of the batch rows `rows` (repeats allowed)."""
+        if len(rows) == self.roll.shape[0] and np.array_equal(rows, np.arange(len(rows))):
+            return self
+        sol = TurnSolution(self.model, self.cap, *(getattr(self, k)[rows] for k in self.ARRAYS))
+        if self.extras is not None:
+            sol.extras = self.extras[:, rows]
+            sol.extras_a = self.extras_a[:, rows]
+            sol.extras_b = self.extras_b[:, rows]
+        return sol
+
     def to_arrays(self, prefix: str) -> dict[str, np.ndarray]:
         """For a table file: every array under `prefix.`, the cap included."""
         d = {f"{prefix}.{k}": getattr(self, k) for k in self.ARRAYS}
