@@ -4,15 +4,8 @@ import io
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from cli import main
-
-
-def run(*args, code=0):
-    res = CliRunner().invoke(main, list(args), prog_name="zilch")
-    assert res.exit_code == code, (res.output, res.stderr)
-    return res
+from .clirun import zilch as run
 
 
 def js(*args):

@@ -4,9 +4,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from cli import main
+from .clirun import zilch as run
 from solver import rules
 from solver.advice import endgame_advice, final_round_report
 from solver.endgame import last_turn_table, perm_step, solve_final_round, solve_last_turn
@@ -106,12 +105,6 @@ def test_simulated_last_turn_wins_within_4_standard_errors(name, deficit):
     win = (res > deficit) + rs.tie * (res == deficit)
     se = win.std(ddof=1) / np.sqrt(len(win))
     assert abs(win.mean() - exact) < 4 * se
-
-
-def run(*args, code=0):
-    res = CliRunner().invoke(main, list(args), prog_name="zilch")
-    assert res.exit_code == code, (res.output, res.stderr)
-    return res
 
 
 def test_cli_endgame_and_advise_json():

@@ -3,9 +3,8 @@ import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from cli import main
+from .clirun import zilch as run
 from solver import InputError, rules
 from solver.evaluate import evaluate
 from solver.policy import score_policy
@@ -72,12 +71,6 @@ def test_bad_policy_files(tmp_path, text, key):
     with pytest.raises(InputError) as e:
         load_policy(str(f), rules.load("farkle"))
     assert f"'{key}'" in str(e.value) and str(f) in str(e.value)
-
-
-def run(*args, code=0):
-    res = CliRunner().invoke(main, list(args), prog_name="zilch")
-    assert res.exit_code == code, (res.output, res.stderr)
-    return res
 
 
 def test_cli_evaluate_and_simulate_json(tmp_path):

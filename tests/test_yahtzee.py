@@ -4,9 +4,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from cli import yahtzee_main
+from .clirun import yahtzee as run
 from solver.yahtzee.game import game_table, parse_state, run_widget
 from solver.yahtzee.rules import PRESETS, YahtzeeRules
 from solver.yahtzee.solve import level_states, reachable_upper, solve
@@ -62,12 +61,6 @@ def test_widget_outputs_agree_with_the_state_value():
     from solver.yahtzee.dice import keep_graph
     kg = keep_graph()
     assert np.allclose(VB.max(axis=1), A1[kg.roll_keep])
-
-
-def run(*args, code=0):
-    res = CliRunner().invoke(yahtzee_main, list(args), prog_name="yahtzee")
-    assert res.exit_code == code, (res.output, res.stderr)
-    return res
 
 
 def test_cli_advise_json_keeps_and_boxes():

@@ -1,0 +1,18 @@
+"""One way for the tests to run a CLI command and check its exit code."""
+from click.testing import CliRunner
+
+from cli import main, yahtzee_main
+
+
+def invoke(group, prog, args, code=0):
+    res = CliRunner().invoke(group, list(args), prog_name=prog)
+    assert res.exit_code == code, (res.output, res.stderr)
+    return res
+
+
+def zilch(*args, code=0):
+    return invoke(main, "zilch", args, code)
+
+
+def yahtzee(*args, code=0):
+    return invoke(yahtzee_main, "yahtzee", args, code)
