@@ -115,6 +115,8 @@ class Payoff:
     perm_bonus: float = 0.0      # value added per permanent unit of a choice
     perm_sources: dict = field(default_factory=dict)  # permanent units -> TurnSolution
     extras: tuple = ()           # Extra payoffs to evaluate under the optimal policy
+    forced_tail: object = None   # callable r -> (B, len(r)): exact values of the must-roll
+                                 # state beyond the cap (where the payoff is not affine)
 
     @property
     def batch(self) -> int:
@@ -361,6 +363,8 @@ def solve_turn(model: TurnModel, pay: Payoff) -> TurnSolution:
     roll[:, cap:] = (rla.T[:, None, :] * tail_r[None, :, None] + rlb.T[:, None, :])
     bank_full = np.repeat(bank_pay[None], S, axis=0)
     bank_full[0] = -np.inf
+    if pay.forced_tail is not None:
+        roll[0, cap:] = np.asarray(pay.forced_tail(tail_r), float).reshape(B, -1).T
     V[:, cap:] = np.where(bank_tail.T[:, None, :], bank_full[:, cap:], roll[:, cap:])
     src_of = np.zeros(len(model.shift), np.int64)
     bonus = pay.perm_bonus * model.perm

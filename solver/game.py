@@ -1,0 +1,183 @@
+"""The whole two-player game: the probability that the player to move wins.
+
+W[a, b]: the player to move has a, the opponent b (units, both below the target).  A turn
+from (a, b) is the turn solver with payoff "1 - W[b, a + t]" for banking t, "the opponent's
+last turn fails" once a + t reaches the target (final round; or 1 where reaching it wins at
+once), and "1 - W[b, a]" for a zilch.  Banks raise the score sum and a zilch swaps the
+players at the same sum, so the sums are solved from the top down; the two orders {(a, b),
+(b, a)} of a sum are coupled only through their zilch payoffs: Newton's method on the pair,
+with the slope dW/dz = P(the turn ends in a zilch) evaluated under the optimal policy (an
+extra of the same solve), lands on the fixed point exactly once the policy settles.
+
+Scores of 0 are "not on the board" where the rules have an entry minimum (a bank is at
+least that minimum, so a positive score is always on the board).  Not yet covered:
+permanent points (zilch-online) and Zonk's piggyback.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import InputError
+from .endgame import solve_last_turn, turn_reach_bound
+from .rules import RuleSet
+from .turn import Extra, Payoff, build_model, solve_turn
+
+NEWTON_TOL = 1e-14
+
+
+def reach_units(rules: RuleSet, target: int) -> int:
+    """The smallest score (units) that reaches the target."""
+    t = target // rules.unit
+    return t + 1 if rules.reach == "more_than" else t
+
+
+def check_supported(rules: RuleSet) -> None:
+    if rules.target is None:
+        raise InputError(f"{rules.name} has no target: there is no game to solve")
+    if rules.has_permanent:
+        raise InputError(f"the full-game solver does not handle permanent points yet "
+                         f"({rules.name})")
+
+
+@dataclass(frozen=True, eq=False)
+class GameTable:
+    rules: RuleSet
+    target: int               # points
+    W: np.ndarray             # (R, R): P(the player to move wins), scores in units < R
+
+    def p_win(self, me: int, opp: int) -> float:
+        u = self.rules.unit
+        return float(self.W[me // u, opp // u])
+
+
+class _Finals:
+    """P(win) for the player who banks to a + t >= target: the opponent's last turn (or 1
+    where reaching the target wins at once)."""
+
+    def __init__(self, rules: RuleSet, R: int):
+        self.rules, self.R = rules, R
+        if rules.end == "instant":
+            return
+        D = turn_reach_bound(rules)
+        deficits = np.arange(R + D + 1) * rules.unit
+        # the opponent's chance in his last turn, by deficit, on and off the board
+        self.opp = {flag: solve_last_turn(rules, deficits, flag)[0].roll[:, 0, 0]
+                    for flag in {True, bool(not rules.entry_minimum)}}
+        self.D = D
+
+    def mine(self, final: np.ndarray, opp_score: int) -> np.ndarray:
+        if self.rules.end == "instant":
+            return np.ones(len(final))
+        d = final - opp_score
+        opp = self.opp[bool(opp_score > 0 or not self.rules.entry_minimum)]
+        return 1.0 - np.where(d < len(opp), opp[np.minimum(d, len(opp) - 1)], 0.0)
+
+
+def _pair_payoff(rules: RuleSet, model, W: np.ndarray, finals: _Finals, rows, z: np.ndarray,
+                 R: int):
+    """The turn payoff of each (a, b) row, with zilch payoff z, and the zilch-chance extra.
+
+    The grid stops where banking is certainly optimal: a roll is worth at most
+    (1 - pz_n) + pz_n z (every value is at most 1), so once the banking payoff u(t), which
+    only grows with t, reaches that for every dice count n, the turn banks and is worth
+    exactly u(t).  Beyond that point the solver uses u itself for the free states; where hot
+    dice are mandatory the forced state looks further ahead, so the grid runs on until a
+    chain of hot dice long enough to get past it is below 1e-18.
+    """
+    u = rules.unit
+    a = np.array([r[0] for r in rows])
+    b = np.array([r[1] for r in rows])
+    B = len(rows)
+    mins = np.array([-(-rules.min_bank(bool(x > 0 or not rules.entry_minimum)) // u)
+                     for x in a])
+    opp_flag = np.array([bool(y > 0 or not rules.entry_minimum) for y in b])
+    span = R + (finals.D if rules.end != "instant" else 0) + 1
+    r_all = np.arange(span)
+    final = a[:, None] + r_all[None, :]
+    inside = final < R
+    U = np.empty((B, span))
+    U[inside] = 1.0 - W[np.broadcast_to(b[:, None], final.shape)[inside], final[inside]]
+    for i in range(B):
+        U[i, ~inside[i]] = finals.mine(final[i, ~inside[i]], b[i])
+    pz = model.p_zilch[1:].min()
+    sure = U >= 1.0 - pz * (1.0 - z[:, None]) - 1e-15
+    # the first total from which banking is optimal for every larger total, per row
+    last_unsure = np.where(~sure.all(axis=1), span - 1 - np.argmax(~sure[:, ::-1], axis=1), -1)
+    stop = min(max(int((np.maximum(last_unsure + 1, mins)).max()), 1), span - 1)
+
+    def bank(r):
+        v = np.where(r[None, :] < span, U[:, np.minimum(r, span - 1)], 1.0)
+        return np.where(r[None, :] >= mins[:, None], v, -np.inf)
+
+    zil = Extra(bank=lambda r: np.zeros((B, len(r))), tail_slope=np.zeros(B),
+                tail_intercept=np.zeros(B), zilch=np.ones(B))
+    forced = None
+    if rules.hot_dice == "mandatory":
+        forced = lambda r: _forced_beyond(model, U, z, r)
+    return Payoff(bank=bank, tail_slope=np.zeros(B), tail_intercept=np.ones(B),
+                  tail_from=stop, zilch=z, extras=(zil,), forced_tail=forced)
+
+
+def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """Values of the must-roll state (hot dice, mandatory) at totals r past the cut, where
+    every free state banks at its payoff U: a backward recursion over the totals, from the
+    end of U on (beyond it U is 1 up to 1e-13 and the chain's value is its limit)."""
+    B, span = U.shape
+    N = model.dice
+    sel = model.out_dice[model.opt_outcome] == N
+    opt = np.nonzero(sel)[0]
+    out = model.opt_outcome[opt]
+    hot = model.target[opt] == 0
+    p_out = model.prob
+    pz = model.p_zilch[N]
+    end = int(r.max()) + 1
+    top = max(end, span) + int(model.shift.max()) + 1
+    V0 = np.empty((B, top))
+    # the limit: free states worth 1, hot dice again with the probability of all-hot rolls
+    best_free = np.zeros(len(p_out), bool)
+    np.logical_or.at(best_free, out, ~hot)
+    p_hot = p_out[np.unique(out[~best_free[out]])].sum()
+    V0[:, span:] = ((1.0 - pz - p_hot + pz * z) / (1.0 - p_hot))[:, None]
+    Ufull = np.ones((B, top))
+    Ufull[:, :span] = U
+    starts = np.searchsorted(opt, model.opt_start[np.unique(out)])
+    for t in range(span - 1, int(r.min()) - 1, -1):
+        nxt = t + model.shift[opt]
+        vals = np.where(hot, V0[:, nxt], Ufull[:, nxt])                  # (B, K_N)
+        best = np.maximum.reduceat(vals, starts, axis=1)
+        V0[:, t] = best @ p_out[np.unique(out)] + pz * z
+    return V0[:, r]
+
+
+def solve_game(rules: RuleSet, target: int | None = None, progress=None) -> GameTable:
+    """W for every pair of scores below the target (`target` overrides the rules')."""
+    check_supported(rules)
+    target = rules.target if target is None else target
+    R = reach_units(rules, target)
+    model = build_model(rules)
+    finals = _Finals(rules, R)
+    W = np.full((R, R), np.nan)
+    for sigma in range(2 * (R - 1), -1, -1):
+        rows = [(a, sigma - a) for a in range(max(0, sigma - R + 1), min(sigma, R - 1) + 1)]
+        index = {r: i for i, r in enumerate(rows)}
+        partner = np.array([index[(b, a)] for a, b in rows])
+        w = np.full(len(rows), 0.5)              # the estimate of every row's W
+        for _ in range(60):
+            z = 1.0 - w[partner]
+            sol = solve_turn(model, _pair_payoff(rules, model, W, finals, rows, z, R))
+            val = sol.roll[:, 0, 0]
+            if np.max(np.abs(val - w)) < NEWTON_TOL:
+                break
+            g = sol.extras[0][:, 0, 0]            # P(zilch) under the optimal policy
+            # linearised in z: W_i(z') = val_i + g_i (z' - z_i); the pair's fixed point
+            A = val + g * (1.0 - z)
+            w = (A - g * A[partner]) / (1.0 - g * g[partner])
+        else:
+            raise RuntimeError(f"no convergence at score sum {sigma}")
+        for (a, b), v in zip(rows, val):
+            W[a, b] = v
+        if progress:
+            progress(sigma)
+    return GameTable(rules, target, W)

@@ -1,0 +1,107 @@
+"""A plain value iteration over the whole two-player state space, for small targets.
+
+Independent of solver/game.py and solver/turn.py: it sweeps every state (scores a, b; dice
+state s; turn total t) with the Bellman update until nothing moves by more than 1e-14, using
+the unmerged outcomes of scoring.scored (the scoring is shared).  The opponent's last turn
+(final-round rules) is a value iteration of its own.  Turn totals stop at a bound past which
+banking is optimal (checked: rolling there is worth less than banking in the result).
+"""
+import numpy as np
+
+from solver.scoring import p_zilch, scored
+
+
+def _moves(rules):
+    """Per dice count n: (outcome probabilities, list of [(points units, next state)])."""
+    u, N = rules.unit, rules.dice
+    hot = 0 if rules.hot_dice == "mandatory" else N
+    out = {}
+    for n in range(1, N + 1):
+        probs, choices = [], []
+        for so in scored(rules, n):
+            if so.choices:
+                probs.append(float(so.outcome.prob))
+                choices.append([(c.points // u, c.left if c.left else hot) for c in so.choices])
+        out[n] = (np.array(probs), choices, float(p_zilch(rules, n)))
+    return out
+
+
+def _roll(V, moves, n, Tm, beyond):
+    """Σ_o p_o max_c V[..., s_c, t + pts_c] for every t < Tm (V's last axis is t)."""
+    probs, choices, _ = moves[n]
+    acc = np.zeros(V.shape[:-2] + (Tm,))
+    t = np.arange(Tm)
+    for p, chs in zip(probs, choices):
+        best = None
+        for pts, s2 in chs:
+            tt = t + pts
+            v = np.where(tt < Tm, V[..., s2, np.minimum(tt, Tm - 1)], beyond(s2, tt))
+            best = v if best is None else np.maximum(best, v)
+        acc += p * best
+    return acc
+
+
+def last_turn(rules, D):
+    """X[d]: P(the last player beats deficit d), d < D (on the board, ties count the tie).
+    Totals run to D + 1 units, past every deficit: beyond, banking wins outright."""
+    N, moves = rules.dice, _moves(rules)
+    Tm = D + 1
+    d = np.arange(D)[:, None]
+    t = np.arange(Tm)[None, :]
+    bank = np.where(t > d, 1.0, np.where(t == d, rules.tie, 0.0))
+    bank = np.where(t * rules.unit >= rules.bank_minimum, bank, -np.inf)
+    V = np.zeros((D, N + 1, Tm))
+    beyond = lambda s2, tt: 1.0
+    for _ in range(10_000):
+        old = V.copy()
+        for s in range(N + 1):
+            n = N if s == 0 else s
+            roll = _roll(V, moves, n, Tm, beyond)
+            V[:, s] = roll if s == 0 else np.maximum(roll, bank)
+        if np.abs(V - old).max() < 1e-15:
+            break
+    return V[:, 0, 0]
+
+
+def game(rules, R, Tm, finals=None):
+    """W[a, b] for scores below R units, by value iteration.  `finals[d]`: the opponent's
+    last-turn chance against deficit d (final-round rules); None: reaching R wins at once."""
+    N, moves, u = rules.dice, _moves(rules), rules.unit
+    a = np.arange(R)[:, None, None]
+    b = np.arange(R)[None, :, None]
+    t = np.arange(Tm)[None, None, :]
+    on_board = (a > 0) | (rules.entry_minimum == 0)
+    mins = np.where(on_board, rules.bank_minimum, max(rules.entry_minimum, rules.bank_minimum))
+    V = np.full((R, R, N + 1, Tm), 0.5)
+    # a must-roll state past the last total: every bank there wins at once (instant rules)
+    probs, choices, pzN = moves[N]
+    p_hot = sum(p for p, chs in zip(probs, choices) if all(s2 == 0 for _, s2 in chs))
+
+    def bank_value(start, tt):
+        final = a + tt
+        if finals is None:
+            fin = np.ones(final.shape)
+        else:
+            fin = 1.0 - finals[np.minimum(np.maximum(final - b, 0), len(finals) - 1)]
+        return np.where(final < R, 1.0 - start[b, np.minimum(final, R - 1)], fin)
+
+    for sweep in range(20_000):
+        old = V.copy()
+        start = V[:, :, 0, 0]                       # W[a, b]
+        zilch = 1.0 - start.T                       # the opponent moves from (b, a)
+        bank = np.broadcast_to(bank_value(start, t), (R, R, Tm))
+        bank = np.where(t * u >= mins, bank, -np.inf)
+        forced_far = ((1 - pzN - p_hot) + pzN * zilch) / (1 - p_hot)
+
+        def beyond(s2, tt):
+            if s2:
+                return bank_value(start, tt)
+            assert finals is None, "final-round rules: use optional hot dice here"
+            return forced_far[:, :, None]
+        for s in range(N + 1):
+            n = N if s == 0 else s
+            roll = _roll(V, moves, n, Tm, beyond) + moves[n][2] * zilch[:, :, None]
+            V[:, :, s] = roll if s == 0 else np.maximum(roll, bank)
+        if np.abs(V - old).max() < 1e-14:
+            break
+    return V[:, :, 0, 0]

@@ -1,0 +1,56 @@
+"""The two-player game: the fast solver against a plain value iteration, invariants, and
+simulated games."""
+import json
+
+import numpy as np
+import pytest
+
+from solver import rules
+from solver.game import reach_units, solve_game
+
+from . import game_valueiteration as VI
+from .clirun import zilch as run
+
+
+@pytest.mark.parametrize("name, target, Tm", [("zonk-chicago", 1000, 60),
+                                              ("zonk-chicago", 2000, 80),
+                                              ("farkle", 500, 90)])
+def test_fast_solver_equals_plain_value_iteration(name, target, Tm):
+    """Issue 6: at a small target the score-sum solver agrees to 1e-9 with a plain value
+    iteration over the whole state space (farkle: its final round included)."""
+    rs = rules.load(name)
+    R = reach_units(rs, target)
+    finals = VI.last_turn(rs, R + Tm + 130) if rs.end != "instant" else None
+    W_vi = VI.game(rs, R, Tm, finals)
+    W = solve_game(rs, target).W
+    assert np.abs(W - W_vi).max() < 1e-9
+
+
+@pytest.mark.parametrize("name", ["farkle", "zilch-5000", "zonk-chicago"])
+def test_game_invariants(name):
+    rs = rules.load(name)
+    W = solve_game(rs, 1000).W
+    assert np.all((W >= 0) & (W <= 1))
+    # more points of one's own never hurt, more for the opponent never help (on the board)
+    assert np.all(np.diff(W[1:, :], axis=0) >= -1e-9)
+    assert np.all(np.diff(W[:, 1:], axis=1) <= 1e-9)
+    assert 0.5 < W[0, 0] < 0.65                      # moving first is an advantage
+
+
+def test_simulated_games_reproduce_the_first_players_chance():
+    """Optimal against optimal, played with physical dice, to a small target."""
+    from solver.game_sim import play_games
+    rs = rules.load("zonk-chicago")
+    g = solve_game(rs, 1000)
+    wins = play_games(g, 20_000, np.random.default_rng(3))
+    p = g.W[0, 0]
+    assert abs(wins.mean() - p) < 4 * np.sqrt(p * (1 - p) / len(wins))
+
+
+def test_cli_game_json_and_fairness():
+    d = json.loads(run("game", "--rules", "zonk-chicago", "--target", "1000", "--scores",
+                       "0,0", "--json").stdout)
+    assert 0.5 < d["p_win"] < 0.65
+    d = json.loads(run("game", "--rules", "zonk-chicago", "--target", "1000", "--fairness",
+                       "--json").stdout)
+    assert d["head_start"] >= 0 and abs(d["p_win_first"] - 0.5) < 0.1
