@@ -530,6 +530,59 @@ def verify(rules_name, policy, results, column, is_rolls, alpha, not_on_board, t
     sys.exit(0 if v.consistent else 1)
 
 
+@main.command()
+@RULES_OPT
+@click.option("--target", type=int, default=None, help="Play to this target instead of the "
+                                                       "rules' (e.g. a short game).")
+@click.option("--scores", default="0,0", show_default=True, metavar="ME,OPP",
+              help="The scores of the player to move and of the opponent.")
+@click.option("--fairness", is_flag=True,
+              help="The head start for the second player that makes the game closest to even.")
+@TABLES_OPT
+@JSON_OPT
+def game(rules_name, target, scores, fairness, tables_dir, as_json):
+    """Two players, the whole game: the probability that the player to move wins.
+
+    The first use solves and stores the table (a progress bar shows the score sums left).
+    """
+    from solver.game import fairest_head_start, game_table
+    rs = _rules(rules_name)
+    if target is not None and (target <= 0 or target % rs.unit):
+        raise InputError(f"--target must be a positive multiple of {rs.unit}")
+    bar = None
+
+    def progress(sigma):
+        nonlocal bar
+        if bar is None:
+            bar = click.progressbar(length=sigma + 1, label="solving score sums",
+                                    file=sys.stderr)
+            bar.__enter__()
+        bar.update(1)
+    try:
+        g = game_table(rs, target, tables_dir, progress)
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    if fairness:
+        h, p = fairest_head_start(g)
+        _emit({"rules": rs.name, "target": g.target, "head_start": h, "p_win_first": p,
+               "p_win_first_no_head_start": float(g.W[0, 0])}, as_json,
+              f"{rs.name} to {g.target}: the first player wins {g.W[0, 0]:.6f} from 0-0; a "
+              f"head start of {h} for the second player makes it {p:.6f}")
+        return
+    me, opp = _int_list(scores, "--scores")[:2] if "," in scores else (None, None)
+    if me is None:
+        raise InputError("--scores expects ME,OPP such as 0,0")
+    for v in (me, opp):
+        if v < 0 or v % rs.unit or v >= g.W.shape[0] * rs.unit:
+            raise InputError(f"--scores: {v} is not a score below the target in units of "
+                             f"{rs.unit}")
+    p = g.p_win(me, opp)
+    _emit({"rules": rs.name, "target": g.target, "scores": [me, opp], "p_win": p}, as_json,
+          f"{rs.name} to {g.target}: the player to move ({me}) against {opp} wins with "
+          f"probability {p:.6f}")
+
+
 @main.group()
 def plot():
     """Pictures written to a file (PNG, no display needed)."""

@@ -133,6 +133,14 @@ def endgame_situation(rs: RuleSet, score: int, opponents: list[int], mode: str |
     return kind, leader, done.count(leader), remaining
 
 
+def _stored_game(rs: RuleSet, opponents: list[int], tables_dir):
+    """The two-player game table if it applies and is stored (a query never solves it)."""
+    from .game import game_table
+    if len(opponents) != 1 or rs.has_permanent:
+        return None
+    return game_table(rs, tables_dir=tables_dir, solve_if_missing=False)
+
+
 def endgame_advice(rs: RuleSet, dice: int, turn: int, permanent: int, score: int,
                    opponents: list[int], mode: str | None, tables_dir=None) -> dict:
     """ROLL or BANK by the probability of winning (or of reaching the target this turn)."""
@@ -145,10 +153,25 @@ def endgame_advice(rs: RuleSet, dice: int, turn: int, permanent: int, score: int
     out = {"rules": rs.name, "dice": dice, "turn": turn, "permanent": permanent,
            "score": score, "opponents": opponents, "situation": kind}
     if kind == "outside":
-        out.update(action=None, p_win=None, solved=False, note=(
-            "nobody has reached the target yet: this turn may trigger the final round, and its "
-            "value depends on the game going on, which needs the full-game solver (not yet "
-            "available); no end-game advice is given rather than a guess"))
+        g = _stored_game(rs, opponents, tables_dir)
+        if g is None:
+            out.update(action=None, p_win=None, solved=False, note=(
+                "nobody has reached the target yet: this turn may trigger the final round, and "
+                "its value depends on the game going on; that needs the full-game table, "
+                "which covers two players and must be solved first (zilch game --rules "
+                f"{rs.name}); no end-game advice is given rather than a guess"))
+            return out
+        from .endgame import state_index
+        from .game import turn_values
+        g_turn = turn_values(g, score, opponents[0])
+        r_, b_ = g_turn.at(state_index(rs, dice, turn), turn // rs.unit)
+        roll, bank = float(r_[0]), float(b_[0])
+        bank = bank if np.isfinite(bank) else None
+        action = "bank" if bank is not None and bank >= roll else "roll"
+        out.update(situation="game", action=action, p_win={"roll": roll, "bank": bank},
+                   solved=True, leader=None, tied=None, still_to_play=[],
+                   margin=None if bank is None else abs(roll - bank),
+                   p_win_game=g.p_win(score, opponents[0]))
         return out
     u = rs.unit
     if kind == "reach target":

@@ -76,7 +76,7 @@ class _Finals:
 
 
 def _pair_payoff(rules: RuleSet, model, W: np.ndarray, finals: _Finals, rows, z: np.ndarray,
-                 R: int):
+                 R: int, compiled: bool = False):
     """The turn payoff of each (a, b) row, with zilch payoff z, and the zilch-chance extra.
 
     The grid stops where banking is certainly optimal: a roll is worth at most
@@ -117,7 +117,8 @@ def _pair_payoff(rules: RuleSet, model, W: np.ndarray, finals: _Finals, rows, z:
     if rules.hot_dice == "mandatory":
         forced = lambda r: _forced_beyond(model, U, z, r)
     return Payoff(bank=bank, tail_slope=np.zeros(B), tail_intercept=np.ones(B),
-                  tail_from=stop, zilch=z, extras=(zil,), forced_tail=forced)
+                  tail_from=stop, zilch=z, extras=(zil,), forced_tail=forced,
+                  compiled=compiled)
 
 
 def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray) -> np.ndarray:
@@ -151,8 +152,10 @@ def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray) -> np.nda
     return V0[:, r]
 
 
-def solve_game(rules: RuleSet, target: int | None = None, progress=None) -> GameTable:
-    """W for every pair of scores below the target (`target` overrides the rules')."""
+def solve_game(rules: RuleSet, target: int | None = None, progress=None,
+               compiled: bool = True) -> GameTable:
+    """W for every pair of scores below the target (`target` overrides the rules').
+    compiled: the numba backward pass (the same arithmetic as numpy's, row by row)."""
     check_supported(rules)
     target = rules.target if target is None else target
     R = reach_units(rules, target)
@@ -163,10 +166,12 @@ def solve_game(rules: RuleSet, target: int | None = None, progress=None) -> Game
         rows = [(a, sigma - a) for a in range(max(0, sigma - R + 1), min(sigma, R - 1) + 1)]
         index = {r: i for i, r in enumerate(rows)}
         partner = np.array([index[(b, a)] for a, b in rows])
-        w = np.full(len(rows), 0.5)              # the estimate of every row's W
+        # start from the neighbour one point up (solved): W changes little along a sum
+        w = np.array([W[a, b + 1] if b + 1 < R else (W[a + 1, b] if a + 1 < R else 0.5)
+                      for a, b in rows])
         for _ in range(60):
             z = 1.0 - w[partner]
-            sol = solve_turn(model, _pair_payoff(rules, model, W, finals, rows, z, R))
+            sol = solve_turn(model, _pair_payoff(rules, model, W, finals, rows, z, R, compiled))
             val = sol.roll[:, 0, 0]
             if np.max(np.abs(val - w)) < NEWTON_TOL:
                 break
@@ -181,3 +186,46 @@ def solve_game(rules: RuleSet, target: int | None = None, progress=None) -> Game
         if progress:
             progress(sigma)
     return GameTable(rules, target, W)
+
+
+GAME = "game"
+
+
+def game_table(rules: RuleSet, target: int | None = None, tables_dir: str | None = None,
+               progress=None, solve_if_missing: bool = True) -> GameTable | None:
+    """The stored table (solved and stored if missing, unless solve_if_missing is False)."""
+    from pathlib import Path
+
+    from . import tables
+    check_supported(rules)
+    target = rules.target if target is None else target
+    path = Path(tables.table_dir(tables_dir)) / tables.file_name(
+        rules.name, rules.digest(), f"{GAME}{target}")
+    expect = {"objective": f"{GAME}{target}", "rules_hash": rules.digest()}
+    got = tables.load(path, expect)
+    if got is None and not solve_if_missing:
+        return None
+    if got is None:
+        got = tables.cached(path, expect, lambda: ({"rules_name": rules.name, "target": target},
+                                                   {"W": solve_game(rules, target,
+                                                                    progress).W}))
+    return GameTable(rules, target, got[1]["W"])
+
+
+def fairest_head_start(g: GameTable) -> tuple[int, float]:
+    """The head start (points) for the second player that brings the first player's chance
+    closest to one half, and that chance."""
+    first = g.W[0, :]                         # the first player to move at 0, opponent at h
+    h = int(np.argmin(np.abs(first - 0.5)))
+    return h * g.rules.unit, float(first[h])
+
+
+def turn_values(g: GameTable, me: int, opp: int):
+    """The turn from scores (me, opp) solved on demand: a TurnSolution of one row."""
+    rules = g.rules
+    u = rules.unit
+    R = g.W.shape[0]
+    a, b = me // u, opp // u
+    model = build_model(rules)
+    z = np.array([1.0 - g.W[b, a]])
+    return solve_turn(model, _pair_payoff(rules, model, g.W, _Finals(rules, R), [(a, b)], z, R))

@@ -117,6 +117,7 @@ class Payoff:
     extras: tuple = ()           # Extra payoffs to evaluate under the optimal policy
     forced_tail: object = None   # callable r -> (B, len(r)): exact values of the must-roll
                                  # state beyond the cap (where the payoff is not affine)
+    compiled: bool = False       # the numba backward pass (table builds only, never queries)
 
     @property
     def batch(self) -> int:
@@ -398,7 +399,18 @@ def solve_turn(model: TurnModel, pay: Payoff) -> TurnSolution:
         ex_flat = EX.reshape(ne, -1, B)
         ex_pz = model.p_zilch[None, 1:, None] * np.stack([e.zilch for e in pay.extras])[:, None, :]
         cols = np.arange(B)[None, :]
-    for r in range(cap - 1, -1, -1):
+    first_r = cap - 1
+    if pay.compiled and not self_loop and nsrc == 1 and not has_bonus:
+        from .turn_kernel import backward      # table builds only: compiled once, cached
+        ends = np.append(model.opt_start[1:], len(base))
+        ex_f = EX[:, 0].reshape(ne, S * L, B) if ne else np.zeros((0, S * L, B))
+        ex_b = extra_bank if ne else np.zeros((0, L, B))
+        ex_z = np.stack([e.zilch for e in pay.extras]) if ne else np.zeros((0, B))
+        backward(flat, base, model.opt_start, ends, model.out_dice - 1, model.prob,
+                 model.p_zilch, pay.zilch.astype(float), bank_full, roll, cap, S, L, ex_f,
+                 ex_b, ex_z)
+        first_r = -1
+    for r in range(first_r, -1, -1):
         bank_r = bank_full[:, r]                                           # (S, B)
         if self_loop:
             V[:, r] = np.maximum(bank_r, lower)
