@@ -601,6 +601,27 @@ def plot_endgame(rules_name, out, not_on_board, tables_dir):
     click.echo(f"wrote {out}", err=True)
 
 
+@plot.command("game")
+@RULES_OPT
+@click.option("--out", required=True, metavar="FILE.png")
+@click.option("--target", type=int, default=None)
+@click.option("--step", type=int, default=None, help="Score grid of the bank heat maps "
+                                                     "(default: about 20 steps per axis).")
+@TABLES_OPT
+def plot_game(rules_name, out, target, step, tables_dir):
+    """The win-probability surface and, per dice count, the turn total at which optimal play
+    banks, as heat maps over (my score, opponent score)."""
+    from solver.game import game_table
+    from solver.plots import plot_game as draw
+    rs = _rules(rules_name)
+    g = game_table(rs, target, tables_dir, solve_if_missing=False)
+    if g is None:
+        raise InputError(f"no game table for {rs.name} yet: solve it first with zilch game "
+                         f"--rules {rules_name}" + (f" --target {target}" if target else ""))
+    draw(g, out, step)
+    click.echo(f"wrote {out}", err=True)
+
+
 @plot.command("distribution")
 @RULES_OPT
 @POLICY_OPT
@@ -629,18 +650,21 @@ def plot_distribution(rules_name, policy, out, results, column, not_on_board, ta
               show_default=True)
 @click.option("--out", "out", default=None, metavar="PATH",
               help="Output file (default: standard output; parquet needs a file).")
-@click.option("--objective", type=click.Choice(["score", "last-turn"]), default="score",
-              show_default=True, help="Expected points, or P(win) of a last turn by deficit.")
+@click.option("--objective", type=click.Choice(["score", "last-turn", "game"]), default="score",
+              show_default=True, help="Expected points; P(win) of a last turn by deficit; or "
+                                      "the two-player game's start-of-turn table (solved "
+                                      "first with zilch game).")
 @TABLES_OPT
 def export(rules_name, fmt, out, objective, tables_dir):
     """The whole policy table, one row per reachable state."""
-    from solver.export import export_rows, last_turn_rows, write_rows
+    from solver.export import export_rows, game_rows, last_turn_rows, write_rows
     rs = _rules(rules_name)
-    rows = (export_rows if objective == "score" else last_turn_rows)(rs, tables_dir)
+    rows = {"score": export_rows, "last-turn": last_turn_rows,
+            "game": game_rows}[objective](rs, tables_dir)
     write_rows(rows, fmt, out, meta={"rules": rs.name, "rules_hash": rs.digest(),
                                      "objective": objective})
     if out:
-        click.echo(f"wrote {len(rows['dice'])} states to {out}", err=True)
+        click.echo(f"wrote {len(next(iter(rows.values())))} rows to {out}", err=True)
 
 
 

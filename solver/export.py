@@ -133,3 +133,16 @@ def last_turn_rows(rs: RuleSet, tables_dir=None) -> dict[str, list]:
                     cols["p_win_bank"] += [None if not np.isfinite(b) else b
                                            for b in bank.tolist()]
     return cols
+
+
+def game_rows(rs: RuleSet, tables_dir=None) -> dict[str, list]:
+    """The stored two-player table: P(the player to move wins) for every pair of scores."""
+    from .game import game_table
+    g = game_table(rs, tables_dir=tables_dir, solve_if_missing=False)
+    if g is None:
+        raise InputError(f"no game table for {rs.name} yet: solve it first with zilch game "
+                         f"--rules {rs.name}")
+    R = g.W.shape[0]
+    a, b = np.meshgrid(np.arange(R), np.arange(R), indexing="ij")
+    return {"score": (a.ravel() * rs.unit).tolist(), "opponent": (b.ravel() * rs.unit).tolist(),
+            "p_win": g.W.ravel().tolist()}

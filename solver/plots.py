@@ -73,3 +73,47 @@ def plot_distribution(rs: RuleSet, dist, out: str, policy: str, samples=None) ->
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)
+
+
+def plot_game(g, out: str, step: int | None = None) -> None:
+    """Top left: P(win) of the player to move over (my score, opponent score).  Then, for
+    each dice count, the smallest turn total at which optimal play banks, on a coarser grid
+    of score pairs (each pair's turn solved on demand)."""
+    from .game import _Finals, _pair_payoff
+    from .turn import build_model, solve_turn
+    plt = _pyplot()
+    rs, W = g.rules, g.W
+    R, u = W.shape[0], rs.unit
+    step_u = max(1, (step // u) if step else R // 20)
+    pts = np.arange(0, R, step_u)
+    rows = [(a, b) for a in pts for b in pts]
+    model = build_model(rs)
+    z = np.array([1.0 - W[b, a] for a, b in rows])
+    sol = solve_turn(model, _pair_payoff(rs, model, W, _Finals(rs, R), rows, z, R))
+    banks = sol.bank >= sol.roll
+    banks[:, :, 0] = False
+    n_plots = rs.dice + 1
+    cols = 4
+    fig, axes = plt.subplots((n_plots + cols - 1) // cols, cols, figsize=(4.2 * cols, 3.6 * (
+        (n_plots + cols - 1) // cols)))
+    axes = axes.ravel()
+    ext = (0, (R - 1) * u, 0, (R - 1) * u)
+    im = axes[0].imshow(W.T, origin="lower", extent=ext, cmap="viridis", vmin=0, vmax=1)
+    axes[0].set(title=f"{rs.name} to {g.target}: P(win)", xlabel="my score",
+                ylabel="opponent's score")
+    fig.colorbar(im, ax=axes[0])
+    for i, n in enumerate(range(rs.dice, 0, -1), start=1):
+        if n == rs.dice and rs.hot_dice == "mandatory":
+            axes[i].set_axis_off()
+            continue
+        first = np.where(banks[:, n].any(axis=1), banks[:, n].argmax(axis=1), np.nan) * u
+        im = axes[i].imshow(first.reshape(len(pts), len(pts)).T, origin="lower", extent=ext,
+                            cmap="magma")
+        axes[i].set(title=f"bank from (turn total), {n} dice", xlabel="my score",
+                    ylabel="opponent's score")
+        fig.colorbar(im, ax=axes[i])
+    for ax in axes[n_plots:]:
+        ax.set_axis_off()
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    plt.close(fig)

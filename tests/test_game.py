@@ -54,3 +54,25 @@ def test_cli_game_json_and_fairness():
     d = json.loads(run("game", "--rules", "zonk-chicago", "--target", "1000", "--fairness",
                        "--json").stdout)
     assert d["head_start"] >= 0 and abs(d["p_win_first"] - 0.5) < 0.1
+
+
+def test_neller_busche_fairest_head_start_is_about_200():
+    """T. Neller & M. Busche, "Optimal Play of the Farkle Dice Game" (2017): with singles
+    and three of a kind only, hot dice, first to 10000, the fairest head start for the second
+    player is about 200 points.  (The full 10000-point game, solved here.)"""
+    from pathlib import Path
+    from solver.game import fairest_head_start
+    rs = rules.load(str(Path(__file__).parent / "data" / "farkle-neller-busche.toml"))
+    h, p = fairest_head_start(solve_game(rs))
+    assert h == 200 and abs(p - 0.5) < 0.01
+
+
+def test_cli_export_and_plot_game(tmp_path):
+    run("game", "--rules", "zonk-chicago", "--target", "1000")
+    # export and plot use the stored table of the rules' own target: none yet
+    err = run("export", "--rules", "zonk-chicago", "--objective", "game", code=2).stderr
+    assert "zilch game" in err
+    out = tmp_path / "g.png"
+    pytest.importorskip("matplotlib")
+    run("plot", "game", "--rules", "zonk-chicago", "--target", "1000", "--out", str(out))
+    assert out.read_bytes()[:4] == b"\x89PNG"
