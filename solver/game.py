@@ -153,16 +153,30 @@ def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray) -> np.nda
 
 
 def solve_game(rules: RuleSet, target: int | None = None, progress=None,
-               compiled: bool = True) -> GameTable:
+               compiled: bool = True, checkpoint=None, checkpoint_every: float = 10.0
+               ) -> GameTable:
     """W for every pair of scores below the target (`target` overrides the rules').
-    compiled: the numba backward pass (the same arithmetic as numpy's, row by row)."""
+    compiled: the numba backward pass (the same arithmetic as numpy's, row by row).
+    checkpoint: a file to save the solved sums to every `checkpoint_every` seconds and to
+    resume from (an interrupted solve picks up at the next score sum); removed when done."""
+    import time
+
+    from . import tables
     check_supported(rules)
     target = rules.target if target is None else target
     R = reach_units(rules, target)
     model = build_model(rules)
     finals = _Finals(rules, R)
     W = np.full((R, R), np.nan)
-    for sigma in range(2 * (R - 1), -1, -1):
+    first = 2 * (R - 1)
+    expect = {"objective": "game-checkpoint", "rules_hash": rules.digest(), "target": target}
+    if checkpoint is not None:
+        got = tables.load(checkpoint, expect)
+        if got is not None:
+            W = got[1]["W"].copy()
+            first = int(got[0]["next_sum"])
+    saved = time.monotonic()
+    for sigma in range(first, -1, -1):
         rows = [(a, sigma - a) for a in range(max(0, sigma - R + 1), min(sigma, R - 1) + 1)]
         index = {r: i for i, r in enumerate(rows)}
         partner = np.array([index[(b, a)] for a, b in rows])
@@ -183,8 +197,13 @@ def solve_game(rules: RuleSet, target: int | None = None, progress=None,
             raise RuntimeError(f"no convergence at score sum {sigma}")
         for (a, b), v in zip(rows, val):
             W[a, b] = v
+        if checkpoint is not None and time.monotonic() - saved >= checkpoint_every:
+            tables.save(checkpoint, dict(expect, next_sum=sigma - 1), {"W": W})
+            saved = time.monotonic()
         if progress:
             progress(sigma)
+    if checkpoint is not None:
+        checkpoint.unlink(missing_ok=True)
     return GameTable(rules, target, W)
 
 
@@ -206,9 +225,10 @@ def game_table(rules: RuleSet, target: int | None = None, tables_dir: str | None
     if got is None and not solve_if_missing:
         return None
     if got is None:
+        partial = path.with_name(path.name + ".partial")
         got = tables.cached(path, expect, lambda: ({"rules_name": rules.name, "target": target},
-                                                   {"W": solve_game(rules, target,
-                                                                    progress).W}))
+                                                   {"W": solve_game(rules, target, progress,
+                                                                    checkpoint=partial).W}))
     return GameTable(rules, target, got[1]["W"])
 
 

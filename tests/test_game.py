@@ -76,3 +76,23 @@ def test_cli_export_and_plot_game(tmp_path):
     pytest.importorskip("matplotlib")
     run("plot", "game", "--rules", "zonk-chicago", "--target", "1000", "--out", str(out))
     assert out.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_interrupted_solve_resumes_from_its_checkpoint(tmp_path):
+    """A long solve saves the sums done; interrupted, it resumes there and ends identical."""
+    rs = rules.load("zilch-5000")
+    full = solve_game(rs, 1000).W
+    ck = tmp_path / "game.partial"
+    seen = []
+
+    def interrupt(sigma):
+        seen.append(sigma)
+        if len(seen) == 15:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        solve_game(rs, 1000, progress=interrupt, checkpoint=ck, checkpoint_every=0)
+    assert ck.exists()
+    resumed = []
+    W = solve_game(rs, 1000, progress=resumed.append, checkpoint=ck, checkpoint_every=0).W
+    assert resumed[0] == seen[-1] - 1 and not ck.exists()  # the next sum after the last saved
+    assert np.array_equal(W, full)
