@@ -46,6 +46,7 @@ class GameTable:
     rules: RuleSet
     target: int               # points
     W: np.ndarray             # (R, R): P(the player to move wins), scores in units < R
+    finals: dict | None = None  # the opponent's last-turn chance by deficit, per board flag
 
     def p_win(self, me: int, opp: int) -> float:
         u = self.rules.unit
@@ -56,16 +57,20 @@ class _Finals:
     """P(win) for the player who banks to a + t >= target: the opponent's last turn (or 1
     where reaching the target wins at once)."""
 
-    def __init__(self, rules: RuleSet, R: int):
+    def __init__(self, rules: RuleSet, R: int, stored: dict | None = None):
         self.rules, self.R = rules, R
+        self.D = 0
         if rules.end == "instant":
             return
-        D = turn_reach_bound(rules)
-        deficits = np.arange(R + D + 1) * rules.unit
-        # the opponent's chance in his last turn, by deficit, on and off the board
-        self.opp = {flag: solve_last_turn(rules, deficits, flag)[0].roll[:, 0, 0]
-                    for flag in {True, bool(not rules.entry_minimum)}}
-        self.D = D
+        if stored:
+            self.opp = stored
+        else:
+            D = turn_reach_bound(rules)
+            deficits = np.arange(R + D + 1) * rules.unit
+            # the opponent's chance in his last turn, by deficit, on and off the board
+            self.opp = {flag: solve_last_turn(rules, deficits, flag)[0].roll[:, 0, 0]
+                        for flag in {True, bool(not rules.entry_minimum)}}
+        self.D = len(next(iter(self.opp.values()))) - R - 1
 
     def mine(self, final: np.ndarray, opp_score: int) -> np.ndarray:
         if self.rules.end == "instant":
@@ -204,7 +209,7 @@ def solve_game(rules: RuleSet, target: int | None = None, progress=None,
             progress(sigma)
     if checkpoint is not None:
         checkpoint.unlink(missing_ok=True)
-    return GameTable(rules, target, W)
+    return GameTable(rules, target, W, getattr(finals, "opp", None))
 
 
 GAME = "game"
@@ -226,10 +231,17 @@ def game_table(rules: RuleSet, target: int | None = None, tables_dir: str | None
         return None
     if got is None:
         partial = path.with_name(path.name + ".partial")
-        got = tables.cached(path, expect, lambda: ({"rules_name": rules.name, "target": target},
-                                                   {"W": solve_game(rules, target, progress,
-                                                                    checkpoint=partial).W}))
-    return GameTable(rules, target, got[1]["W"])
+
+        def build():
+            g = solve_game(rules, target, progress, checkpoint=partial)
+            arrays = {"W": g.W}
+            for flag, arr in (g.finals or {}).items():
+                arrays[f"opp.{int(flag)}"] = arr
+            return {"rules_name": rules.name, "target": target}, arrays
+        got = tables.cached(path, expect, build)
+    arrays = got[1]
+    finals = {bool(int(k[4:])): v for k, v in arrays.items() if k.startswith("opp.")}
+    return GameTable(rules, target, arrays["W"], finals or None)
 
 
 def fairest_head_start(g: GameTable) -> tuple[int, float]:
@@ -248,4 +260,5 @@ def turn_values(g: GameTable, me: int, opp: int):
     a, b = me // u, opp // u
     model = build_model(rules)
     z = np.array([1.0 - g.W[b, a]])
-    return solve_turn(model, _pair_payoff(rules, model, g.W, _Finals(rules, R), [(a, b)], z, R))
+    finals = _Finals(rules, R, g.finals)
+    return solve_turn(model, _pair_payoff(rules, model, g.W, finals, [(a, b)], z, R))

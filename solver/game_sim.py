@@ -19,7 +19,7 @@ def play_games(g: GameTable, n_games: int, rng: np.random.Generator) -> np.ndarr
     model = build_model(rules)
     rows = [(a, b) for a in range(R) for b in range(R)]
     z = np.array([1.0 - g.W[b, a] for a, b in rows])
-    sol = solve_turn(model, _pair_payoff(rules, model, g.W, _Finals(rules, R), rows, z, R))
+    sol = solve_turn(model, _pair_payoff(rules, model, g.W, _Finals(rules, R, g.finals), rows, z, R))
     V = np.maximum(sol.roll, sol.bank)                           # (pairs, S, L)
     L = V.shape[2]
     eng = engine(rules)

@@ -89,7 +89,7 @@ def plot_game(g, out: str, step: int | None = None) -> None:
     rows = [(a, b) for a in pts for b in pts]
     model = build_model(rs)
     z = np.array([1.0 - W[b, a] for a, b in rows])
-    sol = solve_turn(model, _pair_payoff(rs, model, W, _Finals(rs, R), rows, z, R))
+    sol = solve_turn(model, _pair_payoff(rs, model, W, _Finals(rs, R, g.finals), rows, z, R))
     banks = sol.bank >= sol.roll
     banks[:, :, 0] = False
     n_plots = rs.dice + 1
