@@ -29,24 +29,22 @@ def _run(counts, length: int) -> bool:
 
 
 def box_score(box: str, counts) -> int:
-    """The ordinary (non-joker) score of a hand given by its face counts."""
+    """The ordinary (non-joker) American score of a hand given by its face counts."""
     total = sum((f + 1) * c for f, c in enumerate(counts))
     top = max(counts)
-    sig = sorted(c for c in counts if c)
-    pairs = [f + 1 for f in range(6) if counts[f] >= 2]
     if box in UPPER:
         f = UPPER.index(box)
         return (f + 1) * counts[f]
-    return {
+    scores = {
         "three_kind": total if top >= 3 else 0,
         "four_kind": total if top >= 4 else 0,
-        "full_house": 25 if sig == [2, 3] else 0,
+        "full_house": 25 if sorted(c for c in counts if c) == [2, 3] else 0,
         "small_straight": 30 if _run(counts, 4) else 0,
         "large_straight": 40 if _run(counts, 5) else 0,
         "yahtzee": 50 if top == 5 else 0,
         "chance": total,
-    }[box] if box in ("three_kind", "four_kind", "full_house", "small_straight",
-                      "large_straight", "yahtzee", "chance") else None
+    }
+    return scores[box]
 
 
 def yatzy_score(box: str, counts) -> int:
