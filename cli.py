@@ -563,12 +563,15 @@ def game(rules_name, target, scores, fairness, tables_dir, as_json):
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
+    note = ("piggyback (taking over the previous player's dice) is not modelled yet: these "
+            "figures are for the game without it") if rs.piggyback else None
     if fairness:
         h, p = fairest_head_start(g)
         _emit({"rules": rs.name, "target": g.target, "head_start": h, "p_win_first": p,
-               "p_win_first_no_head_start": float(g.W[0, 0])}, as_json,
+               "p_win_first_no_head_start": float(g.W[0, 0]), "note": note}, as_json,
               f"{rs.name} to {g.target}: the first player wins {g.W[0, 0]:.6f} from 0-0; a "
-              f"head start of {h} for the second player makes it {p:.6f}")
+              f"head start of {h} for the second player makes it {p:.6f}"
+              + (f"\nnote: {note}" if note else ""))
         return
     me, opp = _int_list(scores, "--scores")[:2] if "," in scores else (None, None)
     if me is None:
@@ -578,9 +581,10 @@ def game(rules_name, target, scores, fairness, tables_dir, as_json):
             raise InputError(f"--scores: {v} is not a score below the target in units of "
                              f"{rs.unit}")
     p = g.p_win(me, opp)
-    _emit({"rules": rs.name, "target": g.target, "scores": [me, opp], "p_win": p}, as_json,
+    _emit({"rules": rs.name, "target": g.target, "scores": [me, opp], "p_win": p,
+           "note": note}, as_json,
           f"{rs.name} to {g.target}: the player to move ({me}) against {opp} wins with "
-          f"probability {p:.6f}")
+          f"probability {p:.6f}" + (f"\nnote: {note}" if note else ""))
 
 
 @main.group()

@@ -172,6 +172,9 @@ def endgame_advice(rs: RuleSet, dice: int, turn: int, permanent: int, score: int
                    solved=True, leader=None, tied=None, still_to_play=[],
                    margin=None if bank is None else abs(roll - bank),
                    p_win_game=g.p_win(score, opponents[0]))
+        if rs.piggyback:
+            out["note"] = ("the game is solved without piggyback (not modelled yet): the "
+                           "opponent's chance to take over your dice is not counted")
         return out
     u = rs.unit
     if kind == "reach target":

@@ -193,8 +193,10 @@ def solve_final_round(rules: RuleSet, leader: int, tied: int, scores: list[int])
     players: list[PlayerTurn | None] = [None] * m
     for j in range(m - 1, -1, -1):
         S = scores[j] // u
-        cs = [tied] if j == 0 else list(range(1, tied + j + 1))
-        rows = [(L0, tied)] if j == 0 else [(L0 + f, c) for f in range(nF) for c in cs]
+        # the leader states player j can face: at the first leader's score, the tied group
+        # plus any of the j players before him; above it, up to j of those players tied
+        rows = [(L0, c) for c in range(tied, tied + j + 1)] + \
+            [(L0 + f, c) for f in range(1, nF) for c in range(1, j + 1)]
         H = F_hi - S + 1
         Fj = S + np.arange(H)
         later = sorted(Z)
