@@ -47,12 +47,42 @@ def perm_step(rules: RuleSet) -> int | None:
 
 
 def solve_final_turn(rules: RuleSet, U: np.ndarray, U_inf: np.ndarray, on_board: bool,
-                     EU: np.ndarray | None = None, EU_inf: np.ndarray | None = None
-                     ) -> list[TurnSolution]:
+                     EU: np.ndarray | None = None, EU_inf: np.ndarray | None = None,
+                     chunks: int = 4) -> list[TurnSolution]:
     """levels[k]: the optimal turn holding k permanent combinations (one level without).
 
     EU (E, B, H) / EU_inf (E, B): other payoffs of the turn's end, evaluated under the
-    optimal policy (solution.extras)."""
+    optimal policy (solution.extras).  Rows whose payoffs are constant past a short horizon
+    (a last turn: everything beyond the deficit wins) are solved in chunks of similar
+    horizon, each on a grid no longer than it needs."""
+    B, H = U.shape
+    diff = U != U_inf[:, None]
+    if EU is not None:
+        diff |= (EU != EU_inf[:, :, None]).any(axis=0)
+    horizon = np.where(diff.any(axis=1), H - np.argmax(diff[:, ::-1], axis=1), 1)
+    if chunks > 1 and B >= 2 * chunks and horizon.min() < 0.6 * horizon.max():
+        order = np.argsort(horizon, kind="stable")
+        parts = np.array_split(order, chunks)
+        solved = []
+        for rows in parts:
+            h = int(horizon[rows].max())
+            solved.append(solve_final_turn(
+                rules, U[rows, :h], U_inf[rows], on_board,
+                None if EU is None else EU[:, rows, :h],
+                None if EU_inf is None else EU_inf[:, rows], chunks=1))
+        depth = max(len(lv) for lv in solved)
+        inverse = np.empty(B, np.int64)
+        inverse[np.concatenate(parts)] = np.arange(B)
+        levels = []
+        for k in range(depth):
+            # a chunk with fewer levels is decided beyond its last one: its top level
+            merged = TurnSolution.concat([lv[min(k, len(lv) - 1)] for lv in solved])
+            levels.append(merged.take(inverse))
+        return levels
+    return _solve_levels(rules, U, U_inf, on_board, EU, EU_inf)
+
+
+def _solve_levels(rules, U, U_inf, on_board, EU, EU_inf) -> list[TurnSolution]:
     model = build_model(rules)
     B, H = U.shape
     m = -(-rules.min_bank(on_board) // rules.unit)

@@ -173,6 +173,40 @@ class TurnSolution:
 
     ARRAYS = ("roll", "bank", "tail_a", "tail_b", "roll_a", "roll_b", "bank_a", "bank_b")
 
+    def padded(self, length: int) -> "TurnSolution":
+        """The same solution with its grid extended to `length` by the affine tails."""
+        L = self.roll.shape[2]
+        if length <= L:
+            return self
+        r = np.arange(L, length)
+        roll = np.concatenate([self.roll, self.roll_a[:, :, None] * r + self.roll_b[:, :, None]],
+                              axis=2)
+        bank_ext = np.repeat((self.bank_a[:, None] * r + self.bank_b[:, None])[:, None, :],
+                             self.roll.shape[1], axis=1)
+        bank_ext[:, 0] = -np.inf
+        sol = TurnSolution(self.model, self.cap, roll,
+                           np.concatenate([self.bank, bank_ext], axis=2),
+                           *(getattr(self, k) for k in self.ARRAYS[2:]))
+        if self.extras is not None:
+            sol.extras = np.stack([self.extended_extra(j, length)
+                                   for j in range(len(self.extras))])
+            sol.extras_a, sol.extras_b = self.extras_a, self.extras_b
+        return sol
+
+    @classmethod
+    def concat(cls, parts: list["TurnSolution"]) -> "TurnSolution":
+        """Batch rows of several solutions, one after the other (grids padded to the
+        longest; each row's values past its own cap are its exact affine tail)."""
+        length = max(p.roll.shape[2] for p in parts)
+        parts = [p.padded(length) for p in parts]
+        sol = cls(parts[0].model, max(p.cap for p in parts),
+                  *(np.concatenate([getattr(p, k) for p in parts]) for k in cls.ARRAYS))
+        if parts[0].extras is not None:
+            sol.extras = np.concatenate([p.extras for p in parts], axis=1)
+            sol.extras_a = np.concatenate([p.extras_a for p in parts], axis=1)
+            sol.extras_b = np.concatenate([p.extras_b for p in parts], axis=1)
+        return sol
+
     def take(self, rows: np.ndarray) -> "TurnSolution":
         """The solution of the batch rows `rows` (repeats allowed)."""
         if len(rows) == self.roll.shape[0] and np.array_equal(rows, np.arange(len(rows))):
