@@ -358,9 +358,9 @@ def endgame(rules_name, deficit, dice, turn, permanent, not_on_board, table, fin
         return
     if deficit is None:
         raise InputError("give --deficit D (or --table, or --final-round --scores ...)")
-    if deficit % rs.unit:
-        raise InputError(f"deficit {deficit} is impossible under {rs.name}: scores are "
-                         f"multiples of {rs.unit}")
+    if deficit % rs.unit or deficit < 0:
+        raise InputError(f"deficit {deficit} is impossible under {rs.name}: a last turn starts "
+                         f"0 or more points behind, in multiples of {rs.unit}")
     from solver.policy import score_policy
     n = rs.dice if dice is None else dice
     score_policy(rs, tables_dir).check(n, turn, permanent)

@@ -141,6 +141,7 @@ def test_cli_zonk_reach_the_target_this_turn():
     ["advise", "--rules", "farkle", "--score", "9030", "--opponents", "10000"],
     ["advise", "--rules", "farkle", "--score", "9000", "--opponents", "x"],
     ["endgame", "--rules", "farkle", "--deficit", "75"],
+    ["endgame", "--rules", "farkle", "--deficit", "-100"],
     ["endgame", "--rules", "farkle", "--final-round", "--scores", "9000,8000"],
 ])
 def test_cli_endgame_bad_input(args):
