@@ -80,35 +80,43 @@ class _Finals:
         return 1.0 - np.where(d < len(opp), opp[np.minimum(d, len(opp) - 1)], 0.0)
 
 
+def _bank_minimums(rules: RuleSet, scores: np.ndarray) -> np.ndarray:
+    """Units a bank needs, by the banking player's score (0: not on the board)."""
+    u = rules.unit
+    return np.array([-(-rules.min_bank(bool(x > 0 or not rules.entry_minimum)) // u)
+                     for x in scores])
+
+
 def _pair_payoff(rules: RuleSet, model, W: np.ndarray, finals: _Finals, rows, z: np.ndarray,
                  R: int, compiled: bool = False):
-    """The turn payoff of each (a, b) row, with zilch payoff z, and the zilch-chance extra.
-
-    The grid stops where banking is certainly optimal: a roll is worth at most
-    (1 - pz_n) + pz_n z (every value is at most 1), so once the banking payoff u(t), which
-    only grows with t, reaches that for every dice count n, the turn banks and is worth
-    exactly u(t).  Beyond that point the solver uses u itself for the free states; where hot
-    dice are mandatory the forced state looks further ahead, so the grid runs on until a
-    chain of hot dice long enough to get past it is below 1e-18.
-    """
-    u = rules.unit
+    """The turn payoff of each (a, b) row of the game, with zilch payoff z."""
     a = np.array([r[0] for r in rows])
     b = np.array([r[1] for r in rows])
-    B = len(rows)
-    mins = np.array([-(-rules.min_bank(bool(x > 0 or not rules.entry_minimum)) // u)
-                     for x in a])
-    opp_flag = np.array([bool(y > 0 or not rules.entry_minimum) for y in b])
     span = R + (finals.D if rules.end != "instant" else 0) + 1
-    r_all = np.arange(span)
-    final = a[:, None] + r_all[None, :]
+    final = a[:, None] + np.arange(span)[None, :]
     inside = final < R
-    U = np.empty((B, span))
+    U = np.empty(final.shape)
     U[inside] = 1.0 - W[np.broadcast_to(b[:, None], final.shape)[inside], final[inside]]
-    for i in range(B):
+    for i in range(len(rows)):
         U[i, ~inside[i]] = finals.mine(final[i, ~inside[i]], b[i])
+    return turn_payoff(rules, model, U, z, _bank_minimums(rules, a), compiled)
+
+
+def turn_payoff(rules: RuleSet, model, U: np.ndarray, z: np.ndarray, mins: np.ndarray,
+                compiled: bool = False) -> Payoff:
+    """A turn whose bank at t is worth U[row, t] (1 beyond U's end), a zilch z[row]; with
+    the zilch chance under the optimal policy as an extra (Newton's slope).
+
+    The grid stops where banking is certainly optimal: a roll is worth at most
+    (1 - pz_n) + pz_n z (every value is at most 1), so once the banking payoff reaches that
+    for every dice count n and every larger total, the turn banks and is worth exactly its
+    payoff; the solver then uses the payoff itself for the free states.  Where hot dice are
+    mandatory the must-roll state looks further ahead: its own exact recursion
+    (_forced_beyond) gives its values there.
+    """
+    B, span = U.shape
     pz = model.p_zilch[1:].min()
     sure = U >= 1.0 - pz * (1.0 - z[:, None]) - 1e-15
-    # the first total from which banking is optimal for every larger total, per row
     last_unsure = np.where(~sure.all(axis=1), span - 1 - np.argmax(~sure[:, ::-1], axis=1), -1)
     stop = min(max(int((np.maximum(last_unsure + 1, mins)).max()), 1), span - 1)
 
@@ -262,3 +270,63 @@ def turn_values(g: GameTable, me: int, opp: int):
     z = np.array([1.0 - g.W[b, a]])
     finals = _Finals(rules, R, g.finals)
     return solve_turn(model, _pair_payoff(rules, model, g.W, finals, [(a, b)], z, R))
+
+
+@dataclass(frozen=True, eq=False)
+class VersusTable:
+    """The optimal player against a fixed turn policy, where reaching the target wins at
+    once.  X[a, b]: the optimal player moves with a against b; Y[b, a]: the other moves
+    with b against a.  Both are the optimal player's chance of winning."""
+    rules: RuleSet
+    X: np.ndarray
+    Y: np.ndarray
+
+
+def solve_versus(rules: RuleSet, turn_points: dict[int, float], target: int | None = None,
+                 compiled: bool = True) -> VersusTable:
+    """turn_points: the other player's turn, points recorded -> probability (any score-blind
+    policy, e.g. the expected-points optimum from evaluate.py).  Sums from the top; at each
+    sum Y = c + P(0) X and X = f(Y) for the zilch payoff: Newton with f's slope."""
+    check_supported(rules)
+    if rules.end != "instant":
+        raise InputError("the versus solver covers rules where reaching the target wins")
+    target = rules.target if target is None else target
+    R = reach_units(rules, target)
+    model = build_model(rules)
+    u = rules.unit
+    xs = np.array(sorted(turn_points), dtype=np.int64) // u
+    ps = np.array([turn_points[k] for k in sorted(turn_points)])
+    p0 = float(ps[xs == 0].sum())
+    X = np.full((R, R), np.nan)
+    Y = np.full((R, R), np.nan)
+    for sigma in range(2 * (R - 1), -1, -1):
+        rows = [(a, sigma - a) for a in range(max(0, sigma - R + 1), min(sigma, R - 1) + 1)]
+        a = np.array([r[0] for r in rows])
+        b = np.array([r[1] for r in rows])
+        # Y[b, a] = P(0) X[a, b] + sum over x > 0 of P(x) X[a, b + x] (0 where b + x wins)
+        c = np.zeros(len(rows))
+        for x, p in zip(xs, ps):
+            if x > 0:
+                nb = b + x
+                ok = nb < R
+                c[ok] += p * X[a[ok], nb[ok]]
+        span = R + 1
+        final = a[:, None] + np.arange(span)[None, :]
+        inside = final < R
+        U = np.ones(final.shape)
+        U[inside] = Y[np.broadcast_to(b[:, None], final.shape)[inside], final[inside]]
+        w = np.array([X[aa, bb + 1] if bb + 1 < R else 0.5 for aa, bb in rows])
+        for _ in range(60):
+            z = c + p0 * w
+            sol = solve_turn(model, turn_payoff(rules, model, U, z, _bank_minimums(rules, a),
+                                                compiled))
+            val = sol.roll[:, 0, 0]
+            if np.max(np.abs(val - w)) < NEWTON_TOL:
+                break
+            g = sol.extras[0][:, 0, 0]
+            w = (val + g * (c - z)) / (1.0 - g * p0)
+        else:
+            raise RuntimeError(f"no convergence at score sum {sigma}")
+        X[a, b] = val
+        Y[b, a] = c + p0 * val
+    return VersusTable(rules, X, Y)

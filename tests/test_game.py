@@ -96,3 +96,21 @@ def test_interrupted_solve_resumes_from_its_checkpoint(tmp_path):
     W = solve_game(rs, 1000, progress=resumed.append, checkpoint=ck, checkpoint_every=0).W
     assert resumed[0] == seen[-1] - 1 and not ck.exists()  # the next sum after the last saved
     assert np.array_equal(W, full)
+
+
+def test_optimal_beats_the_expected_points_player_by_the_predicted_margin():
+    """Issue 6: against the core's expected-points strategy the optimal player wins as often
+    as the exact versus table says (simulated with physical dice), and more often than
+    against an optimal opponent."""
+    from solver.evaluate import evaluate
+    from solver.game import solve_versus
+    from solver.game_sim import play_versus
+    from solver.strategies import resolve
+    rs = rules.load("zonk-chicago")
+    es = resolve("optimal", rs)                    # the expected-points policy of the core
+    v = solve_versus(rs, evaluate(rs, es).as_dict(), 1000)
+    opt = solve_game(rs, 1000).W
+    assert v.X[0, 0] > opt[0, 0] + 0.02 and v.Y[0, 0] > 1 - opt[0, 0] + 0.02
+    for first, exact in ((True, v.X[0, 0]), (False, v.Y[0, 0])):
+        wins = play_versus(v, es, 20_000, np.random.default_rng(5), optimal_first=first)
+        assert abs(wins.mean() - exact) < 4 * np.sqrt(exact * (1 - exact) / len(wins))
