@@ -37,8 +37,8 @@ def check_supported(rules: RuleSet) -> None:
     if rules.target is None:
         raise InputError(f"{rules.name} has no target: there is no game to solve")
     if rules.has_permanent:
-        raise InputError(f"the full-game solver does not handle permanent points yet "
-                         f"({rules.name})")
+        from .endgame import perm_step
+        perm_step(rules)           # one permanent amount (refused otherwise, clearly)
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,9 +87,8 @@ def _bank_minimums(rules: RuleSet, scores: np.ndarray) -> np.ndarray:
                      for x in scores])
 
 
-def _pair_payoff(rules: RuleSet, model, W: np.ndarray, finals: _Finals, rows, z: np.ndarray,
-                 R: int, compiled: bool = False):
-    """The turn payoff of each (a, b) row of the game, with zilch payoff z."""
+def _game_U(rules: RuleSet, W: np.ndarray, finals: _Finals, rows, R: int) -> np.ndarray:
+    """U[row, x]: what ending the turn from (a, b) with a + x points is worth."""
     a = np.array([r[0] for r in rows])
     b = np.array([r[1] for r in rows])
     span = R + (finals.D if rules.end != "instant" else 0) + 1
@@ -99,7 +98,35 @@ def _pair_payoff(rules: RuleSet, model, W: np.ndarray, finals: _Finals, rows, z:
     U[inside] = 1.0 - W[np.broadcast_to(b[:, None], final.shape)[inside], final[inside]]
     for i in range(len(rows)):
         U[i, ~inside[i]] = finals.mine(final[i, ~inside[i]], b[i])
-    return turn_payoff(rules, model, U, z, _bank_minimums(rules, a), compiled)
+    return U
+
+
+def _pair_payoff(rules: RuleSet, model, W: np.ndarray, finals: _Finals, rows, z: np.ndarray,
+                 R: int, compiled: bool = False):
+    """The turn payoff of each (a, b) row of the game, with zilch payoff z."""
+    a = np.array([r[0] for r in rows])
+    return turn_payoff(rules, model, _game_U(rules, W, finals, rows, R), z,
+                       _bank_minimums(rules, a), compiled)
+
+
+def _permanent_turns(rules: RuleSet, U: np.ndarray, a: np.ndarray):
+    """(start values, P(plain zilch)) of turns with permanent points: a game turn is a final
+    turn over the points x it adds (endgame.solve_final_turn: levels of permanent points),
+    and a plain zilch is "x = 0", so the zilch indicator is the payoff 1 at x = 0 only."""
+    from .endgame import solve_final_turn
+    val = np.empty(len(a))
+    g = np.empty(len(a))
+    EU = np.zeros((1,) + U.shape)
+    EU[0, :, 0] = 1.0
+    for flag in (False, True):
+        sel = np.nonzero((a > 0) == flag if rules.entry_minimum else np.full(len(a), flag))[0]
+        if not len(sel):
+            continue
+        levels = solve_final_turn(rules, U[sel], np.ones(len(sel)), flag or
+                                  not rules.entry_minimum, EU[:, sel], np.zeros((1, len(sel))))
+        val[sel] = levels[0].roll[:, 0, 0]
+        g[sel] = levels[0].extras[0][:, 0, 0]
+    return val, g
 
 
 def turn_payoff(rules: RuleSet, model, U: np.ndarray, z: np.ndarray, mins: np.ndarray,
@@ -166,12 +193,14 @@ def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray) -> np.nda
 
 
 def solve_game(rules: RuleSet, target: int | None = None, progress=None,
-               compiled: bool = True, checkpoint=None, checkpoint_every: float = 10.0
-               ) -> GameTable:
+               compiled: bool = True, checkpoint=None, checkpoint_every: float = 10.0,
+               levels: bool | None = None) -> GameTable:
     """W for every pair of scores below the target (`target` overrides the rules').
     compiled: the numba backward pass (the same arithmetic as numpy's, row by row).
     checkpoint: a file to save the solved sums to every `checkpoint_every` seconds and to
-    resume from (an interrupted solve picks up at the next score sum); removed when done."""
+    resume from (an interrupted solve picks up at the next score sum); removed when done.
+    levels: solve turns as final turns over levels of permanent points (default: when the
+    rules have permanent points; forcing it elsewhere cross-checks the two paths)."""
     import time
 
     from . import tables
@@ -196,13 +225,21 @@ def solve_game(rules: RuleSet, target: int | None = None, progress=None,
         # start from the neighbour one point up (solved): W changes little along a sum
         w = np.array([W[a, b + 1] if b + 1 < R else (W[a + 1, b] if a + 1 < R else 0.5)
                       for a, b in rows])
+        a_rows = np.array([r[0] for r in rows])
+        use_levels = rules.has_permanent if levels is None else levels
         for _ in range(60):
             z = 1.0 - w[partner]
-            sol = solve_turn(model, _pair_payoff(rules, model, W, finals, rows, z, R, compiled))
-            val = sol.roll[:, 0, 0]
+            if use_levels:
+                U = _game_U(rules, W, finals, rows, R)
+                U[:, 0] = z                        # a plain zilch: the partner's turn
+                val, g = _permanent_turns(rules, U, a_rows)
+            else:
+                sol = solve_turn(model, _pair_payoff(rules, model, W, finals, rows, z, R,
+                                                     compiled))
+                val = sol.roll[:, 0, 0]
+                g = sol.extras[0][:, 0, 0]        # P(zilch) under the optimal policy
             if np.max(np.abs(val - w)) < NEWTON_TOL:
                 break
-            g = sol.extras[0][:, 0, 0]            # P(zilch) under the optimal policy
             # linearised in z: W_i(z') = val_i + g_i (z' - z_i); the pair's fixed point
             A = val + g * (1.0 - z)
             w = (A - g * A[partner]) / (1.0 - g * g[partner])

@@ -114,3 +114,19 @@ def test_optimal_beats_the_expected_points_player_by_the_predicted_margin():
     for first, exact in ((True, v.X[0, 0]), (False, v.Y[0, 0])):
         wins = play_versus(v, es, 20_000, np.random.default_rng(5), optimal_first=first)
         assert abs(wins.mean() - exact) < 4 * np.sqrt(exact * (1 - exact) / len(wins))
+
+
+def test_permanent_points_path_equals_the_plain_path():
+    """zilch-online's game solves turns as final turns over levels of permanent points; on
+    rules without them both paths must give the same table."""
+    for name in ("farkle", "zilch-5000"):
+        rs = rules.load(name)
+        a = solve_game(rs, 500).W
+        b = solve_game(rs, 500, levels=True).W
+        assert np.abs(a - b).max() < 1e-12
+
+
+def test_zilch_online_game_invariants():
+    W = solve_game(rules.load("zilch-online"), 500).W
+    assert np.all((W >= 0) & (W <= 1)) and 0.5 < W[0, 0] < 0.65
+    assert np.all(np.diff(W[1:, :], axis=0) >= -1e-9)
