@@ -93,6 +93,9 @@ def _check_score(rs: RuleSet, what: str, score: int) -> None:
     if score < 0 or score % rs.unit:
         raise InputError(f"{what} {score} is impossible under {rs.name}: scores are "
                          f"non-negative multiples of {rs.unit}")
+    if 0 < score < rs.entry_minimum:
+        raise InputError(f"{what} {score} is impossible under {rs.name}: the first bank is at "
+                         f"least {rs.entry_minimum}")
 
 
 def endgame_situation(rs: RuleSet, score: int, opponents: list[int], mode: str | None):
@@ -136,7 +139,7 @@ def endgame_situation(rs: RuleSet, score: int, opponents: list[int], mode: str |
 def _stored_game(rs: RuleSet, opponents: list[int], tables_dir):
     """The two-player game table if it applies and is stored (a query never solves it)."""
     from .game import game_table
-    if len(opponents) != 1 or rs.has_permanent:
+    if len(opponents) != 1:
         return None
     return game_table(rs, tables_dir=tables_dir, solve_if_missing=False)
 
@@ -152,8 +155,8 @@ def endgame_advice(rs: RuleSet, dice: int, turn: int, permanent: int, score: int
     on_board = score > 0 or not rs.entry_minimum
     out = {"rules": rs.name, "dice": dice, "turn": turn, "permanent": permanent,
            "score": score, "opponents": opponents, "situation": kind}
-    if kind == "outside":
-        g = _stored_game(rs, opponents, tables_dir)
+    g = _stored_game(rs, opponents, tables_dir) if kind in ("outside", "reach target") else None
+    if kind == "outside" or g is not None:
         if g is None:
             out.update(action=None, p_win=None, solved=False, note=(
                 "nobody has reached the target yet: this turn may trigger the final round, and "
@@ -161,11 +164,16 @@ def endgame_advice(rs: RuleSet, dice: int, turn: int, permanent: int, score: int
                 "which covers two players and must be solved first (zilch game --rules "
                 f"{rs.name}); no end-game advice is given rather than a guess"))
             return out
-        from .endgame import state_index
+        from .endgame import perm_step, state_index
         from .game import turn_values
-        g_turn = turn_values(g, score, opponents[0])
-        r_, b_ = g_turn.at(state_index(rs, dice, turn), turn // rs.unit)
-        roll, bank = float(r_[0]), float(b_[0])
+        levels = turn_values(g, score, opponents[0])
+        step = perm_step(rs)
+        k = permanent // (step * rs.unit) if step else 0
+        if k >= len(levels):
+            roll = bank = 1.0
+        else:
+            r_, b_ = levels[k].at(state_index(rs, dice, turn), (turn - permanent) // rs.unit)
+            roll, bank = float(r_[0]), float(b_[0])
         bank = bank if np.isfinite(bank) else None
         action = "bank" if bank is not None and bank >= roll else "roll"
         out.update(situation="game", action=action, p_win={"roll": roll, "bank": bank},

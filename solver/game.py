@@ -297,16 +297,21 @@ def fairest_head_start(g: GameTable) -> tuple[int, float]:
     return h * g.rules.unit, float(first[h])
 
 
-def turn_values(g: GameTable, me: int, opp: int):
-    """The turn from scores (me, opp) solved on demand: a TurnSolution of one row."""
+def turn_values(g: GameTable, me: int, opp: int) -> list:
+    """The turn from scores (me, opp) solved on demand (one row): its levels of permanent
+    points (a single level without them)."""
     rules = g.rules
     u = rules.unit
     R = g.W.shape[0]
     a, b = me // u, opp // u
     model = build_model(rules)
-    z = np.array([1.0 - g.W[b, a]])
     finals = _Finals(rules, R, g.finals)
-    return solve_turn(model, _pair_payoff(rules, model, g.W, finals, [(a, b)], z, R))
+    if rules.has_permanent:
+        from .endgame import solve_final_turn
+        U = _game_U(rules, g.W, finals, [(a, b)], R)
+        return solve_final_turn(rules, U, np.ones(1), a > 0 or not rules.entry_minimum)
+    z = np.array([1.0 - g.W[b, a]])
+    return [solve_turn(model, _pair_payoff(rules, model, g.W, finals, [(a, b)], z, R))]
 
 
 @dataclass(frozen=True, eq=False)

@@ -130,3 +130,38 @@ def test_zilch_online_game_invariants():
     W = solve_game(rules.load("zilch-online"), 500).W
     assert np.all((W >= 0) & (W <= 1)) and 0.5 < W[0, 0] < 0.65
     assert np.all(np.diff(W[1:, :], axis=0) >= -1e-9)
+
+
+@pytest.mark.parametrize("preset, target, state", [
+    ("zonk-chicago", 1000, ("3", "200", "100", "200")),
+    ("zilch-online", 1000, ("3", "300", "500", "600"))])
+def test_two_player_advise_uses_the_stored_game(tmp_path, preset, target, state):
+    """With the game table stored, advise answers every turn by P(win of the game), also
+    the turn that may trigger the end (before, it says plainly it has no answer)."""
+    src = rules.canonical_source(preset)
+    src["game"]["target"] = target
+    import tomllib  # noqa: F401  (the file is written as TOML by hand below)
+    lines = [f'name = "{preset}-short"', f"dice = {src['dice']}",
+             f'set_aside = "{src["set_aside"]}"', f'hot_dice = "{src["hot_dice"]}"',
+             f"entry_minimum = {src.get('entry_minimum', 0)}",
+             f"bank_minimum = {src.get('bank_minimum', 0)}", "[faces]"]
+    lines += [f"{k} = {v}" for k, v in src["faces"].items()]
+    for pat in src.get("patterns", []):
+        lines.append("[[patterns]]")
+        lines += [f"{k} = " + (f'"{v}"' if isinstance(v, str) else str(v).lower()
+                               if isinstance(v, bool) else str(v)) for k, v in pat.items()]
+    lines.append("[game]")
+    lines += [f"{k} = " + (f'"{v}"' if isinstance(v, str) else str(v).lower()
+                           if isinstance(v, bool) else str(v)) for k, v in src["game"].items()]
+    f = tmp_path / "short.toml"
+    f.write_text("\n".join(lines) + "\n")
+    dice, turn, me, opp = state
+    args = ["advise", "--rules", str(f), "--dice", dice, "--turn", turn, "--score", me,
+            "--opponents", opp, "--json"]
+    before = json.loads(run(*args).stdout)     # no game table yet: no guess
+    assert before["situation"] == "reach target" if preset.startswith("zonk") else \
+        before["solved"] is False
+    run("game", "--rules", str(f))
+    d = json.loads(run(*args).stdout)
+    assert d["situation"] == "game" and d["action"] in ("roll", "bank")
+    assert 0 < d["p_win"]["roll"] < 1 and 0 < d["p_win"]["bank"] < 1
