@@ -265,7 +265,7 @@ def _lexmax_choice(a, b, starts, size):
     bb = np.where(ok, b, -np.inf)
     bmax = np.maximum.reduceat(bb, starts, axis=-1)
     ok &= bb >= bmax[..., seg] - EPS * np.maximum(1.0, np.abs(bmax[..., seg]))
-    # first True of each segment: the largest index minus a cumulative count trick
+    # the first index of each segment that reaches the maximum
     idx = np.where(ok, np.arange(size), size)
     return np.minimum.reduceat(idx, starts, axis=-1), seg
 

@@ -140,7 +140,6 @@ def test_two_player_advise_uses_the_stored_game(tmp_path, preset, target, state)
     the turn that may trigger the end (before, it says plainly it has no answer)."""
     src = rules.canonical_source(preset)
     src["game"]["target"] = target
-    import tomllib  # noqa: F401  (the file is written as TOML by hand below)
     lines = [f'name = "{preset}-short"', f"dice = {src['dice']}",
              f'set_aside = "{src["set_aside"]}"', f'hot_dice = "{src["hot_dice"]}"',
              f"entry_minimum = {src.get('entry_minimum', 0)}",
