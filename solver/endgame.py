@@ -149,9 +149,16 @@ def solve_last_turn(rules: RuleSet, deficits, on_board: bool = True) -> list[Tur
 
 
 def turn_reach_bound(rules: RuleSet, eps: float = TRUNCATION) -> int:
-    """Points D such that no turn, however played, adds more than D points with probability
-    above eps (from the best "beat D" play; units)."""
-    return _reach_bound(rules, eps)
+    """Units D such that no turn, however played, adds more than D units with probability
+    above eps (from the best "beat D" play); stored in tables/ like any table."""
+    from pathlib import Path
+
+    from . import tables
+    path = Path(tables.table_dir()) / tables.file_name(rules.name, rules.digest(), "reach")
+    _, arrays = tables.cached(path, {"objective": "reach", "rules_hash": rules.digest(),
+                                     "eps": eps},
+                              lambda: ({}, {"D": np.array([_reach_bound(rules, eps)])}))
+    return int(arrays["D"][0])
 
 
 @lru_cache(maxsize=32)
