@@ -220,7 +220,7 @@ def endgame_advice(rs: RuleSet, dice: int, turn: int, permanent: int, score: int
 def final_round_report(rs: RuleSet, scores: list[int]) -> dict:
     """Each player's chance of winning from the start of the final round, the player who
     triggered it first, and each remaining player's stopping rule (if the lead stays)."""
-    from .endgame import solve_final_round, stopping_rule
+    from .endgame import solve_final_round, solve_last_turn, stopping_rule
     if rs.target is None or rs.end != "final_round":
         raise InputError(f"{rs.name} has no final round")
     if len(scores) < 2:
@@ -235,9 +235,12 @@ def final_round_report(rs: RuleSet, scores: list[int]) -> dict:
     players = [{"player": 1, "score": trigger, "role": "triggered the final round",
                 "p_win": fr.p_leaders}]
     for i, (s, pt, p) in enumerate(zip(others, fr.players, fr.p_players), start=2):
-        row = pt.row(trigger // rs.unit, 1)
+        if pt.levels is None:        # the last player: a last turn against the trigger
+            levels, row = solve_last_turn(rs, [trigger - s], s > 0 or not rs.entry_minimum), 0
+        else:
+            levels, row = pt.levels, pt.row(trigger // rs.unit, 1)
         players.append({"player": i, "score": s, "role": "to play", "p_win": p,
                         "stopping_rule": {str(n): t for n, t in stopping_rule(
-                            rs, pt.levels, row, s, trigger).items()}})
+                            rs, levels, row, s, trigger).items()}})
     return {"rules": rs.name, "scores": scores, "players": players,
             "total": fr.total}

@@ -180,11 +180,84 @@ def _reach_bound(rules: RuleSet, eps: float) -> int:
 
 
 # --- final round ------------------------------------------------------------------------------
+def need_space_ok(rules: RuleSet, score_units: int) -> bool:
+    """Can the last player's turn be solved in "points still needed" (one row per tie count
+    instead of one per leader score)?  Banking must be allowed at any total."""
+    on_board = score_units > 0 or not rules.entry_minimum
+    return rules.min_bank(on_board) == 0
+
+
+def last_player_need_space(rules: RuleSet, X: int, ties: list[float], below: list[float]):
+    """The last player's turn for every deficit d = 1..X-1 at once, per tie count.
+
+    In "points still needed" (r' = X - need) the turn does not depend on the deficit:
+    banking with need < 0 wins, at need 0 ties, else loses, and a zilch loses — except on
+    the chain of turns whose every point so far is permanent (start, straight, straight...):
+    there nothing is at risk, so a zilch at need 0 keeps the tie.  So: the ordinary solve,
+    then one backward recursion for that chain (the must-roll start and N dice after
+    permanent-only choices), using the ordinary values for every other choice.
+
+    Returns (value, leaders' share) of the start, arrays (rows, X + 1) indexed by r'."""
+    import dataclasses
+    base = build_model(rules)
+    model = dataclasses.replace(base, shift=base.shift + base.perm, perm=np.zeros_like(base.perm))
+    B = len(ties)
+    tie = np.asarray(ties, float)
+    low = np.asarray(below, float)
+
+    def bank(r):
+        return np.where(r[None, :] > X, 1.0, np.where(r[None, :] == X, tie[:, None], 0.0))
+
+    def lead(r):
+        return np.where(r[None, :] > X, 0.0, np.where(r[None, :] == X, tie[:, None],
+                                                      low[:, None]))
+    leaders = Extra(bank=lead, tail_slope=np.zeros(B), tail_intercept=np.zeros(B), zilch=low)
+    sol = solve_turn(model, Payoff(bank=bank, tail_slope=np.zeros(B), tail_intercept=np.ones(B),
+                                   tail_from=X + 1, zilch=np.zeros(B), extras=(leaders,)))
+    N = base.dice
+    L = sol.roll.shape[2] + int(model.shift.max()) + 1
+    V = sol.extended(L)                                  # (B, S, L), ordinary states
+    Ev = sol.extended_extra(0, L)
+    opts = np.nonzero(model.out_dice[model.opt_outcome] == N)[0]
+    perm_only = (base.shift[opts] == 0) & (base.perm[opts] > 0)
+    outs, starts = np.unique(model.opt_outcome[opts], return_index=True)
+    p_out = model.prob[outs]
+    pz = model.p_zilch[N]
+    VT = np.ones((B, L))                                 # N dice, all points permanent
+    ET = np.zeros((B, L))
+    V0 = np.zeros((B, X + 1))                            # the start (must roll)
+    E0 = np.zeros((B, X + 1))
+    rows = np.arange(B)[:, None]
+    for r in range(L - 1, -1, -1):
+        if r > X:                                        # ahead: bank, win
+            continue
+        nxt = np.minimum(r + model.shift[opts], L - 1)
+        vals = np.where(perm_only, VT[:, nxt], V[:, model.target[opts], nxt])
+        evs = np.where(perm_only, ET[:, nxt], Ev[:, model.target[opts], nxt])
+        best = np.maximum.reduceat(vals, starts, axis=1)
+        first = np.where(vals >= best[:, np.searchsorted(starts, np.arange(len(opts)),
+                                                         side="right") - 1],
+                         np.arange(len(opts)), len(opts))
+        pick = np.minimum.reduceat(first, starts, axis=1)
+        roll_v = best @ p_out
+        roll_e = evs[rows, pick] @ p_out
+        zil_v = np.where(r == X, tie, 0.0)               # all permanent: a zilch keeps x = t
+        zil_e = np.where(r == X, tie, low)
+        rv, re = roll_v + pz * zil_v, roll_e + pz * zil_e
+        bv = bank(np.array([r]))[:, 0]
+        banks = bv >= rv
+        VT[:, r] = np.where(banks, bv, rv)
+        ET[:, r] = np.where(banks, lead(np.array([r]))[:, 0], re)
+        V0[:, r] = roll_v + pz * 0.0                     # the start: need = d > 0, zilch loses
+        E0[:, r] = roll_e + pz * low
+    return V0, E0
+
+
 @dataclass
 class PlayerTurn:
     score: int                      # points
     rows: list[tuple[int, int]]     # (leader F in units, tied count c) of each batch row
-    levels: list[TurnSolution]
+    levels: list[TurnSolution] | None  # None: the last player, solved in need-space
     value: np.ndarray               # (rows,) P(win) from the start of the turn
 
     def row(self, F: int, c: int) -> int:
@@ -254,11 +327,21 @@ def solve_final_round(rules: RuleSet, leader: int, tied: int, scores: list[int])
                 for e, pl in enumerate(later, start=1):
                     EU[e, i, F - S] = Z[pl][f, c + 1]
         on_board = S > 0 or not rules.entry_minimum
-        levels = solve_final_turn(rules, U, np.ones(len(rows)), on_board, EU,
-                                  np.zeros((1 + len(later), len(rows))))
-        start = levels[0]
-        value = start.roll[:, 0, 0]
-        ex = start.extras[:, :, 0, 0]                 # (E, rows): from the start of the turn
+        if j == m - 1 and j > 0 and need_space_ok(rules, S):
+            # the last player: one row per tie count, every leader score a column
+            cs = sorted({c for _, c in rows})
+            V0, E0 = last_player_need_space(rules, H, [Q[0, c + 1] for c in cs],
+                                            [Q[0, c] for c in cs])
+            ci = np.array([cs.index(c) for _, c in rows])
+            col = np.array([H - (F - S) for F, _ in rows])
+            value = V0[ci, col]
+            ex = E0[ci, col][None, :]
+            levels = None
+        else:
+            levels = solve_final_turn(rules, U, np.ones(len(rows)), on_board, EU,
+                                      np.zeros((1 + len(later), len(rows))))
+            value = levels[0].roll[:, 0, 0]
+            ex = levels[0].extras[:, :, 0, 0]         # (E, rows): from the start of the turn
         players[j] = PlayerTurn(scores[j], rows, levels, value)
         newQ = np.zeros_like(Q)
         newZ = {pl: np.zeros_like(Q) for pl in later + [j]}

@@ -158,3 +158,27 @@ def test_cli_last_turn_table_and_plot(tmp_path):
     pytest.importorskip("matplotlib")
     run("plot", "endgame", "--rules", "zilch", "--out", str(png))
     assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("name", ["zilch-online", "farkle"])
+def test_need_space_last_player_equals_the_plain_last_turn(name):
+    """The last player solved once in "points still needed" gives every deficit's chance
+    exactly as the plain last-turn solver (zilch-online: the all-permanent chain, where a
+    zilch at need 0 keeps the tie, included)."""
+    from solver.endgame import last_player_need_space
+    rs = rules.load(name)
+    X = 200
+    V0, _ = last_player_need_space(rs, X, [rs.tie], [1.0])
+    d = np.arange(1, X)
+    plain = solve_last_turn(rs, d * rs.unit, True)[0].roll[:, 0, 0]
+    assert np.abs(plain - V0[0, X - d]).max() < 1e-13
+
+
+def test_final_round_need_space_equals_rows(monkeypatch):
+    import solver.endgame as E
+    rs = rules.load("zilch-online")
+    fast = E.solve_final_round(rs, 5000, 1, [2500, 4950])
+    monkeypatch.setattr(E, "need_space_ok", lambda r, s: False)
+    rows = E.solve_final_round(rs, 5000, 1, [2500, 4950])
+    assert fast.p_leaders == pytest.approx(rows.p_leaders, abs=1e-13)
+    assert np.allclose(fast.p_players, rows.p_players, atol=1e-13, rtol=0)
