@@ -79,8 +79,12 @@ def main():
     \b
     Should I roll?      zilch advise --rules farkle --dice 3 --turn 400
     Which dice to keep? zilch advise --rules farkle --dice 6 --roll 1,1,5,3,4,6
+    Can I still win?    zilch advise --rules farkle --dice 3 --turn 600 --score 9000 --opponents 10200
+    Final round:        zilch endgame --rules zilch-online --final-round --scores 5000,2500,4900,4950
+    Two players:        zilch game --rules farkle --scores 2000,7000
     Strategy card:      zilch strategy --rules zilch
     Exact odds:         zilch odds --rules farkle --dice 6
+    Check a simulator:  zilch verify --rules farkle --results my-scores.csv
     Whole policy:       zilch export --rules farkle --format csv --out farkle.csv
     """
 
