@@ -23,12 +23,14 @@ ENV = "DICESOLVER_TABLES"
 
 
 def table_dir(override: str | None = None) -> Path:
-    """Where tables live: --tables, $DICESOLVER_TABLES, the project's tables/ if writable,
-    else the user's cache directory."""
+    """Where tables live: --tables, $DICESOLVER_TABLES, the project's tables/ in a writable
+    source checkout, else the user's cache directory."""
     if override or os.environ.get(ENV):
         return Path(override or os.environ[ENV])
-    here = Path(__file__).resolve().parent.parent / "tables"
-    if here.is_dir() and os.access(here, os.W_OK):
+    root = Path(__file__).resolve().parent.parent
+    here = root / "tables"
+    # only in a source checkout: an installed package's neighbour "tables" is someone else's
+    if (root / "pyproject.toml").is_file() and here.is_dir() and os.access(here, os.W_OK):
         return here
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return cache / "dicesolver" / "tables"
