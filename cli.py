@@ -577,9 +577,10 @@ def game(rules_name, target, scores, fairness, tables_dir, as_json):
               f"head start of {h} for the second player makes it {p:.6f}"
               + (f"\nnote: {note}" if note else ""))
         return
-    me, opp = _int_list(scores, "--scores")[:2] if "," in scores else (None, None)
-    if me is None:
+    pair = _int_list(scores, "--scores")
+    if len(pair) != 2:
         raise InputError("--scores expects ME,OPP such as 0,0")
+    me, opp = pair
     for v in (me, opp):
         if v < 0 or v % rs.unit or v >= g.W.shape[0] * rs.unit:
             raise InputError(f"--scores: {v} is not a score below the target in units of "

@@ -8,6 +8,7 @@ from .dice import colour_match_probability
 from .policy import ScorePolicy, score_policy
 from .rules import RuleSet
 from .scoring import parse_roll, score_outcome
+from .turn import state_index
 
 
 def _state_values(pol: ScorePolicy, dice, turn, on_board, permanent):
@@ -15,7 +16,7 @@ def _state_values(pol: ScorePolicy, dice, turn, on_board, permanent):
     note = None
     if bank is None:
         rs = pol.rules
-        if pol.state(dice, turn) == 0:
+        if state_index(rs, dice, turn) == 0:
             note = "a turn starts with a roll" if turn == 0 else "hot dice must be rolled"
         else:
             note = f"the minimum to bank is {rs.min_bank(on_board)}"
@@ -147,8 +148,7 @@ def _stored_game(rs: RuleSet, opponents: list[int], tables_dir):
 def endgame_advice(rs: RuleSet, dice: int, turn: int, permanent: int, score: int,
                    opponents: list[int], mode: str | None, tables_dir=None) -> dict:
     """ROLL or BANK by the probability of winning (or of reaching the target this turn)."""
-    from .endgame import (last_turn_table, perm_step, solve_final_round, solve_final_turn,
-                          state_index)
+    from .endgame import last_turn_table, perm_step, solve_final_round, solve_final_turn
     pol = score_policy(rs, tables_dir)
     pol.check(dice, turn, permanent)
     kind, leader, tied, remaining = endgame_situation(rs, score, opponents, mode)
@@ -164,7 +164,7 @@ def endgame_advice(rs: RuleSet, dice: int, turn: int, permanent: int, score: int
                 "which covers two players and must be solved first (zilch game --rules "
                 f"{rs.name}); no end-game advice is given rather than a guess"))
             return out
-        from .endgame import perm_step, state_index
+        from .endgame import perm_step
         from .game import turn_values
         levels = turn_values(g, score, opponents[0])
         step = perm_step(rs)

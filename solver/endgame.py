@@ -26,7 +26,7 @@ import numpy as np
 
 from . import InputError
 from .rules import RuleSet
-from .turn import Extra, Payoff, TurnSolution, build_model, solve_turn
+from .turn import Extra, Payoff, TurnSolution, build_model, solve_turn, state_index
 
 TRUNCATION = 1e-13
 
@@ -228,16 +228,13 @@ def last_player_need_space(rules: RuleSet, X: int, ties: list[float], below: lis
     V0 = np.zeros((B, X + 1))                            # the start (must roll)
     E0 = np.zeros((B, X + 1))
     rows = np.arange(B)[:, None]
-    for r in range(L - 1, -1, -1):
-        if r > X:                                        # ahead: bank, win
-            continue
+    seg = np.searchsorted(starts, np.arange(len(opts)), side="right") - 1   # option -> outcome
+    for r in range(X, -1, -1):                           # beyond X: ahead, bank, win
         nxt = np.minimum(r + model.shift[opts], L - 1)
         vals = np.where(perm_only, VT[:, nxt], V[:, model.target[opts], nxt])
         evs = np.where(perm_only, ET[:, nxt], Ev[:, model.target[opts], nxt])
         best = np.maximum.reduceat(vals, starts, axis=1)
-        first = np.where(vals >= best[:, np.searchsorted(starts, np.arange(len(opts)),
-                                                         side="right") - 1],
-                         np.arange(len(opts)), len(opts))
+        first = np.where(vals >= best[:, seg], np.arange(len(opts)), len(opts))
         pick = np.minimum.reduceat(first, starts, axis=1)
         roll_v = best @ p_out
         roll_e = evs[rows, pick] @ p_out
@@ -248,7 +245,7 @@ def last_player_need_space(rules: RuleSet, X: int, ties: list[float], below: lis
         banks = bv >= rv
         VT[:, r] = np.where(banks, bv, rv)
         ET[:, r] = np.where(banks, lead(np.array([r]))[:, 0], re)
-        V0[:, r] = roll_v + pz * 0.0                     # the start: need = d > 0, zilch loses
+        V0[:, r] = roll_v                                # the start: need = d > 0, zilch loses
         E0[:, r] = roll_e + pz * low
     return V0, E0
 
@@ -357,13 +354,6 @@ def solve_final_round(rules: RuleSet, leader: int, tied: int, scores: list[int])
 
 # --- stored last-turn table and queries -------------------------------------------------------
 LAST_TURN = "lastturn"
-
-
-def state_index(rules: RuleSet, dice: int, turn: int) -> int:
-    """The solver's state for `dice` to roll at turn total `turn` (0: must roll all)."""
-    if dice == rules.dice and (turn == 0 or rules.hot_dice == "mandatory"):
-        return 0
-    return dice
 
 
 @dataclass(eq=False)

@@ -11,10 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .endgame import state_index
 from .rules import RuleSet
 from .strategies import Choices
-from .turn import build_model
+from .turn import build_model, state_index
 
 RESIDUAL = 1e-18
 
@@ -58,6 +57,7 @@ def evaluate(rules: RuleSet, strategy, on_board: bool = True, dice: int | None =
     left = np.where(model.target == model.hot_state, 0, model.target)
     kept = (out_dice[model.opt_outcome] - left)[oc]
     points = (model.shift + model.perm)[oc]
+    targets, shifts, perms = model.target[oc], model.shift[oc], model.perm[oc]
     min_bank = rules.min_bank(on_board)
     dice = N if dice is None else dice
     s0, r0, p0 = state_index(rules, dice, turn), (turn - permanent) // u, permanent // u
@@ -95,8 +95,7 @@ def evaluate(rules: RuleSet, strategy, on_board: bool = True, dice: int | None =
             om = mn[out_dice - 1] * model.prob
             live = om > 0
             if live.any():
-                ch = Choices(points, kept, model.target[oc], r + model.shift[oc],
-                             p + model.perm[oc], valid)
+                ch = Choices(points, kept, targets, r + shifts, p + perms, valid)
                 pick = opt[rows, strategy.pick(ch)]
                 tgt, r2, p2 = model.target[pick], r + model.shift[pick], p + model.perm[pick]
                 for pp in np.unique(p2[live]):

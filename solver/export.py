@@ -112,10 +112,9 @@ def last_turn_rows(rs: RuleSet, tables_dir=None) -> dict[str, list]:
                 break
             p = k * step
             for s in range(rs.dice + 1):
-                rr = np.nonzero(reach[s])[0] if k == 0 else np.arange(1 if s == 0 else 0,
-                                                                      sol.roll.shape[2])
-                if s == 0 and k:
+                if s == 0 and k:           # permanent points come after the first roll
                     continue
+                rr = np.nonzero(reach[s])[0] if k == 0 else np.arange(sol.roll.shape[2])
                 for d in range(tab.max_deficit + 1):
                     r = rr[rr + p <= d + 1]
                     r = r[r < sol.roll.shape[2]]

@@ -183,12 +183,14 @@ def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray) -> np.nda
     V0[:, span:] = ((1.0 - pz - p_hot + pz * z) / (1.0 - p_hot))[:, None]
     Ufull = np.ones((B, top))
     Ufull[:, :span] = U
-    starts = np.searchsorted(opt, model.opt_start[np.unique(out)])
+    outs = np.unique(out)
+    starts = np.searchsorted(opt, model.opt_start[outs])
+    p_outs = p_out[outs]
     for t in range(span - 1, int(r.min()) - 1, -1):
         nxt = t + model.shift[opt]
         vals = np.where(hot, V0[:, nxt], Ufull[:, nxt])                  # (B, K_N)
         best = np.maximum.reduceat(vals, starts, axis=1)
-        V0[:, t] = best @ p_out[np.unique(out)] + pz * z
+        V0[:, t] = best @ p_outs + pz * z
     return V0[:, r]
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import InputError, tables
 from .rules import RuleSet
-from .turn import Payoff, TurnSolution, build_model, solve_turn
+from .turn import Payoff, TurnSolution, build_model, solve_turn, state_index
 
 OBJECTIVE = "score"
 
@@ -79,13 +79,6 @@ class ScorePolicy:
     def dice(self) -> int:
         return self.rules.dice
 
-    def state(self, dice: int, turn: int, permanent: int = 0) -> int:
-        """The solver's state index for `dice` to roll at turn total `turn`."""
-        if dice == self.dice:
-            if turn == 0 or self.rules.hot_dice == "mandatory":
-                return 0
-        return dice
-
     def check(self, dice: int, turn: int, permanent: int = 0) -> None:
         """InputError unless the rules can produce this state."""
         r = self.rules
@@ -99,11 +92,8 @@ class ScorePolicy:
             if not perms or permanent % perms[0] or permanent > turn:
                 raise InputError(f"permanent points {permanent} are impossible with turn "
                                  f"total {turn} under {r.name}")
-            if turn == permanent or dice == r.dice:
-                return
-        s, u = self.state(dice, turn), (turn - permanent) // r.unit
-        if permanent:
-            return
+            return                 # reach covers turns without permanent points only
+        s, u = state_index(r, dice, turn), turn // r.unit
         if u < self.reach.shape[1] and not self.reach[s, u]:
             raise InputError(f"no turn under {r.name} reaches a total of {turn} with {dice} "
                              f"dice left to roll")
@@ -111,7 +101,7 @@ class ScorePolicy:
     def values(self, dice: int, turn: int, on_board: bool = True,
                permanent: int = 0) -> tuple[float, float | None]:
         """(value of rolling, value of banking or None where banking is not allowed)."""
-        s = self.state(dice, turn, permanent)
+        s = state_index(self.rules, dice, turn)
         r = (turn - permanent) // self.rules.unit
         if permanent:
             roll, bank = self.secured.at(s, r)

@@ -257,6 +257,13 @@ class TurnSolution:
         return self.roll_a[:, s] * r + self.roll_b[:, s], bank
 
 
+def state_index(rules: RuleSet, dice: int, turn: int) -> int:
+    """The solver's state for `dice` to roll at turn total `turn` (0: must roll all)."""
+    if dice == rules.dice and (turn == 0 or rules.hot_dice == "mandatory"):
+        return 0
+    return dice
+
+
 def _lexmax_choice(a, b, starts, size):
     """Per segment of the last axis, the first index of the lexicographically largest (a, b)."""
     amax = np.maximum.reduceat(a, starts, axis=-1)

@@ -85,7 +85,7 @@ def game(rules, R, Tm, finals=None):
             fin = 1.0 - finals[np.minimum(np.maximum(final - b, 0), len(finals) - 1)]
         return np.where(final < R, 1.0 - start[b, np.minimum(final, R - 1)], fin)
 
-    for sweep in range(20_000):
+    for _ in range(20_000):
         old = V.copy()
         start = V[:, :, 0, 0]                       # W[a, b]
         zilch = 1.0 - start.T                       # the opponent moves from (b, a)

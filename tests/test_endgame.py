@@ -7,7 +7,7 @@ import pytest
 
 from .clirun import zilch as run
 from solver import rules
-from solver.advice import endgame_advice, final_round_report
+from solver.advice import endgame_advice
 from solver.endgame import last_turn_table, perm_step, solve_final_round, solve_last_turn
 from solver.simulate import engine, level_values, play_turns
 from solver.strategies import OptimalPolicy

@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from solver import rules
 from solver.policy import reachable, score_policy, solve_score, _score_payoff
-from solver.rules import Pattern, RuleSet, from_dict
+from solver.rules import from_dict
 from solver.simulate import engine, play_turns
 from solver.strategies import resolve
 from solver.turn import Payoff, build_model, solve_turn

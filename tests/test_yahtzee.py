@@ -1,6 +1,5 @@
 """The Yahtzee family: published optima, exact brute force on reduced games, the CLI."""
 import json
-from fractions import Fraction
 
 import numpy as np
 import pytest

@@ -79,10 +79,6 @@ def solve(rules):
                                       for m, p in multisets(5 - j))
             vals = {}
             for h, _ in multisets(5):
-                best = None
-                for j in range(6):
-                    for idx in combinations_with_replacement(range(5), j):
-                        pass
                 subs = set()
                 for mask in range(32):
                     subs.add(tuple(sorted(h[i] for i in range(5) if mask >> i & 1)))

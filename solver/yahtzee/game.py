@@ -122,7 +122,6 @@ def advise(rules: YahtzeeRules, E: np.ndarray, state: SheetState, dice: tuple[in
     opts = []
     if rolls_left == 0:
         o = int(np.nonzero((kg.roll_counts == counts).all(axis=1))[0][0])
-        nxt_up = state.capped(rules)
         for b in range(rules.n_boxes):
             if VB[o, b] > NEG / 2:
                 opts.append({"box": rules.boxes[b], "value": float(VB[o, b])})
