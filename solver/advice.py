@@ -194,9 +194,9 @@ def endgame_advice(rs: RuleSet, dice: int, turn: int, permanent: int, score: int
     elif kind == "last turn":
         levels, row = last_turn_table(rs, tables_dir).lookup(leader - score, on_board)
     else:
-        fr = solve_final_round(rs, leader, tied, [score] + remaining)
+        fr = solve_final_round(rs, leader, tied, [score] + remaining, turn)
         me = fr.players[0]
-        levels, row = me.levels, 0
+        levels, row = me.levels(0), 0
         out["p_win_all"] = {"leaders": fr.p_leaders, "you": fr.p_players[0],
                             "later": fr.p_players[1:]}
     step = perm_step(rs)
@@ -235,10 +235,10 @@ def final_round_report(rs: RuleSet, scores: list[int]) -> dict:
     players = [{"player": 1, "score": trigger, "role": "triggered the final round",
                 "p_win": fr.p_leaders}]
     for i, (s, pt, p) in enumerate(zip(others, fr.players, fr.p_players), start=2):
-        if pt.levels is None:        # the last player: a last turn against the trigger
+        if pt.solved is None:        # the last player: a last turn against the trigger
             levels, row = solve_last_turn(rs, [trigger - s], s > 0 or not rs.entry_minimum), 0
         else:
-            levels, row = pt.levels, pt.row(trigger // rs.unit, 1)
+            levels, row = pt.levels(pt.row(trigger // rs.unit, 1)), 0
         players.append({"player": i, "score": s, "role": "to play", "p_win": p,
                         "stopping_rule": {str(n): t for n, t in stopping_rule(
                             rs, levels, row, s, trigger).items()}})

@@ -18,6 +18,7 @@ where every player's chance of getting there is below TRUNCATION (computed, not 
 """
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,7 +27,8 @@ import numpy as np
 
 from . import InputError
 from .rules import RuleSet
-from .turn import Extra, Payoff, TurnSolution, build_model, solve_turn, state_index
+from .turn import (Above, Extra, Payoff, TurnSolution, build_model, solve_turn,
+                   state_index)
 
 TRUNCATION = 1e-13
 
@@ -182,12 +184,48 @@ def _reach_bound(rules: RuleSet, eps: float) -> int:
 # --- final round ------------------------------------------------------------------------------
 def need_space_ok(rules: RuleSet, score_units: int) -> bool:
     """Can the last player's turn be solved in "points still needed" (one row per tie count
-    instead of one per leader score)?  Banking must be allowed at any total."""
+    instead of one per leader score)?  Banking allowed at any total, or no permanent points
+    (then the few totals below the bank minimum are solved per row: _below_minimum)."""
     on_board = score_units > 0 or not rules.entry_minimum
-    return rules.min_bank(on_board) == 0
+    return rules.min_bank(on_board) == 0 or perm_step(rules) is None
 
 
-def last_player_need_space(rules: RuleSet, X: int, ties: list[float], below: list[float]):
+def _below_minimum(rules: RuleSet, sol: TurnSolution, X: int, d: np.ndarray, ci: np.ndarray,
+                   m: int, low: np.ndarray):
+    """The last player's start for deficits d (units) when banking needs m units: from
+    r >= m on, row d is the need-space solution at r' = X - d + r (row ci of sol: its tie
+    count); below m the player cannot bank, so those few totals are solved per row.
+    Returns (value, leaders' share) at the start of the turn, per row."""
+    model = build_model(rules)
+    B, S, N = len(d), model.states, model.dice
+    L = X + model.max_shift + m + 1
+    V = sol.extended(L)
+    Ev = sol.extended_extra(0, L)
+    W = np.zeros((m, S, B))
+    WE = np.zeros((m, S, B))
+    cols = np.arange(B)[None, :]
+    tgt = model.target[:, None]
+    for r in range(m - 1, -1, -1):
+        nxt = (r + model.shift)[:, None]                               # (K, 1)
+        late = nxt >= m
+        rp = X - d[None, :] + nxt
+        w = np.minimum(nxt, m - 1)
+        g = np.where(late, V[ci[None, :], tgt, rp], W[w, tgt, cols])      # (K, B)
+        ge = np.where(late, Ev[ci[None, :], tgt, rp], WE[w, tgt, cols])
+        best = np.maximum.reduceat(g, model.opt_start, axis=0)
+        idx = np.where(g >= best[model.opt_outcome], np.arange(len(g))[:, None], len(g))
+        pick = np.minimum.reduceat(idx, model.opt_start, axis=0)        # (O, B)
+        prob = model.prob[:, None]
+        R = np.add.reduceat(best * prob, model.out_start, axis=0)       # a zilch loses
+        Re = np.add.reduceat(ge[pick, cols] * prob, model.out_start, axis=0) \
+            + model.p_zilch[1:, None] * low[ci][None, :]
+        W[r] = np.concatenate([R[-1:], R])                              # no bank below m
+        WE[r] = np.concatenate([Re[-1:], Re])
+    return W[0, 0], WE[0, 0]
+
+
+def last_player_need_space(rules: RuleSet, X: int, ties: list[float], below: list[float],
+                           rows: tuple | None = None):
     """The last player's turn for every deficit d = 1..X-1 at once, per tie count.
 
     In "points still needed" (r' = X - need) the turn does not depend on the deficit:
@@ -197,7 +235,9 @@ def last_player_need_space(rules: RuleSet, X: int, ties: list[float], below: lis
     then one backward recursion for that chain (the must-roll start and N dice after
     permanent-only choices), using the ordinary values for every other choice.
 
-    Returns (value, leaders' share) of the start, arrays (rows, X + 1) indexed by r'."""
+    Returns (value, leaders' share) of the start, arrays (rows, X + 1) indexed by r'; or,
+    given rows = (d, ci, m) (deficits, their tie counts' rows, a bank minimum m > 0, no
+    permanent points), the start of each of those rows (see _below_minimum)."""
     import dataclasses
     base = build_model(rules)
     model = dataclasses.replace(base, shift=base.shift + base.perm, perm=np.zeros_like(base.perm))
@@ -214,6 +254,8 @@ def last_player_need_space(rules: RuleSet, X: int, ties: list[float], below: lis
     leaders = Extra(bank=lead, tail_slope=np.zeros(B), tail_intercept=np.zeros(B), zilch=low)
     sol = solve_turn(model, Payoff(bank=bank, tail_slope=np.zeros(B), tail_intercept=np.ones(B),
                                    tail_from=X + 1, zilch=np.zeros(B), extras=(leaders,)))
+    if rows is not None:
+        return _below_minimum(rules, sol, X, *rows, low)
     N = base.dice
     L = sol.roll.shape[2] + int(model.shift.max()) + 1
     V = sol.extended(L)                                  # (B, S, L), ordinary states
@@ -250,15 +292,186 @@ def last_player_need_space(rules: RuleSet, X: int, ties: list[float], below: lis
     return V0, E0
 
 
+def _derived(sol: TurnSolution, cls: np.ndarray, zconst: np.ndarray,
+             length: int | None = None) -> TurnSolution:
+    """Rows of a class solution (extras E + 1, the last the chance of a row-specific zilch)
+    as rows of their own: extra j plus zconst[j] times that chance.  length: only the
+    first `length` totals (a source looked up no further)."""
+    out = copy.copy(sol.take(cls))      # take() may return sol itself
+    cut = slice(None, length)
+    E = len(zconst)
+    out.roll, out.bank = out.roll[:, :, cut].copy(), out.bank[:, :, cut].copy()
+    out.extras = out.extras[:E, :, :, cut] + zconst[:, :, None, None] * out.extras[E, :, :, cut]
+    out.extras_a = out.extras_a[:E] + zconst[:, :, None] * out.extras_a[E]
+    out.extras_b = out.extras_b[:E] + zconst[:, :, None] * out.extras_b[E]
+    return out
+
+
+def _stack(parts: list[TurnSolution]) -> TurnSolution:
+    """Batch rows of solutions cut at the same length, one after the other."""
+    out = copy.copy(parts[0])
+    for k in TurnSolution.ARRAYS + ("extras", "extras_a", "extras_b"):
+        axis = 1 if k.startswith("extras") else 0
+        setattr(out, k, np.concatenate([getattr(p, k) for p in parts], axis=axis))
+    return out
+
+
+@dataclass
+class LeaderRows:
+    """One final-round player's turn against every leader row, level by level (permanent
+    points).  At level k, rows at or below their leader (F >= S + p) from first[k] on are
+    solved below it (rows[k]); every other state of a row is its class's (classes[k])."""
+    classes: list[TurnSolution]
+    cls: list[np.ndarray]            # (B,) class of each row, per level
+    first: list[int]
+    rows: list[TurnSolution | None]
+    zconst: np.ndarray               # (E, B) the extras' payoffs below each row's leader
+
+    def level(self, k: int, idx: np.ndarray, length: int | None = None) -> TurnSolution:
+        """Level k for the rows idx (ascending); `length`: only its first totals (a source
+        of the level below, which looks no further)."""
+        f = self.first[k]
+        parts = []
+        low, high = idx[idx < f], idx[idx >= f]
+        if len(low):
+            parts.append(_derived(self.classes[k], self.cls[k][low], self.zconst[:, low], length))
+        if len(high):           # the class's values, then the rows' own part over them
+            own = self.rows[k].take(high - f)
+            full = _derived(self.classes[k], self.cls[k][high], self.zconst[:, high], length)
+            n = min(own.roll.shape[2], full.roll.shape[2])
+            full.roll[:, :, :n], full.bank[:, :, :n] = own.roll[:, :, :n], own.bank[:, :, :n]
+            full.extras[:, :, :, :n] = own.extras[:, :, :, :n]
+            parts.append(full)
+        if len(parts) == 1:
+            return parts[0]
+        return TurnSolution.concat(parts) if length is None else _stack(parts)
+
+    def levels(self, i: int) -> list[TurnSolution]:
+        """Every level of row i (one batch row)."""
+        return [self.level(k, np.array([i])) for k in range(len(self.classes))]
+
+    def start(self) -> tuple[np.ndarray, np.ndarray]:
+        """P(win) and the extras (E, B) of every row from the start of the turn."""
+        f, B = self.first[0], len(self.cls[0])
+        c = self.classes[0]
+        k = self.cls[0][:f]
+        value = np.empty(B)
+        ex = np.empty((len(self.zconst), B))
+        value[:f] = c.roll[k, 0, 0]
+        ex[:, :f] = c.extras[:-1, k, 0, 0] + self.zconst[:, :f] * c.extras[-1, k, 0, 0]
+        if f < B:
+            value[f:] = self.rows[0].roll[:, 0, 0]
+            ex[:, f:] = self.rows[0].extras[:, :, 0, 0]
+        return value, ex
+
+
+def solve_leader_rows(rules: RuleSet, S: int, G: np.ndarray, EG: np.ndarray, F: np.ndarray,
+                      T: np.ndarray, ET: np.ndarray, C: np.ndarray,
+                      on_board: bool) -> LeaderRows:
+    """A final turn from score S (units) against leaders F (B,) (ascending), grid x < H.
+
+    Ending at S + x above the leader is worth G[x] (extras EG[:, x]) whatever the leader,
+    beyond H 1 (extras 0); at the leader T (ET), below 0 (extras C).  So above its leader
+    a row is one of a few class problems: the bank payoff G everywhere and the same zilch
+    payoff at every level from here up (below: 0, with the extras' row-specific C carried by
+    one more extra, the chance of such a zilch; at or above the leader: T or G).  Each level
+    solves its classes on the whole grid and the rows only up to their leader (Above)."""
+    model = build_model(rules)
+    H = len(G)
+    E, B = len(EG), len(F)
+    m = -(-rules.min_bank(on_board) // rules.unit)
+    step = perm_step(rules)
+    top = math.ceil(H / step) if step else 0
+
+    def at(arr, inf, x):
+        return np.where(x < H, arr[..., np.minimum(x, H - 1)], inf)
+
+    classes, cls, first, rows = {}, {}, {}, {}
+    prev = np.zeros(B, np.int64)
+    for k in range(top, -1, -1):
+        p = k * (step or 0)
+        if p >= H:                      # the turn is already beyond every reach: a win
+            classes[k] = TurnSolution.constant(model, np.ones(1)).with_constant_extras(
+                np.zeros((E + 1, 1)))
+            cls[k], first[k], rows[k] = np.zeros(B, np.int64), B, None
+            prev = cls[k]
+            continue
+        zx = p if p >= m else 0
+        typ = np.sign(S + zx - F)       # a zilch ends below (-1), at (0) or above the leader
+        key = np.column_stack([typ, np.where(typ == 0, np.arange(B), -1), prev])
+        _, rep, inv = np.unique(key, axis=0, return_index=True, return_inverse=True)
+        inv = inv.ravel()
+        t = typ[rep]
+        nc = len(rep)
+        r_all = lambda r: r + p
+        zU = np.where(t < 0, 0.0, np.where(t == 0, T[rep], at(G, 1.0, zx)))
+        extras = []
+        for j in range(E + 1):
+            if j < E:
+                zE = np.where(t < 0, 0.0, np.where(t == 0, ET[j, rep], at(EG[j], 0.0, zx)))
+                bank = lambda r, j=j: np.broadcast_to(at(EG[j], 0.0, r + p), (nc, len(r)))
+            else:                       # the chance of a zilch below the leader
+                zE = (t < 0).astype(float)
+                bank = lambda r: np.zeros((nc, len(r)))
+            extras.append(Extra(bank=bank, tail_slope=np.zeros(nc), tail_intercept=np.zeros(nc),
+                                zilch=zE))
+        src = {step: classes[k + 1].take(prev[rep])} if step else {}
+        pay = Payoff(
+            bank=lambda r: np.broadcast_to(np.where(r + p >= m, at(G, 1.0, r + p), -np.inf),
+                                           (nc, len(r))),
+            tail_slope=np.zeros(nc), tail_intercept=np.ones(nc),
+            tail_from=max(H - p, m - p, 0), zilch=zU, perm_sources=src, extras=tuple(extras))
+        classes[k] = solve_turn(model, pay)
+        cls[k] = inv
+        # the rows at or below their leader at this level: solved up to it
+        bnd = F - S - p
+        f = int(np.searchsorted(bnd, 0, side="left"))
+        first[k] = f
+        rows[k] = None
+        if f < B:
+            idx = np.arange(f, B)
+            Fi = F[idx][:, None]
+            b = len(idx)
+            tz = typ[idx]
+
+            def split(above, tie, below, x):
+                fx = S + x[None, :]
+                return np.where(fx > Fi, above, np.where(fx == Fi, tie, below))
+            rextras = tuple(
+                Extra(bank=lambda r, j=j: split(at(EG[j], 0.0, r + p)[None, :], ET[j, idx][:, None],
+                                                C[j, idx][:, None], r + p),
+                      tail_slope=np.zeros(b), tail_intercept=np.zeros(b),
+                      zilch=np.where(tz == 0, ET[j, idx], C[j, idx])) for j in range(E))
+            # the rows look their sources up no further than their leaders + one roll
+            reach = int(bnd[-1]) + model.max_shift + 2
+            src = {step: LeaderRows(classes, cls, first, rows, C).level(k + 1, idx, reach)} \
+                if step else {}
+            rows[k] = solve_turn(model, Payoff(
+                bank=lambda r: np.where(r[None, :] + p >= m,
+                                        split(at(G, 1.0, r + p)[None, :], T[idx][:, None], 0.0,
+                                              r + p), -np.inf),
+                tail_slope=np.zeros(b), tail_intercept=np.ones(b), tail_from=0,
+                zilch=np.where(tz == 0, T[idx], 0.0), perm_sources=src, extras=rextras,
+                above=Above(bnd[idx], classes[k], inv[idx], C[:, idx])))
+        prev = inv
+    n = top + 1
+    return LeaderRows([classes[k] for k in range(n)], [cls[k] for k in range(n)],
+                      [first[k] for k in range(n)], [rows[k] for k in range(n)], C)
+
+
 @dataclass
 class PlayerTurn:
     score: int                      # points
     rows: list[tuple[int, int]]     # (leader F in units, tied count c) of each batch row
-    levels: list[TurnSolution] | None  # None: the last player, solved in need-space
+    solved: LeaderRows | None       # None: the last player, solved in need-space
     value: np.ndarray               # (rows,) P(win) from the start of the turn
 
     def row(self, F: int, c: int) -> int:
         return self.rows.index((F, c))
+
+    def levels(self, row: int = 0) -> list[TurnSolution]:
+        """The turn against one leader row, every permanent level (one batch row)."""
+        return self.solved.levels(row)
 
 
 @dataclass
@@ -275,22 +488,29 @@ class FinalRound:
         return self.tied * self.p_leaders + sum(self.p_players)
 
 
-def solve_final_round(rules: RuleSet, leader: int, tied: int, scores: list[int]) -> FinalRound:
+def solve_final_round(rules: RuleSet, leader: int, tied: int, scores: list[int],
+                      turn: int = 0) -> FinalRound:
     """The final round from the moment before the first of `scores` plays: the leader has
-    `leader` points, `tied` players share it.
+    `leader` points, `tied` players share it.  `turn`: the first player's turn total so far
+    (a query in the middle of his turn), so that every score he can still reach is covered.
 
     Backward over the players: player j's turn is solved for every leader state (F, c) he
     may face, and evaluated (extras) for the leaders' share Q_j(F, c) and for every later
-    player i's chance Z_i(F, c) of winning from there."""
+    player i's chance Z_i(F, c) of winning from there.  Player j faces leaders up to what
+    the players before him can reach (F_top[j]); above that (probability below TRUNCATION)
+    he is taken not to change the outcome, as every player is beyond his own reach."""
     u = rules.unit
-    if leader % u or any(s % u for s in scores):
+    if leader % u or any(s % u for s in scores) or turn % u:
         raise InputError(f"scores must be multiples of {u} under {rules.name}")
     if any(s >= leader for s in scores):
         raise InputError("a player still to play in the final round cannot be level with or "
                          "ahead of the leader")
     L0 = leader // u
     D = turn_reach_bound(rules)
-    F_hi = max([L0] + [s // u + D for s in scores])
+    reach = [s // u + D for s in scores]
+    reach[0] += turn // u
+    F_hi = max([L0] + reach)
+    F_top = [max([L0] + reach[:j]) for j in range(len(scores))]
     nF = F_hi - L0 + 1
     m = len(scores)
     C = tied + m + 2
@@ -303,50 +523,46 @@ def solve_final_round(rules: RuleSet, leader: int, tied: int, scores: list[int])
         # the leader states player j can face: at the first leader's score, the tied group
         # plus any of the j players before him; above it, up to j of those players tied
         rows = [(L0, c) for c in range(tied, tied + j + 1)] + \
-            [(L0 + f, c) for f in range(1, nF) for c in range(1, j + 1)]
+            [(L0 + f, c) for f in range(1, F_top[j] - L0 + 1) for c in range(1, j + 1)]
         H = F_hi - S + 1
         Fj = S + np.arange(H)
         later = sorted(Z)
-        U = np.zeros((len(rows), H))
-        EU = np.zeros((1 + len(later), len(rows), H))
-        for i, (F, c) in enumerate(rows):
-            f = F - L0
-            above = Fj > F
-            U[i, above] = Q[Fj[above] - L0, 1]
-            below = Fj < F
-            EU[0, i, below] = Q[f, c]
-            for e, pl in enumerate(later, start=1):
-                EU[e, i, above] = Z[pl][Fj[above] - L0, 1]
-                EU[e, i, below] = Z[pl][f, c]
-            if F - S < H:            # a tie: the c leaders and player j share
-                U[i, F - S] = Q[f, c + 1]
-                EU[0, i, F - S] = Q[f, c + 1]
-                for e, pl in enumerate(later, start=1):
-                    EU[e, i, F - S] = Z[pl][f, c + 1]
+        E = 1 + len(later)
+        # ending above the leader: the same payoff for every row (0 below L0: never above)
+        fj = np.clip(Fj - L0, 0, None)
+        ok = Fj >= L0
+        G = np.where(ok, Q[fj, 1], 0.0)
+        EG = np.zeros((E, H))
+        for e, pl in enumerate(later, start=1):
+            EG[e] = np.where(ok, Z[pl][fj, 1], 0.0)
+        f = np.array([F - L0 for F, _ in rows])
+        c = np.array([c for _, c in rows])
+        tables = [Q] + [Z[pl] for pl in later]
         on_board = S > 0 or not rules.entry_minimum
         if j == m - 1 and j > 0 and need_space_ok(rules, S):
             # the last player: one row per tie count, every leader score a column
-            cs = sorted({c for _, c in rows})
-            V0, E0 = last_player_need_space(rules, H, [Q[0, c + 1] for c in cs],
-                                            [Q[0, c] for c in cs])
-            ci = np.array([cs.index(c) for _, c in rows])
-            col = np.array([H - (F - S) for F, _ in rows])
-            value = V0[ci, col]
-            ex = E0[ci, col][None, :]
-            levels = None
+            cs = sorted(set(c.tolist()))
+            ci = np.searchsorted(cs, c)
+            d = f + L0 - S                          # deficits
+            mb = -(-rules.min_bank(on_board) // u)
+            ns = last_player_need_space(rules, H, [Q[0, x + 1] for x in cs],
+                                        [Q[0, x] for x in cs], (d, ci, mb) if mb else None)
+            value, ex = (ns[0], ns[1][None, :]) if mb else \
+                (ns[0][ci, H - d], ns[1][ci, H - d][None, :])
+            solved = None
         else:
-            levels = solve_final_turn(rules, U, np.ones(len(rows)), on_board, EU,
-                                      np.zeros((1 + len(later), len(rows))))
-            value = levels[0].roll[:, 0, 0]
-            ex = levels[0].extras[:, :, 0, 0]         # (E, rows): from the start of the turn
-        players[j] = PlayerTurn(scores[j], rows, levels, value)
-        newQ = np.zeros_like(Q)
-        newZ = {pl: np.zeros_like(Q) for pl in later + [j]}
-        for i, (F, c) in enumerate(rows):
-            newQ[F - L0, c] = ex[0, i]
-            newZ[j][F - L0, c] = value[i]
-            for e, pl in enumerate(later, start=1):
-                newZ[pl][F - L0, c] = ex[e, i]
+            solved = solve_leader_rows(
+                rules, S, G, EG, f + L0, Q[f, c + 1],
+                np.stack([tb[f, c + 1] for tb in tables]), np.stack([tb[f, c] for tb in tables]),
+                on_board)
+            value, ex = solved.start()
+        players[j] = PlayerTurn(scores[j], rows, solved, value)
+        newQ = Q.copy()              # leaders beyond F_top[j]: player j changes nothing
+        newZ = {pl: Z.get(pl, np.zeros_like(Q)).copy() for pl in later + [j]}
+        newQ[f, c] = ex[0]
+        newZ[j][f, c] = value
+        for e, pl in enumerate(later, start=1):
+            newZ[pl][f, c] = ex[e]
         Q, Z = newQ, newZ
     p_players = [float(Z[j][0, tied]) for j in range(m)]
     return FinalRound(rules, leader, tied, players, float(Q[0, tied]), p_players)

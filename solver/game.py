@@ -102,11 +102,11 @@ def _game_U(rules: RuleSet, W: np.ndarray, finals: _Finals, rows, R: int) -> np.
 
 
 def _pair_payoff(rules: RuleSet, model, W: np.ndarray, finals: _Finals, rows, z: np.ndarray,
-                 R: int, compiled: bool = False):
+                 R: int):
     """The turn payoff of each (a, b) row of the game, with zilch payoff z."""
     a = np.array([r[0] for r in rows])
     return turn_payoff(rules, model, _game_U(rules, W, finals, rows, R), z,
-                       _bank_minimums(rules, a), compiled)
+                       _bank_minimums(rules, a))
 
 
 def _permanent_turns(rules: RuleSet, U: np.ndarray, a: np.ndarray):
@@ -129,8 +129,8 @@ def _permanent_turns(rules: RuleSet, U: np.ndarray, a: np.ndarray):
     return val, g
 
 
-def turn_payoff(rules: RuleSet, model, U: np.ndarray, z: np.ndarray, mins: np.ndarray,
-                compiled: bool = False) -> Payoff:
+def turn_payoff(rules: RuleSet, model, U: np.ndarray, z: np.ndarray,
+                mins: np.ndarray) -> Payoff:
     """A turn whose bank at t is worth U[row, t] (1 beyond U's end), a zilch z[row]; with
     the zilch chance under the optimal policy as an extra (Newton's slope).
 
@@ -157,8 +157,7 @@ def turn_payoff(rules: RuleSet, model, U: np.ndarray, z: np.ndarray, mins: np.nd
     if rules.hot_dice == "mandatory":
         forced = lambda r: _forced_beyond(model, U, z, r)
     return Payoff(bank=bank, tail_slope=np.zeros(B), tail_intercept=np.ones(B),
-                  tail_from=stop, zilch=z, extras=(zil,), forced_tail=forced,
-                  compiled=compiled)
+                  tail_from=stop, zilch=z, extras=(zil,), forced_tail=forced)
 
 
 def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray) -> np.ndarray:
@@ -195,10 +194,9 @@ def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray) -> np.nda
 
 
 def solve_game(rules: RuleSet, target: int | None = None, progress=None,
-               compiled: bool = True, checkpoint=None, checkpoint_every: float = 10.0,
+               checkpoint=None, checkpoint_every: float = 10.0,
                levels: bool | None = None) -> GameTable:
     """W for every pair of scores below the target (`target` overrides the rules').
-    compiled: the numba backward pass (the same arithmetic as numpy's, row by row).
     checkpoint: a file to save the solved sums to every `checkpoint_every` seconds and to
     resume from (an interrupted solve picks up at the next score sum); removed when done.
     levels: solve turns as final turns over levels of permanent points (default: when the
@@ -236,8 +234,7 @@ def solve_game(rules: RuleSet, target: int | None = None, progress=None,
                 U[:, 0] = z                        # a plain zilch: the partner's turn
                 val, g = _permanent_turns(rules, U, a_rows)
             else:
-                sol = solve_turn(model, _pair_payoff(rules, model, W, finals, rows, z, R,
-                                                     compiled))
+                sol = solve_turn(model, _pair_payoff(rules, model, W, finals, rows, z, R))
                 val = sol.roll[:, 0, 0]
                 g = sol.extras[0][:, 0, 0]        # P(zilch) under the optimal policy
             if np.max(np.abs(val - w)) < NEWTON_TOL:
@@ -326,8 +323,8 @@ class VersusTable:
     Y: np.ndarray
 
 
-def solve_versus(rules: RuleSet, turn_points: dict[int, float], target: int | None = None,
-                 compiled: bool = True) -> VersusTable:
+def solve_versus(rules: RuleSet, turn_points: dict[int, float],
+                 target: int | None = None) -> VersusTable:
     """turn_points: the other player's turn, points recorded -> probability (any score-blind
     policy, e.g. the expected-points optimum from evaluate.py).  Sums from the top; at each
     sum Y = c + P(0) X and X = f(Y) for the zilch payoff: Newton with f's slope."""
@@ -362,8 +359,7 @@ def solve_versus(rules: RuleSet, turn_points: dict[int, float], target: int | No
         w = np.array([X[aa, bb + 1] if bb + 1 < R else 0.5 for aa, bb in rows])
         for _ in range(60):
             z = c + p0 * w
-            sol = solve_turn(model, turn_payoff(rules, model, U, z, _bank_minimums(rules, a),
-                                                compiled))
+            sol = solve_turn(model, turn_payoff(rules, model, U, z, _bank_minimums(rules, a)))
             val = sol.roll[:, 0, 0]
             if np.max(np.abs(val - w)) < NEWTON_TOL:
                 break

@@ -1,12 +1,14 @@
-"""Simulated two-player games with physical dice (rules where reaching the target wins at
-once): optimal against optimal, and optimal against a fixed turn policy — the checks of the
-game tables."""
+"""Simulated two-player games with physical dice: optimal against optimal (every rule
+set: with a final round, the other player then takes his optimal last turn), and optimal
+against a fixed turn policy (rules where reaching the target wins at once) — the checks of
+the game tables."""
 from __future__ import annotations
 
 import numpy as np
 
 from . import InputError
-from .game import GameTable, VersusTable, _bank_minimums, _Finals, _pair_payoff, turn_payoff
+from .game import (GameTable, VersusTable, _bank_minimums, _Finals, _game_U, _pair_payoff,
+                   turn_payoff)
 from .simulate import FACES, engine, play_turns
 from .turn import build_model, solve_turn
 
@@ -15,8 +17,9 @@ class _OptimalTurns:
     """Whole turns of the optimal player for many games at once, from the turn solutions of
     every score pair (row a * R + b)."""
 
-    def __init__(self, rules, sol, R):
+    def __init__(self, rules, sol, R, U=None):
         self.rules, self.R = rules, R
+        self.U = U                  # the payoff of banking (rows, totals): past the grid
         self.V = np.maximum(sol.roll, sol.bank)
         self.roll, self.bank = sol.roll, sol.bank
         self.eng = engine(rules)
@@ -24,10 +27,13 @@ class _OptimalTurns:
         self.oc = np.where(self.valid, self.eng.options, 0)
 
     def play(self, me: np.ndarray, opp: np.ndarray, rng) -> np.ndarray:
-        """Points banked (0 after a zilch) by a turn from each (me, opp)."""
+        """Units banked (0 after a zilch) by a turn from each (me, opp)."""
+        return self.play_rows(me * self.R + opp, rng)
+
+    def play_rows(self, row: np.ndarray, rng) -> np.ndarray:
+        """Units banked (0 after a zilch) by a turn played by each game's batch row."""
         eng, N, L = self.eng, self.rules.dice, self.V.shape[2]
-        n_games = len(me)
-        row = me * self.R + opp
+        n_games = len(row)
         s = np.zeros(n_games, np.int64)
         r = np.zeros(n_games, np.int64)
         points = np.zeros(n_games, np.int64)
@@ -43,8 +49,11 @@ class _OptimalTurns:
             tgt = eng.target[self.oc[o]]
             rr = r[active][:, None] + eng.shift[self.oc[o]]
             rw = row[active][:, None]
+            # past the grid banking is optimal: worth its payoff (1 where the target wins)
+            past = 1.0 if self.U is None else np.where(
+                rr < self.U.shape[1], self.U[rw, np.minimum(rr, self.U.shape[1] - 1)], 1.0)
             vals = np.where(self.valid[o] & (rr < L), self.V[rw, tgt, np.minimum(rr, L - 1)],
-                            np.where(self.valid[o], 1.0, -np.inf))  # past the grid: bank, win
+                            np.where(self.valid[o], past, -np.inf))
             k = np.argmax(vals, axis=1)
             idx = np.arange(len(active))
             s2, r2 = tgt[idx, k], rr[idx, k]
@@ -64,25 +73,61 @@ def _instant(rules):
 
 
 def play_games(g: GameTable, n_games: int, rng: np.random.Generator) -> np.ndarray:
-    """Both players optimal: 1 where the player who moves first wins, 0 where he loses."""
+    """Both players optimal: the first mover's result per game (1 win, 0 loss, the tie
+    value for a tie after a final round)."""
     rules = g.rules
-    _instant(rules)
     R = g.W.shape[0]
     model = build_model(rules)
     rows = [(a, b) for a in range(R) for b in range(R)]
     z = np.array([1.0 - g.W[b, a] for a, b in rows])
+    finals = _Finals(rules, R, g.finals)
+    U = None if rules.end == "instant" else _game_U(rules, g.W, finals, rows, R)
     turns = _OptimalTurns(rules, solve_turn(model, _pair_payoff(
-        rules, model, g.W, _Finals(rules, R, g.finals), rows, z, R)), R)
+        rules, model, g.W, finals, rows, z, R)), R, U)
     score = np.zeros((n_games, 2), np.int64)
-    winner = np.full(n_games, -1)
+    result = np.full(n_games, -1.0)
     mover = 0
-    while (winner < 0).any():
-        act = np.nonzero(winner < 0)[0]
+    while (result < 0).any():
+        act = np.nonzero(result < 0)[0]
         pts = turns.play(score[act, mover], score[act, 1 - mover], rng)
         score[act, mover] += pts
-        winner[act[score[act, mover] >= R]] = mover
+        done = act[score[act, mover] >= R]
+        if rules.end == "instant":
+            result[done] = 1.0 if mover == 0 else 0.0
+        elif len(done):                         # the other player's last turn
+            last = score[done, 1 - mover] + _last_turns(
+                rules, score[done, mover] - score[done, 1 - mover], score[done, 1 - mover] > 0,
+                rng)
+            # as the solver counts it: the last player's tie value is taken from the leader
+            mine = np.where(score[done, mover] > last, 1.0,
+                            np.where(score[done, mover] == last, 1.0 - rules.tie, 0.0))
+            result[done] = mine if mover == 0 else 1.0 - mine
         mover = 1 - mover
-    return (winner == 0).astype(np.int64)
+    return result
+
+
+def _last_turns(rules, deficits: np.ndarray, on_board: np.ndarray, rng) -> np.ndarray:
+    """Units scored by optimal last turns against each deficit (units): the end-game's
+    policy, one batch of turns per (deficit, board flag)."""
+    from .endgame import perm_step, solve_last_turn
+    from .simulate import level_values
+    from .strategies import OptimalPolicy
+    eng = engine(rules)
+    flags = on_board | (not rules.entry_minimum)
+    out = np.zeros(len(deficits), np.int64)
+    for flag in np.unique(flags):
+        games = np.nonzero(flags == flag)[0]
+        ds, row = np.unique(deficits[games], return_inverse=True)
+        levels = solve_last_turn(rules, ds * rules.unit, bool(flag))   # every deficit at once
+        if len(levels) == 1:         # no permanent points: all games at once, by deficit row
+            out[games] = _OptimalTurns(rules, levels[0], 0).play_rows(row.ravel(), rng)
+            continue
+        for i in range(len(ds)):     # permanent levels: the strategy player, per deficit
+            sel = games[row.ravel() == i]
+            policy = OptimalPolicy(level_values(levels, i, perm_step(rules)),
+                                   cap=max(lv.cap for lv in levels), levels=len(levels))
+            out[sel] = play_turns(eng, policy, len(sel), rng, bool(flag)) // rules.unit
+    return out
 
 
 def play_versus(v: VersusTable, strategy, n_games: int, rng: np.random.Generator,

@@ -9,6 +9,7 @@ minimums no longer bind.  That keeps the state exact without a permanent-points 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +48,13 @@ def solve_score(rules: RuleSet) -> tuple[TurnSolution, TurnSolution | None]:
 
 
 def reachable(rules: RuleSet, length: int) -> np.ndarray:
-    """reach[s, r]: can a turn be in state s with r units at risk and no permanent points?"""
+    """reach[s, r]: can a turn be in state s with r units at risk and no permanent points?
+    (read-only: one sweep per rule set serves every length up to the next power of two)"""
+    return _reachable(rules, 1 << max(length - 1, 1).bit_length())[:, :length]
+
+
+@lru_cache(maxsize=32)
+def _reachable(rules: RuleSet, length: int) -> np.ndarray:
     model = build_model(rules)
     S = model.states
     reach = np.zeros((S, length + model.max_shift + 1), bool)
@@ -64,7 +71,9 @@ def reachable(rules: RuleSet, length: int) -> np.ndarray:
         for s in np.nonzero(reach[:, r])[0]:
             t, h = moves[s]
             reach[t, r + h] = True
-    return reach[:, :length]
+    reach = reach[:, :length]
+    reach.flags.writeable = False
+    return reach
 
 
 @dataclass(frozen=True, eq=False)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import tempfile
 from pathlib import Path
@@ -66,19 +67,25 @@ def save(path: Path, meta: dict, arrays: dict[str, np.ndarray]) -> None:
 
 
 def load(path: Path, expect: dict) -> tuple[dict, dict[str, np.ndarray]] | None:
-    """The header and arrays, or None if the file is missing, corrupt or stale."""
+    """The header and arrays, or None if the file is missing, corrupt or stale.
+
+    The file is memory-mapped: the checksum is computed over the mapping and the arrays
+    are read-only views of it (no copy; pages come from the OS cache as they are used).
+    Files are only ever replaced, never rewritten in place, so a mapping stays valid."""
     try:
-        data = path.read_bytes()
-    except OSError:
+        with open(path, "rb") as f:
+            data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):           # missing, unreadable or empty
         return None
-    if len(data) < len(MAGIC) + 32 or not data.startswith(MAGIC):
+    if len(data) < len(MAGIC) + 32 or data[:len(MAGIC)] != MAGIC:
         return None
-    body, digest = data[:-32], data[-32:]
+    view = memoryview(data)
+    body, digest = view[:-32], view[-32:]
     if hashlib.sha256(body).digest() != digest:
         return None
-    nl = body.index(b"\n", len(MAGIC))
+    nl = data.find(b"\n", len(MAGIC))
     try:
-        header = json.loads(body[len(MAGIC):nl])
+        header = json.loads(data[len(MAGIC):nl])
     except ValueError:
         return None
     if header.get("format") != FORMAT_VERSION or header.get("solver") != SOLVER_VERSION:

@@ -73,8 +73,26 @@ class TurnModel:
         return self.dice if s == 0 else s
 
 
+MODEL_FIELDS = ("prob", "out_start", "opt_start", "opt_outcome", "shift", "perm", "target",
+                "p_zilch")
+
+
 @lru_cache(maxsize=32)
 def build_model(rules: RuleSet) -> TurnModel:
+    """The model of a rule set, kept in tables/ like any table: enumerating and scoring
+    every roll takes ~0.2 s, which a query should not pay each time."""
+    from pathlib import Path
+
+    from . import tables
+    path = Path(tables.table_dir()) / tables.file_name(rules.name, rules.digest(), "model")
+    _, arrays = tables.cached(path, {"objective": "model", "rules_hash": rules.digest()},
+                              lambda: ({}, _model_arrays(rules)))
+    hot = 0 if rules.hot_dice == "mandatory" else rules.dice
+    # copies: aligned, and not tied to the mapped file (they go to the C kernel)
+    return TurnModel(rules.dice, rules.unit, hot, *(np.array(arrays[k]) for k in MODEL_FIELDS))
+
+
+def _model_arrays(rules: RuleSet) -> dict[str, np.ndarray]:
     """Outcomes with the same set of choices are merged (their probabilities add): the value
     of a roll is a sum over outcomes of a max over their choices, so only the distinct choice
     sets matter.  Forced set-aside leaves a few dozen per dice count instead of hundreds."""
@@ -100,8 +118,9 @@ def build_model(rules: RuleSet) -> TurnModel:
             prob.append(float(merged[key]))
     pz = [1.0] + [float(p_zilch(rules, n)) for n in range(1, n_dice + 1)]
     arr = lambda x, t=np.int64: np.asarray(x, dtype=t)
-    return TurnModel(n_dice, unit, hot, arr(prob, float), arr(out_start), arr(opt_start),
-                     arr(opt_outcome), arr(shift), arr(perm), arr(target), arr(pz, float))
+    return dict(zip(MODEL_FIELDS, (arr(prob, float), arr(out_start), arr(opt_start),
+                                   arr(opt_outcome), arr(shift), arr(perm), arr(target),
+                                   arr(pz, float))))
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,7 +136,7 @@ class Payoff:
     extras: tuple = ()           # Extra payoffs to evaluate under the optimal policy
     forced_tail: object = None   # callable r -> (B, len(r)): exact values of the must-roll
                                  # state beyond the cap (where the payoff is not affine)
-    compiled: bool = False       # the numba backward pass (table builds only, never queries)
+    above: Above | None = None   # rows known past a boundary (see Above)
 
     @property
     def batch(self) -> int:
@@ -132,6 +151,23 @@ class Extra:
     tail_slope: np.ndarray
     tail_intercept: np.ndarray
     zilch: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class Above:
+    """Rows whose values are already known past a boundary (the end-game: above its leader
+    every row of a player is one of a few "class" problems).  For r > boundary[b] row b's
+    values are row cls[b] of `sol` (solved on the full grid: its cap and tails are the
+    row's), its extra j those of sol plus zconst[j, b] times sol's last extra (the chance
+    of ending in a class-wide event whose extra payoff is row-specific, e.g. a zilch
+    below the leader).  Rows sorted by boundary, each boundary below sol.cap: only
+    r <= boundary is solved, for the rows still below theirs, and the solution returned
+    covers only r < max(boundary) + max_shift + 2: the rows' own part, to be laid over
+    their classes' values (endgame.LeaderRows does)."""
+    boundary: np.ndarray         # (B,) at-risk units, ascending
+    sol: "TurnSolution"
+    cls: np.ndarray              # (B,)
+    zconst: np.ndarray           # (E, B)
 
 
 @dataclass(eq=False)
@@ -255,6 +291,15 @@ class TurnSolution:
             return self.roll[:, s, r], self.bank[:, s, r]
         bank = self.bank_a * r + self.bank_b if s else np.full_like(self.bank_a, -np.inf)
         return self.roll_a[:, s] * r + self.roll_b[:, s], bank
+
+
+def _compiled():
+    """The C backward pass (solver/_kernel.c, built at install), or None: the numpy loop."""
+    try:
+        from ._kernel import backward
+    except ImportError:          # installed without a C compiler
+        return None
+    return backward
 
 
 def state_index(rules: RuleSet, dice: int, turn: int) -> int:
@@ -387,105 +432,145 @@ def solve_turn(model: TurnModel, pay: Payoff) -> TurnSolution:
     """Optimal values of every state, and the extras' values under that optimal policy."""
     B, S = pay.batch, model.states
     src_list = sorted(pay.perm_sources.items())
-    src_tails = {u: (sol.tail_a, sol.tail_b) for u, sol in src_list}
-    a, b, rla, rlb, bank_tail, pick_tail, cross = _tail(model, pay, src_tails)
-    cap = max(pay.tail_from, math.floor(cross) + 1, *(sol.cap for _, sol in src_list))
+    ab = pay.above
+    if ab is None:
+        src_tails = {u: (sol.tail_a, sol.tail_b) for u, sol in src_list}
+        a, b, rla, rlb, bank_tail, pick_tail, cross = _tail(model, pay, src_tails)
+        cap = max(pay.tail_from, math.floor(cross) + 1, *(sol.cap for _, sol in src_list))
+    else:                       # far out every row is its class: the class's cap and tails
+        g, cls = ab.sol, ab.cls
+        assert ab.boundary[-1] < g.cap and np.all(np.diff(ab.boundary) >= 0)
+        cap = g.cap
+        a, b, rla, rlb = g.tail_a[cls], g.tail_b[cls], g.roll_a[cls], g.roll_b[cls]
+    start = np.full(B, cap - 1)             # each row's first r to solve
     L = cap + model.max_shift + 1
+    if ab is not None:          # only the rows' own part, and what it looks up, is kept
+        start = np.minimum(ab.boundary, cap - 1).astype(np.int64)
+        L = min(L, int(start.max(initial=-1)) + model.max_shift + 2)
     r_all = np.arange(L)
-    # internal layout (source, state, r, batch): a choice's values for every batch row are
-    # one contiguous vector, so each backward step gathers K rows instead of B*K scalars
-    bank_pay = np.asarray(pay.bank(r_all), float).reshape(B, L).T          # (L, B)
     nsrc = 1 + len(src_list)
-    SRC = np.empty((nsrc, S, L, B))
-    for i, (_, sol) in enumerate(src_list, start=1):
-        SRC[i] = np.broadcast_to(sol.extended(L), (B, S, L)).transpose(1, 2, 0)
-    V = SRC[0]
-    roll = np.empty((S, L, B))
-    tail_r = r_all[cap:]
-    roll[:, cap:] = (rla.T[:, None, :] * tail_r[None, :, None] + rlb.T[:, None, :])
-    bank_full = np.repeat(bank_pay[None], S, axis=0)
-    bank_full[0] = -np.inf
-    if pay.forced_tail is not None:
-        roll[0, cap:] = np.asarray(pay.forced_tail(tail_r), float).reshape(B, -1).T
-    V[:, cap:] = np.where(bank_tail.T[:, None, :], bank_full[:, cap:], roll[:, cap:])
-    src_of = np.zeros(len(model.shift), np.int64)
-    bonus = pay.perm_bonus * model.perm
-    for i, (units, _) in enumerate(src_list, start=1):
-        src_of[model.perm == units] = i
-    base = (src_of * S + model.target) * L + model.shift
-    flat = SRC.reshape(-1, B)
-    bonus_col = bonus[:, None]
-    prob_col = model.prob[:, None]
-    pzZ = model.p_zilch[1:, None] * pay.zilch[None, :]                     # (N, B)
-    self_loop = bool(np.any((src_of == 0) & (model.shift == 0)))
-    lower = np.minimum(pay.zilch.min(), 0.0)
-    single = model.single_choice
-    has_bonus = bool(np.any(bonus))
-    # extras: other payoffs evaluated under the optimal policy, same layout as V
     ne = len(pay.extras)
+    bonus = pay.perm_bonus * model.perm
     if ne:
-        assert not self_loop, "extras need an acyclic turn (no permanent self-loops)"
-        EX = np.empty((ne, nsrc, S, L, B))
-        extra_bank = np.stack([np.asarray(e.bank(r_all), float).reshape(B, L).T
-                               for e in pay.extras])                           # (E, L, B)
-        ex_tails = []
+        assert not pay.perm_bonus, "extras are evaluated without a permanent-points bonus"
+    # V and the extras (other payoffs evaluated under the optimal policy) of every state:
+    # ALL[v, b, source, s, r], source 0 this problem, then the permanent-points sources
+    ALL = np.empty((1 + ne, B, nsrc, S, L))
+    bank_pay = np.ascontiguousarray(np.broadcast_to(pay.bank(r_all), (B, L)), float)
+    extra_bank = np.ascontiguousarray(
+        np.stack([np.broadcast_to(e.bank(r_all), (B, L)) for e in pay.extras]), float) \
+        if ne else np.zeros((0, B, L))
+    for i, (_, sol) in enumerate(src_list, start=1):
+        ALL[0, :, i] = sol.extended(L)
+        for j in range(ne):
+            ALL[1 + j, :, i] = sol.extended_extra(j, L)
+    roll = np.empty((B, S, L))
+    tail_r = r_all[cap:]
+    ex_tails = []
+    if ab is not None:          # the class values everywhere; the rows' own part is solved
+        roll[:] = g.roll[cls, :, :L]
+        ALL[0, :, 0] = np.maximum(g.roll[:, :, :L], g.bank[:, :, :L])[cls]
+        for j in range(ne):
+            zc = ab.zconst[j][:, None]
+            ex_tails.append((g.extras_a[j][cls] + zc * g.extras_a[-1][cls],
+                             g.extras_b[j][cls] + zc * g.extras_b[-1][cls]))
+            ALL[1 + j, :, 0] = g.extras[j][cls, :, :L] + zc[:, :, None] * g.extras[-1][cls, :, :L]
+    else:                       # past the cap: the affine tails
+        roll[:, :, cap:] = rla[:, :, None] * tail_r + rlb[:, :, None]
+        if pay.forced_tail is not None:
+            roll[:, 0, cap:] = np.asarray(pay.forced_tail(tail_r), float).reshape(B, -1)
+        ALL[0, :, 0, :, cap:] = np.where(bank_tail[:, :, None], bank_pay[:, None, cap:],
+                                         roll[:, :, cap:])
         for j, e in enumerate(pay.extras):
-            for i, (_, sol) in enumerate(src_list, start=1):
-                EX[j, i] = np.broadcast_to(sol.extended_extra(j, L), (B, S, L)).transpose(1, 2, 0)
             ea, eb, _, _ = _affine_eval(
                 model, pick_tail, bank_tail, e.tail_slope, e.tail_intercept, e.zilch,
                 {u: (sol.extras_a[j], sol.extras_b[j]) for u, sol in src_list}, 0.0 * bonus)
             ex_tails.append((ea, eb))
-            EX[j, 0, :, cap:] = ea.T[:, None, :] * tail_r[None, :, None] + eb.T[:, None, :]
-        ex_flat = EX.reshape(ne, -1, B)
-        ex_pz = model.p_zilch[None, 1:, None] * np.stack([e.zilch for e in pay.extras])[:, None, :]
-        cols = np.arange(B)[None, :]
-    first_r = cap - 1
-    if pay.compiled and not self_loop and nsrc == 1 and not has_bonus:
-        from .turn_kernel import backward      # table builds only: compiled once, cached
-        ends = np.append(model.opt_start[1:], len(base))
-        ex_f = EX[:, 0].reshape(ne, S * L, B) if ne else np.zeros((0, S * L, B))
-        ex_b = extra_bank if ne else np.zeros((0, L, B))
-        ex_z = np.stack([e.zilch for e in pay.extras]) if ne else np.zeros((0, B))
-        backward(flat, base, model.opt_start, ends, model.out_dice - 1, model.prob,
-                 model.p_zilch, pay.zilch.astype(float), bank_full, roll, cap, S, L, ex_f,
-                 ex_b, ex_z)
-        first_r = -1
-    for r in range(first_r, -1, -1):
-        bank_r = bank_full[:, r]                                           # (S, B)
-        if self_loop:
-            V[:, r] = np.maximum(bank_r, lower)
-        for _ in range(500 if self_loop else 1):
-            g = flat[base + r]
-            if has_bonus:
-                g = g + bonus_col
-            best = g if single else np.maximum.reduceat(g, model.opt_start, axis=0)
-            R = np.add.reduceat(best * prob_col, model.out_start, axis=0) + pzZ   # (N, B)
-            roll[1:, r] = R
-            roll[0, r] = R[-1]
-            new = np.maximum(roll[:, r], bank_r)
-            if self_loop and np.array_equal(new, V[:, r]):
-                break
-            V[:, r] = new
-        if ne:
-            banks = bank_r >= roll[:, r]
-            if not single:
-                idx = np.where(g >= best[model.opt_outcome], np.arange(len(base))[:, None],
-                               len(base))
-                pick = np.minimum.reduceat(idx, model.opt_start, axis=0)    # (O, B)
-            for j in range(ne):
-                ge = ex_flat[j][base + r]
-                if not single:
-                    ge = ge[pick, cols]
-                Re = np.add.reduceat(ge * prob_col, model.out_start, axis=0) + ex_pz[j]
-                Re = np.concatenate([Re[-1:], Re], axis=0)
-                EX[j, 0, :, r] = np.where(banks, extra_bank[j][r][None, :], Re)
-    roll = np.ascontiguousarray(roll.transpose(2, 0, 1))
-    bank = np.ascontiguousarray(bank_full.transpose(2, 0, 1))
+            ALL[1 + j, :, 0, :, cap:] = ea[:, :, None] * tail_r + eb[:, :, None]
+    src_of = np.zeros(len(model.shift), np.int64)
+    for i, (units, _) in enumerate(src_list, start=1):
+        src_of[model.perm == units] = i
+    base = (src_of * S + model.target) * L + model.shift
+    self_loop = bool(np.any((src_of == 0) & (model.shift == 0)))
+    assert not (ne and self_loop), "extras need an acyclic turn (no permanent self-loops)"
+    zil = np.stack([pay.zilch] + [e.zilch for e in pay.extras]).astype(float)   # (1+E, B)
+    fn = None if self_loop or np.any(bonus) else _compiled()
+    if fn is not None:
+        row = nsrc * S * L
+        fn(ALL[0].reshape(B, row), base, model.opt_start,
+           np.append(model.opt_start[1:], len(base)), model.out_dice - 1, model.prob,
+           model.p_zilch, zil[0], bank_pay, roll, start, S, L, ALL[1:].reshape(ne, B, row),
+           extra_bank, zil[1:])
+    else:
+        _sweep_numpy(model, ALL, roll, bank_pay, extra_bank, zil, base, bonus, start,
+                     self_loop)
+    bank = np.repeat(bank_pay[:, None, :], S, axis=1)
+    bank[:, 0] = -np.inf
     sol = TurnSolution(model, cap, roll, bank, a, b, rla, rlb,
                        pay.tail_slope.astype(float), pay.tail_intercept.astype(float))
     if ne:
-        sol.extras = np.ascontiguousarray(EX[:, 0].transpose(0, 3, 1, 2))
+        sol.extras = np.ascontiguousarray(ALL[1:, :, 0])
         sol.extras_a = np.stack([t[0] for t in ex_tails])
         sol.extras_b = np.stack([t[1] for t in ex_tails])
     return sol
+
+
+def _sweep_numpy(model, ALL, roll, bank_pay, extra_bank, zil, base, bonus, start, self_loop):
+    """The backward pass in numpy, where no compiled one is available (or permanent
+    points loop back to the same state, or carry a bonus: expected points).
+
+    Batch last (copies in, results back): a choice's values for every batch row are one
+    contiguous vector.  The choices of an outcome are taken one "slot" at a time, outcomes
+    with the most choices first: slot j holds the j-th choice of the first n[j] outcomes,
+    so the best choice (the first of equals, as the extras need) is a running maximum
+    over slots of contiguous gathers, V and the extras together; a 0/1 matrix sums the
+    outcomes by dice count."""
+    B, S, L = roll.shape
+    E1 = len(zil)
+    T = np.ascontiguousarray(ALL.transpose(0, 2, 3, 4, 1))             # (1+E, src, S, L, B)
+    all_flat = T.reshape(E1, -1, B)
+    V, EX = T[0, 0], T[1:, 0]
+    rollT = np.ascontiguousarray(roll.transpose(1, 2, 0))               # (S, L, B)
+    bank_full = np.repeat(bank_pay.T[None], S, axis=0)
+    bank_full[0] = -np.inf
+    bank_ex = extra_bank.transpose(0, 2, 1)[:, :, None, :]              # (E, L, 1, B)
+    K = len(base)
+    counts = np.diff(np.append(model.opt_start, K))
+    order = np.argsort(-counts, kind="stable")
+    n_slot = [int((counts > j).sum()) for j in range(int(counts.max()))]
+    choice = [model.opt_start[order[:n]] + j for j, n in enumerate(n_slot)]
+    slot_base = [base[c] for c in choice]
+    slot_bonus = [bonus[c][:, None] for c in choice]
+    has_bonus = bool(np.any(bonus))
+    wsum = (model.out_dice[order][None, :] == np.arange(1, S)[:, None]) * model.prob[order]
+    pz_all = model.p_zilch[None, 1:, None] * zil[:, None, :]             # (1+E, N, B)
+    lower = min(zil[0].min(), 0.0)
+    first_r = int(start.max(initial=-1))
+    # rows solved at r: those with start >= r, a suffix when rows are sorted by boundary
+    lo_of = np.searchsorted(start, np.arange(first_r + 1), side="left")
+    for r in range(first_r, -1, -1):
+        lo = lo_of[r]
+        bank_r = bank_full[:, r, lo:]                                   # (S, B')
+        if self_loop:
+            V[:, r] = np.maximum(bank_r, lower)
+        for _ in range(500 if self_loop else 1):
+            best = all_flat[:, slot_base[0] + r, lo:]                   # (1+E, O, B')
+            if has_bonus:
+                best[0] += slot_bonus[0]
+            for j in range(1, len(n_slot)):
+                gj = all_flat[:, slot_base[j] + r, lo:]
+                if has_bonus:
+                    gj[0] += slot_bonus[j]
+                np.copyto(best[:, :n_slot[j]], gj, where=gj[0] > best[0, :n_slot[j]])
+            R = np.matmul(wsum, best) + pz_all[:, :, lo:]                # (1+E, N, B')
+            rollT[1:, r, lo:] = R[0]
+            rollT[0, r, lo:] = R[0, -1]
+            new = np.maximum(rollT[:, r, lo:], bank_r)
+            if self_loop and np.array_equal(new, V[:, r]):
+                break
+            V[:, r, lo:] = new
+        if E1 > 1:
+            Re = np.concatenate([R[1:, -1:], R[1:]], axis=1)            # by state
+            EX[:, :, r, lo:] = np.where(bank_r >= rollT[:, r, lo:], bank_ex[:, r, :, lo:], Re)
+    roll[:] = rollT.transpose(2, 0, 1)
+    ALL[:, :, 0] = T[:, 0].transpose(0, 3, 1, 2)

@@ -60,7 +60,7 @@ def test_seed_001_player_1_rolls_on_below_5000(seed_001):
     """#1 (2500) must roll on below 5000: banking there is worth nothing, rolling something;
     and at exactly 5000 rolling on beats sharing a tie."""
     rs = rules.load("zilch-online")
-    sol = seed_001.players[0].levels[0]
+    sol = seed_001.players[0].levels(0)[0]
     from solver.policy import reachable
     reach = reachable(rs, sol.roll.shape[2])
     checked = 0
@@ -182,3 +182,49 @@ def test_final_round_need_space_equals_rows(monkeypatch):
     rows = E.solve_final_round(rs, 5000, 1, [2500, 4950])
     assert fast.p_leaders == pytest.approx(rows.p_leaders, abs=1e-13)
     assert np.allclose(fast.p_players, rows.p_players, atol=1e-13, rtol=0)
+
+
+@pytest.mark.parametrize("name, S, on_board", [("zilch-online", 90, True), ("farkle", 180, True),
+                                                ("zilch", 280, True), ("zilch", 0, False)])
+def test_leader_rows_equal_one_plain_solve_per_row(name, S, on_board):
+    """solve_leader_rows (a few class problems above the leaders, each row solved only up
+    to its leader) gives every row exactly what the plain solver gives that row's payoff:
+    G above the leader, T at it, 0 (extras C) below; random payoffs, increasing in G."""
+    from solver.endgame import solve_final_turn, solve_leader_rows
+    rs = rules.load(name)
+    rng = np.random.default_rng(3)
+    H, E = 160, 2
+    G = np.sort(rng.uniform(0.2, 1.0, H))
+    EG = rng.uniform(0, 1, (E, H))
+    F = np.sort(rng.choice(np.arange(S + 1, S + H - 20), 40, replace=False))
+    F[1] = F[0]                                  # a leader tied with another row
+    T, ET, C = rng.uniform(0, 0.5, 40), rng.uniform(0, 1, (E, 40)), rng.uniform(0, 1, (E, 40))
+    x = S + np.arange(H)[None, :]
+    Fi = F[:, None]
+    U = np.where(x > Fi, G[None, :], np.where(x == Fi, T[:, None], 0.0))
+    EU = np.where(x > Fi, EG[:, None, :], np.where(x == Fi, ET[:, :, None], C[:, :, None]))
+    plain = solve_final_turn(rs, U, np.ones(40), on_board, EU, np.zeros((E, 40)), chunks=1)
+    rows = solve_leader_rows(rs, S, G, EG, F, T, ET, C, on_board)
+    value, ex = rows.start()
+    assert np.abs(value - plain[0].roll[:, 0, 0]).max() < 1e-13
+    assert np.abs(ex - plain[0].extras[:, :, 0, 0]).max() < 1e-13
+    for i in (0, 17, 39):                        # every state of every level
+        for k, (mine, ref) in enumerate(zip(rows.levels(i), plain)):
+            n = min(mine.roll.shape[2], ref.roll.shape[2])
+            assert np.abs(mine.roll[0, :, :n] - ref.roll[i, :, :n]).max() < 1e-12, k
+            assert np.abs(mine.extras[:, 0, :, :n] - ref.extras[:, i, :, :n]).max() < 1e-12
+
+
+def test_compiled_backward_pass_equals_the_numpy_loop(monkeypatch):
+    """The C kernel (built by pip install) and the numpy loop give the same final round."""
+    import solver.turn as T
+    assert T._compiled() is not None, "solver/_kernel.c was not built (no C compiler?)"
+    rs = rules.load("zilch-online")
+    fast = solve_final_round(rs, 5000, 1, [2500, 4900, 4950])
+    monkeypatch.setattr(T, "_compiled", lambda: None)
+    slow = solve_final_round(rs, 5000, 1, [2500, 4900, 4950])
+    assert abs(fast.p_leaders - slow.p_leaders) < 1e-14
+    assert np.abs(np.array(fast.p_players) - slow.p_players).max() < 1e-14
+    for a, b in zip(fast.players[1].levels(5), slow.players[1].levels(5)):
+        assert np.abs(a.roll - b.roll).max() < 1e-13
+        assert np.abs(a.extras - b.extras).max() < 1e-13

@@ -100,3 +100,22 @@ def test_unwritable_folder_still_answers(tmp_path):
         assert pol.expected_turn_score() > 0
     finally:
         ro.chmod(0o700)
+
+
+def test_tables_are_memory_mapped_and_read_only(tmp_path):
+    """Issue 6: tables are memory-mapped from tables/, not read into memory: the arrays
+    are read-only views of a mapping of the file."""
+    import mmap
+    p = tmp_path / "t.dst"
+    W = np.arange(12.0).reshape(3, 4)
+    tables.save(p, {"objective": "x"}, {"W": W})
+    _, arrays = tables.load(p, {"objective": "x"})
+    a = arrays["W"]
+    assert np.array_equal(a, W) and not a.flags.writeable
+    base = a.base
+    while not isinstance(base, memoryview):
+        base = base.base
+    assert isinstance(base.obj, mmap.mmap)
+    empty = tmp_path / "empty.dst"
+    empty.write_bytes(b"")                   # an empty file is no table (cannot be mapped)
+    assert tables.load(empty, {"objective": "x"}) is None
