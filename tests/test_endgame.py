@@ -218,7 +218,8 @@ def test_leader_rows_equal_one_plain_solve_per_row(name, S, on_board):
 def test_compiled_backward_pass_equals_the_numpy_loop(monkeypatch):
     """The C kernel (built by pip install) and the numpy loop give the same final round."""
     import solver.turn as T
-    assert T._compiled() is not None, "solver/_kernel.c was not built (no C compiler?)"
+    assert T._compiled() is not None, \
+        "solver/_kernel.c is not built next to these sources: pip install -e '.[test]'"
     rs = rules.load("zilch-online")
     fast = solve_final_round(rs, 5000, 1, [2500, 4900, 4950])
     monkeypatch.setattr(T, "_compiled", lambda: None)
