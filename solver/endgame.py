@@ -403,7 +403,6 @@ def solve_leader_rows(rules: RuleSet, S: int, G: np.ndarray, EG: np.ndarray, F: 
         inv = inv.ravel()
         t = typ[rep]
         nc = len(rep)
-        r_all = lambda r: r + p
         zU = np.where(t < 0, 0.0, np.where(t == 0, T[rep], at(G, 1.0, zx)))
         extras = []
         for j in range(E + 1):

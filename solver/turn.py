@@ -481,12 +481,17 @@ def solve_turn(model: TurnModel, pay: Payoff) -> TurnSolution:
             roll[:, 0, cap:] = np.asarray(pay.forced_tail(tail_r), float).reshape(B, -1)
         ALL[0, :, 0, :, cap:] = np.where(bank_tail[:, :, None], bank_pay[:, None, cap:],
                                          roll[:, :, cap:])
-        for j, e in enumerate(pay.extras):
+        if ne:                  # every extra under the same tail policy: one batch
+            cat = lambda xs: np.concatenate([np.broadcast_to(x, (B,) + np.shape(x)[1:])
+                                             for x in xs])
             ea, eb, _, _ = _affine_eval(
-                model, pick_tail, bank_tail, e.tail_slope, e.tail_intercept, e.zilch,
-                {u: (sol.extras_a[j], sol.extras_b[j]) for u, sol in src_list}, 0.0 * bonus)
-            ex_tails.append((ea, eb))
-            ALL[1 + j, :, 0, :, cap:] = ea[:, :, None] * tail_r + eb[:, :, None]
+                model, np.tile(pick_tail, (ne, 1)), np.tile(bank_tail, (ne, 1)),
+                cat([e.tail_slope for e in pay.extras]),
+                cat([e.tail_intercept for e in pay.extras]), cat([e.zilch for e in pay.extras]),
+                {u: (cat(sol.extras_a), cat(sol.extras_b)) for u, sol in src_list}, 0.0 * bonus)
+            ea, eb = ea.reshape(ne, B, S), eb.reshape(ne, B, S)
+            ex_tails = list(zip(ea, eb))
+            ALL[1:, :, 0, :, cap:] = ea[..., None] * tail_r + eb[..., None]
     src_of = np.zeros(len(model.shift), np.int64)
     for i, (units, _) in enumerate(src_list, start=1):
         src_of[model.perm == units] = i
