@@ -202,8 +202,21 @@ def advise(rules_name, dice, turn, permanent, not_on_board, roll, matched, take_
     if score is not None or opponents is not None or mode is not None:
         if score is None or opponents is None:
             raise InputError("end-game advice needs both --score and --opponents")
-        if roll is not None or take_over is not None:
-            raise InputError("--roll and --take-over give expected-points advice; leave out "
+        if take_over is not None:        # piggyback, by the game's win probability
+            opp = _int_list(opponents, "--opponents")
+            if len(opp) != 1:
+                raise InputError("--take-over with scores is for two players: one opponent")
+            data = advice.take_over_game(rs, take_over, score, opp[0], tables_dir)
+            best = data["action"]
+            _emit(data, as_json,
+                  f"{rs.name}: {score} against {data['opponents'][0]}: take over "
+                  f"{data['take_over']['dice']} dice and {data['take_over']['turn']} points: "
+                  f"P(win) {data['p_win']['take_over']:.6f}; start fresh: "
+                  f"{data['p_win']['fresh']:.6f}\n"
+                  f"{'TAKE OVER' if best == 'take_over' else 'START FRESH'}")
+            return
+        if roll is not None:
+            raise InputError("--roll gives expected-points advice; leave out "
                              "--score/--opponents")
         n = rs.dice if dice is None else dice
         data = advice.endgame_advice(rs, n, turn, permanent, score,
@@ -567,8 +580,8 @@ def game(rules_name, target, scores, fairness, tables_dir, as_json):
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
-    note = ("piggyback (taking over the previous player's dice) is not modelled yet: these "
-            "figures are for the game without it") if rs.piggyback else None
+    note = ("piggyback included: a bank offers the dice left and the turn total to the "
+            "other player") if g.O is not None else None
     if fairness:
         h, p = fairest_head_start(g)
         _emit({"rules": rs.name, "target": g.target, "head_start": h, "p_win_first": p,

@@ -2,7 +2,7 @@
 
 __version__ = "0.1.0"
 # Bumped whenever a change can alter a solved value; stored in every table file.
-SOLVER_VERSION = 2
+SOLVER_VERSION = 3
 
 
 class InputError(ValueError):

@@ -9,7 +9,7 @@
  *   base (K)               offset of each choice's next state (source, state, shift)
  *   opt_start, opt_end (O) the choices of each outcome; out_n (O) its dice count - 1
  *   prob (O), pz (N+1), zilch (B)
- *   bank (B, L)            the payoff of banking (never at s = 0)
+ *   bank (B, S, L)         the payoff of banking (never at s = 0)
  *   roll (B, S, L)         the value of rolling, written for r <= start[b]
  *   start (B)              each row's first r to solve
  *   S, L
@@ -53,7 +53,7 @@ static void sweep(double *flat, const int64_t *base, const int64_t *opt_start,
             }
             for (Py_ssize_t s = 0; s < S; s++) {
                 Py_ssize_t n = s == 0 ? N - 1 : s - 1;
-                double rv = Rn[n], bv = bank[b * L + r];
+                double rv = Rn[n], bv = bank[(b * S + s) * L + r];
                 int banks = s > 0 && bv >= rv;
                 roll[(b * S + s) * L + r] = rv;
                 fb[s * L + r] = banks ? bv : rv;

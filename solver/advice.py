@@ -85,6 +85,34 @@ def take_over(rs: RuleSet, spec: str, on_board: bool = True, tables_dir=None) ->
             "values": {"take_over": over, "fresh": fresh}, "margin": abs(over - fresh)}
 
 
+def take_over_game(rs: RuleSet, spec: str, score: int, opponent: int, tables_dir=None) -> dict:
+    """Zonk piggyback in a two-player game: take over the offer or start fresh, by the
+    probability of winning (the stored game table)."""
+    if not rs.piggyback:
+        raise InputError(f"--take-over: {rs.name} has no piggyback rule")
+    try:
+        dice, total = (int(x) for x in spec.split(","))
+    except ValueError:
+        raise InputError(f"--take-over expects DICE,TOTAL such as 3,450, got {spec!r}") from None
+    for what, x in (("--score", score), ("--opponents", opponent)):
+        _check_score(rs, what, x)
+        if _reached(rs, x):
+            raise InputError(f"{what} {x}: the game is over at {rs.target}")
+    if not 1 <= dice <= rs.dice or total <= 0 or total % rs.unit or total > opponent:
+        raise InputError(f"--take-over {spec}: impossible offer (1 to {rs.dice} dice, a total "
+                         f"that is a positive multiple of {rs.unit}, at most the opponent's "
+                         f"score {opponent}, which includes it)")
+    g = _stored_game(rs, [opponent], tables_dir)
+    if g is None or g.O is None:
+        raise InputError(f"the {rs.name} game table is not stored: solve it first with "
+                         f"zilch game --rules {rs.name}")
+    over, fresh = g.take_over(score, opponent, dice, total), g.p_win(score, opponent)
+    return {"rules": rs.name, "score": score, "opponents": [opponent],
+            "take_over": {"dice": dice, "turn": total},
+            "action": "take_over" if over > fresh else "fresh",
+            "p_win": {"take_over": over, "fresh": fresh}, "margin": abs(over - fresh)}
+
+
 # --- end-game ("can I still win?") ------------------------------------------------------------
 def _reached(rs: RuleSet, score: int) -> bool:
     return score > rs.target if rs.reach == "more_than" else score >= rs.target
@@ -180,9 +208,9 @@ def endgame_advice(rs: RuleSet, dice: int, turn: int, permanent: int, score: int
                    solved=True, leader=None, tied=None, still_to_play=[],
                    margin=None if bank is None else abs(roll - bank),
                    p_win_game=g.p_win(score, opponents[0]))
-        if rs.piggyback:
-            out["note"] = ("the game is solved without piggyback (not modelled yet): the "
-                           "opponent's chance to take over your dice is not counted")
+        if g.O is not None:
+            out["note"] = ("piggyback included: banking offers your dice left and turn total "
+                           "to the opponent, who takes them over where that beats a fresh start")
         return out
     u = rs.unit
     if kind == "reach target":

@@ -10,8 +10,14 @@ with the slope dW/dz = P(the turn ends in a zilch) evaluated under the optimal p
 extra of the same solve), lands on the fixed point exactly once the policy settles.
 
 Scores of 0 are "not on the board" where the rules have an entry minimum (a bank is at
-least that minimum, so a positive score is always on the board).  Not yet covered:
-permanent points (zilch-online) and Zonk's piggyback.
+least that minimum, so a positive score is always on the board).
+
+Zonk's piggyback: a player who banks t with n dice left offers them to the opponent, who
+may take them over (roll those n dice from t) or start fresh.  O[x, y, n, t] is the mover's
+chance if he takes the offer: the roll value of state (n, t) in the turn from (x, y), which
+the same solve gives (its grid then covers every total up to y).  Banking is then worth
+1 - max(W[b, a + t], O[b, a + t, n, t]), a payoff by dice left; both terms come from higher
+score sums, so the order of solution is unchanged.
 """
 from __future__ import annotations
 
@@ -39,6 +45,9 @@ def check_supported(rules: RuleSet) -> None:
     if rules.has_permanent:
         from .endgame import perm_step
         perm_step(rules)           # one permanent amount (refused otherwise, clearly)
+    if rules.piggyback and (rules.end != "instant" or rules.has_permanent):
+        raise InputError(f"{rules.name}: piggyback is solved where reaching the target wins "
+                         "at once and without permanent points")
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,10 +56,18 @@ class GameTable:
     target: int               # points
     W: np.ndarray             # (R, R): P(the player to move wins), scores in units < R
     finals: dict | None = None  # the opponent's last-turn chance by deficit, per board flag
+    O: np.ndarray | None = None  # piggyback: (R, R, N + 1, R) the chance of the player to
+                              # move if he takes over n dice and total t (t <= his
+                              # opponent's score; NaN elsewhere)
 
     def p_win(self, me: int, opp: int) -> float:
         u = self.rules.unit
         return float(self.W[me // u, opp // u])
+
+    def take_over(self, me: int, opp: int, dice: int, total: int) -> float:
+        """P(win) of taking over `dice` dice and `total` points (piggyback)."""
+        u = self.rules.unit
+        return float(self.O[me // u, opp // u, dice, total // u])
 
 
 class _Finals:
@@ -102,11 +119,37 @@ def _game_U(rules: RuleSet, W: np.ndarray, finals: _Finals, rows, R: int) -> np.
 
 
 def _pair_payoff(rules: RuleSet, model, W: np.ndarray, finals: _Finals, rows, z: np.ndarray,
-                 R: int):
-    """The turn payoff of each (a, b) row of the game, with zilch payoff z."""
+                 R: int, O: np.ndarray | None = None):
+    """The turn payoff of each (a, b) row of the game, with zilch payoff z; with piggyback
+    (O given) banking depends on the dice left, and every total up to b is solved."""
     a = np.array([r[0] for r in rows])
-    return turn_payoff(rules, model, _game_U(rules, W, finals, rows, R), z,
-                       _bank_minimums(rules, a))
+    if O is None:
+        return turn_payoff(rules, model, _game_U(rules, W, finals, rows, R), z,
+                           _bank_minimums(rules, a))
+    cover = max(r[1] for r in rows) + 1
+    return turn_payoff(rules, model, _offer_U(W, O, rows, R), z, _bank_minimums(rules, a),
+                       cover)
+
+
+def _offer_U(W: np.ndarray, O: np.ndarray, rows, R: int) -> np.ndarray:
+    """Piggyback (reaching the target wins at once): U[row, s, t] = 1 - max(W[b, a + t],
+    O[b, a + t, s, t]).  Banking t with s dice left offers those dice and t to the
+    opponent, who takes them over where that beats a fresh start; reaching R wins."""
+    a = np.array([r[0] for r in rows])[:, None]
+    b = np.array([r[1] for r in rows])[:, None]
+    S = O.shape[2]
+    t = np.arange(R + 1)[None, :]
+    final = a + t
+    inside = final < R
+    f = np.minimum(final, R - 1)
+    fresh = W[b, f]
+    U = np.ones((len(rows), S, R + 1))
+    tt = np.minimum(t, R - 1)
+    for s in range(S):
+        offer = O[b, f, s, tt] if s else np.full(final.shape, np.nan)
+        best = np.where(np.isnan(offer) | (t == 0), fresh, np.maximum(fresh, offer))
+        U[:, s] = np.where(inside, 1.0 - best, 1.0)
+    return U
 
 
 def _permanent_turns(rules: RuleSet, U: np.ndarray, a: np.ndarray):
@@ -130,9 +173,11 @@ def _permanent_turns(rules: RuleSet, U: np.ndarray, a: np.ndarray):
 
 
 def turn_payoff(rules: RuleSet, model, U: np.ndarray, z: np.ndarray,
-                mins: np.ndarray) -> Payoff:
+                mins: np.ndarray, cover: int = 0) -> Payoff:
     """A turn whose bank at t is worth U[row, t] (1 beyond U's end), a zilch z[row]; with
-    the zilch chance under the optimal policy as an extra (Newton's slope).
+    the zilch chance under the optimal policy as an extra (Newton's slope).  U[row, s, t]:
+    a bank payoff that depends on the dice left (piggyback).  cover: solve every total
+    below it (the take-over values of piggyback offers) even where banking is certain.
 
     The grid stops where banking is certainly optimal: a roll is worth at most
     (1 - pz_n) + pz_n z (every value is at most 1), so once the banking payoff reaches that
@@ -141,15 +186,19 @@ def turn_payoff(rules: RuleSet, model, U: np.ndarray, z: np.ndarray,
     mandatory the must-roll state looks further ahead: its own exact recursion
     (_forced_beyond) gives its values there.
     """
-    B, span = U.shape
+    B, span = U.shape[0], U.shape[-1]
     pz = model.p_zilch[1:].min()
-    sure = U >= 1.0 - pz * (1.0 - z[:, None]) - 1e-15
+    zb = z[:, None, None] if U.ndim == 3 else z[:, None]
+    sure = U >= 1.0 - pz * (1.0 - zb) - 1e-15
+    if U.ndim == 3:                 # every state that can bank (s = 0 cannot)
+        sure = sure[:, 1:].all(axis=1)
     last_unsure = np.where(~sure.all(axis=1), span - 1 - np.argmax(~sure[:, ::-1], axis=1), -1)
-    stop = min(max(int((np.maximum(last_unsure + 1, mins)).max()), 1), span - 1)
+    stop = min(max(int((np.maximum(last_unsure + 1, mins)).max()), 1, cover), span - 1)
 
     def bank(r):
-        v = np.where(r[None, :] < span, U[:, np.minimum(r, span - 1)], 1.0)
-        return np.where(r[None, :] >= mins[:, None], v, -np.inf)
+        v = np.where(r < span, U[..., np.minimum(r, span - 1)], 1.0)
+        ok = r[None, :] >= mins[:, None]
+        return np.where(ok[:, None, :] if U.ndim == 3 else ok, v, -np.inf)
 
     zil = Extra(bank=lambda r: np.zeros((B, len(r))), tail_slope=np.zeros(B),
                 tail_intercept=np.zeros(B), zilch=np.ones(B))
@@ -164,7 +213,7 @@ def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray) -> np.nda
     """Values of the must-roll state (hot dice, mandatory) at totals r past the cut, where
     every free state banks at its payoff U: a backward recursion over the totals, from the
     end of U on (beyond it U is 1 up to 1e-13 and the chain's value is its limit)."""
-    B, span = U.shape
+    B, span = U.shape[0], U.shape[-1]
     N = model.dice
     sel = model.out_dice[model.opt_outcome] == N
     opt = np.nonzero(sel)[0]
@@ -180,14 +229,16 @@ def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray) -> np.nda
     np.logical_or.at(best_free, out, ~hot)
     p_hot = p_out[np.unique(out[~best_free[out]])].sum()
     V0[:, span:] = ((1.0 - pz - p_hot + pz * z) / (1.0 - p_hot))[:, None]
-    Ufull = np.ones((B, top))
-    Ufull[:, :span] = U
+    Ufull = np.ones((B,) + U.shape[1:-1] + (top,))
+    Ufull[..., :span] = U
+    free = model.target[opt]
     outs = np.unique(out)
     starts = np.searchsorted(opt, model.opt_start[outs])
     p_outs = p_out[outs]
     for t in range(span - 1, int(r.min()) - 1, -1):
         nxt = t + model.shift[opt]
-        vals = np.where(hot, V0[:, nxt], Ufull[:, nxt])                  # (B, K_N)
+        banked = Ufull[:, free, nxt] if U.ndim == 3 else Ufull[:, nxt]
+        vals = np.where(hot, V0[:, nxt], banked)                         # (B, K_N)
         best = np.maximum.reduceat(vals, starts, axis=1)
         V0[:, t] = best @ p_outs + pz * z
     return V0[:, r]
@@ -210,12 +261,14 @@ def solve_game(rules: RuleSet, target: int | None = None, progress=None,
     model = build_model(rules)
     finals = _Finals(rules, R)
     W = np.full((R, R), np.nan)
+    O = np.full((R, R, rules.dice + 1, R), np.nan) if rules.piggyback else None
     first = 2 * (R - 1)
     expect = {"objective": "game-checkpoint", "rules_hash": rules.digest(), "target": target}
     if checkpoint is not None:
         got = tables.load(checkpoint, expect)
         if got is not None:
             W = got[1]["W"].copy()
+            O = got[1]["O"].copy() if O is not None else None
             first = int(got[0]["next_sum"])
     saved = time.monotonic()
     for sigma in range(first, -1, -1):
@@ -234,7 +287,7 @@ def solve_game(rules: RuleSet, target: int | None = None, progress=None,
                 U[:, 0] = z                        # a plain zilch: the partner's turn
                 val, g = _permanent_turns(rules, U, a_rows)
             else:
-                sol = solve_turn(model, _pair_payoff(rules, model, W, finals, rows, z, R))
+                sol = solve_turn(model, _pair_payoff(rules, model, W, finals, rows, z, R, O))
                 val = sol.roll[:, 0, 0]
                 g = sol.extras[0][:, 0, 0]        # P(zilch) under the optimal policy
             if np.max(np.abs(val - w)) < NEWTON_TOL:
@@ -246,14 +299,18 @@ def solve_game(rules: RuleSet, target: int | None = None, progress=None,
             raise RuntimeError(f"no convergence at score sum {sigma}")
         for (a, b), v in zip(rows, val):
             W[a, b] = v
+        if O is not None:           # taking over n dice and t <= b: rolling them at (n, t)
+            for i, (a, b) in enumerate(rows):
+                O[a, b, 1:, 1:b + 1] = sol.roll[i, 1:, 1:b + 1]
         if checkpoint is not None and time.monotonic() - saved >= checkpoint_every:
-            tables.save(checkpoint, dict(expect, next_sum=sigma - 1), {"W": W})
+            tables.save(checkpoint, dict(expect, next_sum=sigma - 1),
+                        {"W": W} if O is None else {"W": W, "O": O})
             saved = time.monotonic()
         if progress:
             progress(sigma)
     if checkpoint is not None:
         checkpoint.unlink(missing_ok=True)
-    return GameTable(rules, target, W, getattr(finals, "opp", None))
+    return GameTable(rules, target, W, getattr(finals, "opp", None), O)
 
 
 GAME = "game"
@@ -279,13 +336,15 @@ def game_table(rules: RuleSet, target: int | None = None, tables_dir: str | None
         def build():
             g = solve_game(rules, target, progress, checkpoint=partial)
             arrays = {"W": g.W}
+            if g.O is not None:
+                arrays["O"] = g.O
             for flag, arr in (g.finals or {}).items():
                 arrays[f"opp.{int(flag)}"] = arr
             return {"rules_name": rules.name, "target": target}, arrays
         got = tables.cached(path, expect, build)
     arrays = got[1]
     finals = {bool(int(k[4:])): v for k, v in arrays.items() if k.startswith("opp.")}
-    return GameTable(rules, target, arrays["W"], finals or None)
+    return GameTable(rules, target, arrays["W"], finals or None, arrays.get("O"))
 
 
 def fairest_head_start(g: GameTable) -> tuple[int, float]:
@@ -310,7 +369,7 @@ def turn_values(g: GameTable, me: int, opp: int) -> list:
         U = _game_U(rules, g.W, finals, [(a, b)], R)
         return solve_final_turn(rules, U, np.ones(1), a > 0 or not rules.entry_minimum)
     z = np.array([1.0 - g.W[b, a]])
-    return [solve_turn(model, _pair_payoff(rules, model, g.W, finals, [(a, b)], z, R))]
+    return [solve_turn(model, _pair_payoff(rules, model, g.W, finals, [(a, b)], z, R, g.O))]
 
 
 @dataclass(frozen=True, eq=False)

@@ -26,17 +26,22 @@ class _OptimalTurns:
         self.valid = self.eng.options >= 0
         self.oc = np.where(self.valid, self.eng.options, 0)
 
-    def play(self, me: np.ndarray, opp: np.ndarray, rng) -> np.ndarray:
-        """Units banked (0 after a zilch) by a turn from each (me, opp)."""
-        return self.play_rows(me * self.R + opp, rng)
+    def play(self, me: np.ndarray, opp: np.ndarray, rng, start=None):
+        """Units banked (0 after a zilch) by a turn from each (me, opp), and the dice left
+        then; start: (dice, total) taken over (piggyback; dice 0: a fresh turn)."""
+        return self.play_rows(me * self.R + opp, rng, start)
 
-    def play_rows(self, row: np.ndarray, rng) -> np.ndarray:
-        """Units banked (0 after a zilch) by a turn played by each game's batch row."""
+    def play_rows(self, row: np.ndarray, rng, start=None):
+        """Units banked (0 after a zilch) by a turn played by each game's batch row, and the
+        dice left when it banked."""
         eng, N, L = self.eng, self.rules.dice, self.V.shape[2]
         n_games = len(row)
         s = np.zeros(n_games, np.int64)
         r = np.zeros(n_games, np.int64)
+        if start is not None:       # taken over: roll those dice from that total
+            s[:], r[:] = start
         points = np.zeros(n_games, np.int64)
+        left = np.zeros(n_games, np.int64)
         active = np.arange(n_games)
         pow7 = 7 ** np.arange(FACES)
         while len(active):
@@ -61,10 +66,11 @@ class _OptimalTurns:
             ra = row[active]
             banks = ~zil & (s2 != 0) & ((r2 >= L) | (self.bank[ra, s2, rc] >= self.roll[ra, s2, rc]))
             points[active[banks]] = r2[banks]
+            left[active[banks]] = s2[banks]
             cont = ~(zil | banks)
             s[active[cont]], r[active[cont]] = s2[cont], r2[cont]
             active = active[cont]
-        return points
+        return points, left
 
 
 def _instant(rules):
@@ -83,13 +89,21 @@ def play_games(g: GameTable, n_games: int, rng: np.random.Generator) -> np.ndarr
     finals = _Finals(rules, R, g.finals)
     U = None if rules.end == "instant" else _game_U(rules, g.W, finals, rows, R)
     turns = _OptimalTurns(rules, solve_turn(model, _pair_payoff(
-        rules, model, g.W, finals, rows, z, R)), R, U)
+        rules, model, g.W, finals, rows, z, R, g.O)), R, U)
     score = np.zeros((n_games, 2), np.int64)
+    offer = np.zeros((n_games, 2), np.int64)    # piggyback: dice left and total banked
     result = np.full(n_games, -1.0)
     mover = 0
     while (result < 0).any():
         act = np.nonzero(result < 0)[0]
-        pts = turns.play(score[act, mover], score[act, 1 - mover], rng)
+        me, opp = score[act, mover], score[act, 1 - mover]
+        start = None
+        if g.O is not None:         # take the offer where that beats a fresh start
+            n, t = offer[act, 0], offer[act, 1]
+            take = (t > 0) & (g.O[me, opp, n, np.minimum(t, R - 1)] > g.W[me, opp])
+            start = (np.where(take, n, 0), np.where(take, t, 0))
+        pts, left = turns.play(me, opp, rng, start)
+        offer[act] = np.column_stack([left, pts])
         score[act, mover] += pts
         done = act[score[act, mover] >= R]
         if rules.end == "instant":
@@ -120,7 +134,7 @@ def _last_turns(rules, deficits: np.ndarray, on_board: np.ndarray, rng) -> np.nd
         ds, row = np.unique(deficits[games], return_inverse=True)
         levels = solve_last_turn(rules, ds * rules.unit, bool(flag))   # every deficit at once
         if len(levels) == 1:         # no permanent points: all games at once, by deficit row
-            out[games] = _OptimalTurns(rules, levels[0], 0).play_rows(row.ravel(), rng)
+            out[games] = _OptimalTurns(rules, levels[0], 0).play_rows(row.ravel(), rng)[0]
             continue
         for i in range(len(ds)):     # permanent levels: the strategy player, per deficit
             sel = games[row.ravel() == i]
@@ -156,7 +170,7 @@ def play_versus(v: VersusTable, strategy, n_games: int, rng: np.random.Generator
     while (winner < 0).any():
         act = np.nonzero(winner < 0)[0]
         if mover == 0:
-            pts = turns.play(score[act, 0], score[act, 1], rng)
+            pts = turns.play(score[act, 0], score[act, 1], rng)[0]
         else:
             pts = play_turns(eng, strategy, len(act), rng, True, tables=tables) // rules.unit
         score[act, mover] += pts

@@ -126,7 +126,9 @@ def _model_arrays(rules: RuleSet) -> dict[str, np.ndarray]:
 @dataclass(frozen=True, eq=False)
 class Payoff:
     """What ending the turn is worth, per batch row (see the module docstring)."""
-    bank: object                 # callable: r (units, int array) -> (B, len(r)), -inf: not allowed
+    bank: object                 # callable: r (units, int array) -> (B, len(r)), -inf: not
+                                 # allowed; or (B, S, len(r)) where it depends on the state
+                                 # (the dice left: Zonk's piggyback offer to the next player)
     tail_slope: np.ndarray       # (B,) bank(r) = slope * r + intercept for r >= tail_from
     tail_intercept: np.ndarray   # (B,)
     tail_from: int
@@ -456,7 +458,9 @@ def solve_turn(model: TurnModel, pay: Payoff) -> TurnSolution:
     # V and the extras (other payoffs evaluated under the optimal policy) of every state:
     # ALL[v, b, source, s, r], source 0 this problem, then the permanent-points sources
     ALL = np.empty((1 + ne, B, nsrc, S, L))
-    bank_pay = np.ascontiguousarray(np.broadcast_to(pay.bank(r_all), (B, L)), float)
+    bank_pay = np.asarray(pay.bank(r_all), float)
+    bank_pay = np.array(np.broadcast_to(      # a copy: it becomes the solution's bank array
+        bank_pay if bank_pay.ndim == 3 else bank_pay.reshape(B, 1, L), (B, S, L)), order="C")
     extra_bank = np.ascontiguousarray(
         np.stack([np.broadcast_to(e.bank(r_all), (B, L)) for e in pay.extras]), float) \
         if ne else np.zeros((0, B, L))
@@ -479,7 +483,7 @@ def solve_turn(model: TurnModel, pay: Payoff) -> TurnSolution:
         roll[:, :, cap:] = rla[:, :, None] * tail_r + rlb[:, :, None]
         if pay.forced_tail is not None:
             roll[:, 0, cap:] = np.asarray(pay.forced_tail(tail_r), float).reshape(B, -1)
-        ALL[0, :, 0, :, cap:] = np.where(bank_tail[:, :, None], bank_pay[:, None, cap:],
+        ALL[0, :, 0, :, cap:] = np.where(bank_tail[:, :, None], bank_pay[:, :, cap:],
                                          roll[:, :, cap:])
         if ne:                  # every extra under the same tail policy: one batch
             cat = lambda xs: np.concatenate([np.broadcast_to(x, (B,) + np.shape(x)[1:])
@@ -509,7 +513,7 @@ def solve_turn(model: TurnModel, pay: Payoff) -> TurnSolution:
     else:
         _sweep_numpy(model, ALL, roll, bank_pay, extra_bank, zil, base, bonus, start,
                      self_loop)
-    bank = np.repeat(bank_pay[:, None, :], S, axis=1)
+    bank = bank_pay
     bank[:, 0] = -np.inf
     sol = TurnSolution(model, cap, roll, bank, a, b, rla, rlb,
                        pay.tail_slope.astype(float), pay.tail_intercept.astype(float))
@@ -536,7 +540,7 @@ def _sweep_numpy(model, ALL, roll, bank_pay, extra_bank, zil, base, bonus, start
     all_flat = T.reshape(E1, -1, B)
     V, EX = T[0, 0], T[1:, 0]
     rollT = np.ascontiguousarray(roll.transpose(1, 2, 0))               # (S, L, B)
-    bank_full = np.repeat(bank_pay.T[None], S, axis=0)
+    bank_full = np.ascontiguousarray(bank_pay.transpose(1, 2, 0))         # (S, L, B)
     bank_full[0] = -np.inf
     bank_ex = extra_bank.transpose(0, 2, 1)[:, :, None, :]              # (E, L, 1, B)
     K = len(base)

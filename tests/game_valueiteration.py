@@ -63,9 +63,12 @@ def last_turn(rules, D):
     return V[:, 0, 0]
 
 
-def game(rules, R, Tm, finals=None):
+def game(rules, R, Tm, finals=None, offers=False):
     """W[a, b] for scores below R units, by value iteration.  `finals[d]`: the opponent's
-    last-turn chance against deficit d (final-round rules); None: reaching R wins at once."""
+    last-turn chance against deficit d (final-round rules); None: reaching R wins at once.
+    offers (piggyback): banking t with s dice left lets the opponent roll those s dice from
+    t instead of starting fresh; returns (W, ROLL) with ROLL[a, b, s, t] the value of
+    rolling at (s, t) (the take-over values)."""
     N, moves, u = rules.dice, _moves(rules), rules.unit
     a = np.arange(R)[:, None, None]
     b = np.arange(R)[None, :, None]
@@ -85,12 +88,20 @@ def game(rules, R, Tm, finals=None):
             fin = 1.0 - finals[np.minimum(np.maximum(final - b, 0), len(finals) - 1)]
         return np.where(final < R, 1.0 - start[b, np.minimum(final, R - 1)], fin)
 
+    ROLL = np.zeros_like(V)
     for _ in range(20_000):
         old = V.copy()
         start = V[:, :, 0, 0]                       # W[a, b]
         zilch = 1.0 - start.T                       # the opponent moves from (b, a)
         bank = np.broadcast_to(bank_value(start, t), (R, R, Tm))
         bank = np.where(t * u >= mins, bank, -np.inf)
+        if offers:                                  # by dice left: the opponent's offer
+            f = np.minimum(a + t, R - 1)
+            take = np.stack([np.maximum(start[b, f], ROLL[b, f, s, np.minimum(t, R - 1)])
+                             for s in range(N + 1)], axis=2)          # (R, R, N + 1, Tm)
+            banks = np.where(((a + t) < R)[:, :, None, :] & (t > 0)[:, :, None, :],
+                             1.0 - take, bank[:, :, None, :])
+            banks = np.where((t * u >= mins)[:, :, None, :], banks, -np.inf)
         forced_far = ((1 - pzN - p_hot) + pzN * zilch) / (1 - p_hot)
 
         def beyond(s2, tt):
@@ -101,7 +112,8 @@ def game(rules, R, Tm, finals=None):
         for s in range(N + 1):
             n = N if s == 0 else s
             roll = _roll(V, moves, n, Tm, beyond) + moves[n][2] * zilch[:, :, None]
-            V[:, :, s] = roll if s == 0 else np.maximum(roll, bank)
+            ROLL[:, :, s] = roll
+            V[:, :, s] = roll if s == 0 else np.maximum(roll, banks[:, :, s] if offers else bank)
         if np.abs(V - old).max() < 1e-14:
             break
-    return V[:, :, 0, 0]
+    return (V[:, :, 0, 0], ROLL) if offers else V[:, :, 0, 0]

@@ -16,13 +16,32 @@ from .clirun import zilch as run
                                               ("farkle", 500, 90)])
 def test_fast_solver_equals_plain_value_iteration(name, target, Tm):
     """Issue 6: at a small target the score-sum solver agrees to 1e-9 with a plain value
-    iteration over the whole state space (farkle: its final round included)."""
-    rs = rules.load(name)
+    iteration over the whole state space (farkle: its final round included; zonk-chicago
+    here without its piggyback, which has a test of its own)."""
+    import dataclasses
+    rs = dataclasses.replace(rules.load(name), piggyback=False)
     R = reach_units(rs, target)
     finals = VI.last_turn(rs, R + Tm + 130) if rs.end != "instant" else None
     W_vi = VI.game(rs, R, Tm, finals)
     W = solve_game(rs, target).W
     assert np.abs(W - W_vi).max() < 1e-9
+
+
+def test_piggyback_equals_plain_value_iteration():
+    """Issue 6, Zonk's piggyback: with offers (take over the dice left and the total, or
+    start fresh) the fast solver agrees to 1e-9 with the plain value iteration, both the
+    start-of-turn chances W and every take-over value O[a, b, n, t] (t <= b)."""
+    rs = rules.load("zonk-chicago")
+    assert rs.piggyback
+    R = reach_units(rs, 1000)
+    W_vi, ROLL = VI.game(rs, R, 60, None, offers=True)
+    g = solve_game(rs, 1000)
+    assert np.abs(g.W - W_vi).max() < 1e-9
+    a, b, n, t = np.nonzero(~np.isnan(g.O))
+    assert len(a) > 1000 and np.all(t <= b) and np.all(n >= 1)
+    assert np.abs(g.O[a, b, n, t] - ROLL[a, b, n, t]).max() < 1e-9
+    # offers matter: some are worth more than a fresh start, and banking is then worth less
+    assert (g.O[:, :, 1:rs.dice] > g.W[:, :, None, None]).any()
 
 
 @pytest.mark.parametrize("name", ["farkle", "zilch-5000", "zonk-chicago"])
@@ -166,3 +185,16 @@ def test_two_player_advise_uses_the_stored_game(tmp_path, preset, target, state)
     d = json.loads(run(*args).stdout)
     assert d["situation"] == "game" and d["action"] in ("roll", "bank")
     assert 0 < d["p_win"]["roll"] < 1 and 0 < d["p_win"]["bank"] < 1
+    if preset == "zonk-chicago":     # piggyback: take over the offer, by P(win) of the game
+        assert "piggyback included" in d["note"]
+        g = solve_game(rules.load(str(f)))
+        for offer, want in (("2,150", "fresh"), ("4,200", "take_over")):
+            t = json.loads(run("advise", "--rules", str(f), "--score", "100", "--opponents",
+                               "200", "--take-over", offer, "--json").stdout)
+            n, total = (int(x) for x in offer.split(","))
+            assert t["p_win"]["take_over"] == pytest.approx(g.O[2, 4, n, total // 50], abs=1e-12)
+            assert t["p_win"]["fresh"] == pytest.approx(g.W[2, 4], abs=1e-12)
+            assert t["action"] == want
+        err = run("advise", "--rules", str(f), "--score", "100", "--opponents", "200",
+                  "--take-over", "2,250", code=2).stderr      # more than the opponent has
+        assert "impossible offer" in err and "\n" not in err.strip()
