@@ -303,9 +303,12 @@ def solve_game(rules: RuleSet, target: int | None = None, progress=None,
             for i, (a, b) in enumerate(rows):
                 O[a, b, 1:, 1:b + 1] = sol.roll[i, 1:, 1:b + 1]
         if checkpoint is not None and time.monotonic() - saved >= checkpoint_every:
+            t0 = time.monotonic()
             tables.save(checkpoint, dict(expect, next_sum=sigma - 1),
                         {"W": W} if O is None else {"W": W, "O": O})
             saved = time.monotonic()
+            # a big table (piggyback's O) is saved less often: at most a tenth of the time
+            checkpoint_every = max(checkpoint_every, 10 * (saved - t0))
         if progress:
             progress(sigma)
     if checkpoint is not None:

@@ -43,21 +43,22 @@ def file_name(rules_name: str, digest: str, objective: str) -> str:
 
 
 def save(path: Path, meta: dict, arrays: dict[str, np.ndarray]) -> None:
-    """Write atomically: a temporary file in the same folder, fsync, then rename over."""
-    layout = []
-    blobs = []
-    for name, arr in arrays.items():
-        arr = np.ascontiguousarray(arr)
-        layout.append({"name": name, "dtype": arr.dtype.str, "shape": list(arr.shape)})
-        blobs.append(arr.tobytes())
+    """Write atomically: a temporary file in the same folder, fsync, then rename over.
+    The arrays are streamed (and hashed) one by one: no copy of the whole table in memory."""
+    arrays = {name: np.ascontiguousarray(arr) for name, arr in arrays.items()}
+    layout = [{"name": name, "dtype": arr.dtype.str, "shape": list(arr.shape)}
+              for name, arr in arrays.items()]
     header = dict(meta, format=FORMAT_VERSION, solver=SOLVER_VERSION, layout=layout)
-    body = MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + b"".join(blobs)
+    head = MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(body)
-            f.write(hashlib.sha256(body).digest())
+            digest = hashlib.sha256()
+            for part in [head] + [memoryview(arr).cast("B") for arr in arrays.values()]:
+                f.write(part)
+                digest.update(part)
+            f.write(digest.digest())
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
