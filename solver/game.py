@@ -17,7 +17,8 @@ may take them over (roll those n dice from t) or start fresh.  O[x, y, n, t] is 
 chance if he takes the offer: the roll value of state (n, t) in the turn from (x, y), which
 the same solve gives (its grid then covers every total up to y).  Banking is then worth
 1 - max(W[b, a + t], O[b, a + t, n, t]), a payoff by dice left; both terms come from higher
-score sums, so the order of solution is unchanged.
+score sums, so the order of solution is unchanged.  Only the offers worth taking are kept
+(Offers); any other take-over value is its turn's, solved on demand.
 """
 from __future__ import annotations
 
@@ -56,18 +57,44 @@ class GameTable:
     target: int               # points
     W: np.ndarray             # (R, R): P(the player to move wins), scores in units < R
     finals: dict | None = None  # the opponent's last-turn chance by deficit, per board flag
-    O: np.ndarray | None = None  # piggyback: (R, R, N + 1, R) the chance of the player to
-                              # move if he takes over n dice and total t (t <= his
-                              # opponent's score; NaN elsewhere)
+    O: "Offers | None" = None  # piggyback: the offers worth taking over
 
     def p_win(self, me: int, opp: int) -> float:
         u = self.rules.unit
         return float(self.W[me // u, opp // u])
 
     def take_over(self, me: int, opp: int, dice: int, total: int) -> float:
-        """P(win) of taking over `dice` dice and `total` points (piggyback)."""
+        """P(win) of taking over `dice` dice and `total` points (piggyback): stored where
+        that beats a fresh start, else the turn from (me, opp) solved on demand."""
         u = self.rules.unit
-        return float(self.O[me // u, opp // u, dice, total // u])
+        got = self.O.lookup(*(np.array([x]) for x in (me // u, opp // u, dice, total // u)))
+        if np.isfinite(got[0]):
+            return float(got[0])
+        return float(turn_values(self, me, opp)[0].roll[0, dice, total // u])
+
+
+@dataclass(frozen=True, eq=False)
+class Offers:
+    """Piggyback take-over values O[x, y, n, t] (taking over n dice and total t, moving with
+    x against y) where they beat a fresh start, at sorted flat indices into `shape`: the
+    only ones the game needs (banking is worth 1 - max(W, O)); a few percent of all."""
+    shape: tuple
+    idx: np.ndarray
+    val: np.ndarray
+
+    @classmethod
+    def dense(cls, O: np.ndarray, W: np.ndarray) -> "Offers":
+        with np.errstate(invalid="ignore"):
+            idx = np.flatnonzero(O > W[:, :, None, None])        # NaN: no such offer
+        return cls(O.shape, idx, O.ravel()[idx])
+
+    def lookup(self, x, y, n, t) -> np.ndarray:
+        """O where stored, NaN elsewhere (a fresh start is at least as good there)."""
+        flat = np.ravel_multi_index((x, y, n, t), self.shape)
+        if not len(self.idx):
+            return np.full(np.shape(flat), np.nan)
+        pos = np.minimum(np.searchsorted(self.idx, flat), len(self.idx) - 1)
+        return np.where(self.idx[pos] == flat, self.val[pos], np.nan)
 
 
 class _Finals:
@@ -131,13 +158,13 @@ def _pair_payoff(rules: RuleSet, model, W: np.ndarray, finals: _Finals, rows, z:
                        cover)
 
 
-def _offer_U(W: np.ndarray, O: np.ndarray, rows, R: int) -> np.ndarray:
+def _offer_U(W: np.ndarray, O, rows, R: int) -> np.ndarray:
     """Piggyback (reaching the target wins at once): U[row, s, t] = 1 - max(W[b, a + t],
     O[b, a + t, s, t]).  Banking t with s dice left offers those dice and t to the
     opponent, who takes them over where that beats a fresh start; reaching R wins."""
     a = np.array([r[0] for r in rows])[:, None]
     b = np.array([r[1] for r in rows])[:, None]
-    S = O.shape[2]
+    S = O.shape[2]                  # O: the dense table while solving, or Offers
     t = np.arange(R + 1)[None, :]
     final = a + t
     inside = final < R
@@ -146,7 +173,12 @@ def _offer_U(W: np.ndarray, O: np.ndarray, rows, R: int) -> np.ndarray:
     U = np.ones((len(rows), S, R + 1))
     tt = np.minimum(t, R - 1)
     for s in range(S):
-        offer = O[b, f, s, tt] if s else np.full(final.shape, np.nan)
+        if not s:
+            offer = np.full(final.shape, np.nan)
+        elif isinstance(O, Offers):
+            offer = O.lookup(*np.broadcast_arrays(b, f, s, tt))
+        else:
+            offer = O[b, f, s, tt]
         best = np.where(np.isnan(offer) | (t == 0), fresh, np.maximum(fresh, offer))
         U[:, s] = np.where(inside, 1.0 - best, 1.0)
     return U
@@ -300,8 +332,9 @@ def solve_game(rules: RuleSet, target: int | None = None, progress=None,
         for (a, b), v in zip(rows, val):
             W[a, b] = v
         if O is not None:           # taking over n dice and t <= b: rolling them at (n, t)
+            top = rules.dice - (rules.hot_dice == "mandatory")   # never all dice: hot dice
             for i, (a, b) in enumerate(rows):
-                O[a, b, 1:, 1:b + 1] = sol.roll[i, 1:, 1:b + 1]
+                O[a, b, 1:top + 1, 1:b + 1] = sol.roll[i, 1:top + 1, 1:b + 1]
         if checkpoint is not None and time.monotonic() - saved >= checkpoint_every:
             t0 = time.monotonic()
             tables.save(checkpoint, dict(expect, next_sum=sigma - 1),
@@ -313,7 +346,8 @@ def solve_game(rules: RuleSet, target: int | None = None, progress=None,
             progress(sigma)
     if checkpoint is not None:
         checkpoint.unlink(missing_ok=True)
-    return GameTable(rules, target, W, getattr(finals, "opp", None), O)
+    return GameTable(rules, target, W, getattr(finals, "opp", None),
+                     None if O is None else Offers.dense(O, W))
 
 
 GAME = "game"
@@ -340,14 +374,19 @@ def game_table(rules: RuleSet, target: int | None = None, tables_dir: str | None
             g = solve_game(rules, target, progress, checkpoint=partial)
             arrays = {"W": g.W}
             if g.O is not None:
-                arrays["O"] = g.O
+                arrays.update({"O.shape": np.array(g.O.shape), "O.idx": g.O.idx,
+                               "O.val": g.O.val})
             for flag, arr in (g.finals or {}).items():
                 arrays[f"opp.{int(flag)}"] = arr
             return {"rules_name": rules.name, "target": target}, arrays
         got = tables.cached(path, expect, build)
     arrays = got[1]
     finals = {bool(int(k[4:])): v for k, v in arrays.items() if k.startswith("opp.")}
-    return GameTable(rules, target, arrays["W"], finals or None, arrays.get("O"))
+    offers = None
+    if "O.idx" in arrays:
+        offers = Offers(tuple(int(x) for x in arrays["O.shape"]), arrays["O.idx"],
+                        arrays["O.val"])
+    return GameTable(rules, target, arrays["W"], finals or None, offers)
 
 
 def fairest_head_start(g: GameTable) -> tuple[int, float]:

@@ -100,7 +100,7 @@ def play_games(g: GameTable, n_games: int, rng: np.random.Generator) -> np.ndarr
         start = None
         if g.O is not None:         # take the offer where that beats a fresh start
             n, t = offer[act, 0], offer[act, 1]
-            take = (t > 0) & (g.O[me, opp, n, np.minimum(t, R - 1)] > g.W[me, opp])
+            take = (t > 0) & np.isfinite(g.O.lookup(me, opp, n, np.minimum(t, R - 1)))
             start = (np.where(take, n, 0), np.where(take, t, 0))
         pts, left = turns.play(me, opp, rng, start)
         offer[act] = np.column_stack([left, pts])

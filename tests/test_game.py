@@ -37,11 +37,21 @@ def test_piggyback_equals_plain_value_iteration():
     W_vi, ROLL = VI.game(rs, R, 60, None, offers=True)
     g = solve_game(rs, 1000)
     assert np.abs(g.W - W_vi).max() < 1e-9
-    a, b, n, t = np.nonzero(~np.isnan(g.O))
-    assert len(a) > 1000 and np.all(t <= b) and np.all(n >= 1)
-    assert np.abs(g.O[a, b, n, t] - ROLL[a, b, n, t]).max() < 1e-9
-    # offers matter: some are worth more than a fresh start, and banking is then worth less
-    assert (g.O[:, :, 1:rs.dice] > g.W[:, :, None, None]).any()
+    # the offers kept are exactly those worth more than a fresh start, with their values
+    a, b, n, t = np.unravel_index(g.O.idx, g.O.shape)
+    assert len(a) > 1000 and np.all(t <= b) and np.all((n >= 1) & (n < rs.dice))
+    assert np.abs(g.O.val - ROLL[a, b, n, t]).max() < 1e-9
+    # every offer that can be made: 1 to N - 1 dice (hot dice are mandatory), t <= b
+    a, b, n, t = np.meshgrid(np.arange(R), np.arange(R), np.arange(1, rs.dice), np.arange(1, R),
+                             indexing="ij")
+    ok = t <= b
+    a, b, n, t = a[ok], b[ok], n[ok], t[ok]
+    kept = np.isfinite(g.O.lookup(a, b, n, t))
+    assert np.all(ROLL[a, b, n, t][~kept] <= W_vi[a, b][~kept] + 1e-9)
+    # and a take-over value not kept is its turn's, solved on demand
+    i = np.nonzero(~kept)[0][123]
+    assert g.take_over(a[i] * 50, b[i] * 50, n[i], t[i] * 50) == \
+        pytest.approx(ROLL[a[i], b[i], n[i], t[i]], abs=1e-9)
 
 
 @pytest.mark.parametrize("name", ["farkle", "zilch-5000", "zonk-chicago"])
@@ -192,7 +202,8 @@ def test_two_player_advise_uses_the_stored_game(tmp_path, preset, target, state)
             t = json.loads(run("advise", "--rules", str(f), "--score", "100", "--opponents",
                                "200", "--take-over", offer, "--json").stdout)
             n, total = (int(x) for x in offer.split(","))
-            assert t["p_win"]["take_over"] == pytest.approx(g.O[2, 4, n, total // 50], abs=1e-12)
+            assert t["p_win"]["take_over"] == pytest.approx(
+                g.take_over(100, 200, n, total), abs=1e-12)
             assert t["p_win"]["fresh"] == pytest.approx(g.W[2, 4], abs=1e-12)
             assert t["action"] == want
         err = run("advise", "--rules", str(f), "--score", "100", "--opponents", "200",
