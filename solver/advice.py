@@ -66,14 +66,20 @@ def choices(rs: RuleSet, dice: int, turn: int, faces: list[int], matched: bool =
             "action": options[0]["then"] if options else None}
 
 
-def take_over(rs: RuleSet, spec: str, on_board: bool = True, tables_dir=None) -> dict:
-    """Zonk piggyback: take the previous player's dice left and turn total, or start fresh."""
+def _offer(rs: RuleSet, spec: str) -> tuple[int, int]:
+    """A piggyback offer DICE,TOTAL as given to --take-over."""
     if not rs.piggyback:
         raise InputError(f"--take-over: {rs.name} has no piggyback rule")
     try:
         dice, total = (int(x) for x in spec.split(","))
     except ValueError:
         raise InputError(f"--take-over expects DICE,TOTAL such as 3,450, got {spec!r}") from None
+    return dice, total
+
+
+def take_over(rs: RuleSet, spec: str, on_board: bool = True, tables_dir=None) -> dict:
+    """Zonk piggyback: take the previous player's dice left and turn total, or start fresh."""
+    dice, total = _offer(rs, spec)
     pol = score_policy(rs, tables_dir)
     pol.check(dice, total)
     if total == 0:
@@ -88,12 +94,7 @@ def take_over(rs: RuleSet, spec: str, on_board: bool = True, tables_dir=None) ->
 def take_over_game(rs: RuleSet, spec: str, score: int, opponent: int, tables_dir=None) -> dict:
     """Zonk piggyback in a two-player game: take over the offer or start fresh, by the
     probability of winning (the stored game table)."""
-    if not rs.piggyback:
-        raise InputError(f"--take-over: {rs.name} has no piggyback rule")
-    try:
-        dice, total = (int(x) for x in spec.split(","))
-    except ValueError:
-        raise InputError(f"--take-over expects DICE,TOTAL such as 3,450, got {spec!r}") from None
+    dice, total = _offer(rs, spec)
     for what, x in (("--score", score), ("--opponents", opponent)):
         _check_score(rs, what, x)
         if _reached(rs, x):

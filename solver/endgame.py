@@ -307,15 +307,6 @@ def _derived(sol: TurnSolution, cls: np.ndarray, zconst: np.ndarray,
     return out
 
 
-def _stack(parts: list[TurnSolution]) -> TurnSolution:
-    """Batch rows of solutions cut at the same length, one after the other."""
-    out = copy.copy(parts[0])
-    for k in TurnSolution.ARRAYS + ("extras", "extras_a", "extras_b"):
-        axis = 1 if k.startswith("extras") else 0
-        setattr(out, k, np.concatenate([getattr(p, k) for p in parts], axis=axis))
-    return out
-
-
 @dataclass
 class LeaderRows:
     """One final-round player's turn against every leader row, level by level (permanent
@@ -342,9 +333,8 @@ class LeaderRows:
             full.roll[:, :, :n], full.bank[:, :, :n] = own.roll[:, :, :n], own.bank[:, :, :n]
             full.extras[:, :, :, :n] = own.extras[:, :, :, :n]
             parts.append(full)
-        if len(parts) == 1:
-            return parts[0]
-        return TurnSolution.concat(parts) if length is None else _stack(parts)
+        # both parts come from the same class solution: the same grid, nothing is padded
+        return parts[0] if len(parts) == 1 else TurnSolution.concat(parts)
 
     def levels(self, i: int) -> list[TurnSolution]:
         """Every level of row i (one batch row)."""
