@@ -2,7 +2,10 @@
 
 Everything else is configured in pyproject.toml.  The extension is optional: if no C
 compiler is found, the package installs without it and the solver runs its numpy loop."""
+import sys
+
 from setuptools import Extension, setup
 
+threads = [] if sys.platform == "win32" else ["-pthread"]      # its rows shared by threads
 setup(ext_modules=[Extension("solver._kernel", ["solver/_kernel.c"], optional=True,
-                             extra_compile_args=["-O3"])])
+                             extra_compile_args=["-O3"] + threads, extra_link_args=threads)])

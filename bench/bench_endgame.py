@@ -37,7 +37,16 @@ def main():
                "--scores", arg]
         p = timed(lambda: subprocess.run(cmd, check=True, capture_output=True), runs=5)
         print(f"{name} final round, 4 players {arg}: {t:.2f} s in-process, "
-              f"{p:.2f} s as a whole `zilch endgame` process (medians of 5)")
+              f"{p:.2f} s as a whole `zilch endgame` process (medians of 5), "
+              f"peak {peak_mib(cmd):.0f} MiB")
+
+
+def peak_mib(cmd) -> float:
+    """Peak resident memory of one run of cmd (from a fresh parent: its children's max)."""
+    probe = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
+             "capture_output=True); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", probe] + cmd, check=True, capture_output=True)
+    return int(out.stdout) / 1024
 
 
 if __name__ == "__main__":

@@ -193,7 +193,6 @@ def endgame_advice(rs: RuleSet, dice: int, turn: int, permanent: int, score: int
                 "which covers two players and must be solved first (zilch game --rules "
                 f"{rs.name}); no end-game advice is given rather than a guess"))
             return out
-        from .endgame import perm_step
         from .game import turn_values
         levels = turn_values(g, score, opponents[0])
         step = perm_step(rs)

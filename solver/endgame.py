@@ -18,17 +18,16 @@ where every player's chance of getting there is below TRUNCATION (computed, not 
 """
 from __future__ import annotations
 
-import copy
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
 
 from . import InputError
 from .rules import RuleSet
-from .turn import (Above, Extra, Payoff, TurnSolution, build_model, solve_turn,
-                   state_index)
+from .turn import (Above, Extra, Payoff, RowValues, TurnModel, TurnSolution, build_model,
+                   class_fill, copy_runs, solve_turn, state_index)
 
 TRUNCATION = 1e-13
 
@@ -197,7 +196,7 @@ def _below_minimum(rules: RuleSet, sol: TurnSolution, X: int, d: np.ndarray, ci:
     count); below m the player cannot bank, so those few totals are solved per row.
     Returns (value, leaders' share) at the start of the turn, per row."""
     model = build_model(rules)
-    B, S, N = len(d), model.states, model.dice
+    B, S = len(d), model.states
     L = X + model.max_shift + m + 1
     V = sol.extended(L)
     Ev = sol.extended_extra(0, L)
@@ -205,19 +204,27 @@ def _below_minimum(rules: RuleSet, sol: TurnSolution, X: int, d: np.ndarray, ci:
     WE = np.zeros((m, S, B))
     cols = np.arange(B)[None, :]
     tgt = model.target[:, None]
+    # flat indices (numpy's take: much faster than 3-d fancy indexing) of each choice's
+    # next state, per row, at r = 0: the need-space solution past m, W below it
+    late_at = ((ci[None, :] * S + tgt) * L + X - d[None, :] + model.shift[:, None]).ravel()
+    V, Ev = V.reshape(-1), Ev.reshape(-1)
+    prob = model.prob[:, None]
+    single = model.single_choice
     for r in range(m - 1, -1, -1):
         nxt = (r + model.shift)[:, None]                               # (K, 1)
-        late = nxt >= m
-        rp = X - d[None, :] + nxt
-        w = np.minimum(nxt, m - 1)
-        g = np.where(late, V[ci[None, :], tgt, rp], W[w, tgt, cols])      # (K, B)
-        ge = np.where(late, Ev[ci[None, :], tgt, rp], WE[w, tgt, cols])
-        best = np.maximum.reduceat(g, model.opt_start, axis=0)
-        idx = np.where(g >= best[model.opt_outcome], np.arange(len(g))[:, None], len(g))
-        pick = np.minimum.reduceat(idx, model.opt_start, axis=0)        # (O, B)
-        prob = model.prob[:, None]
+        late = (nxt >= m).ravel()
+        w_at = ((np.minimum(nxt, m - 1) * S + tgt) * B + cols).ravel()
+        g = np.where(np.repeat(late, B), V.take(late_at + r), W.reshape(-1).take(w_at))
+        ge = np.where(np.repeat(late, B), Ev.take(late_at + r), WE.reshape(-1).take(w_at))
+        g, ge = g.reshape(-1, B), ge.reshape(-1, B)
+        if single:                  # forced set-aside: each outcome's one choice
+            best, ebest = g, ge
+        else:
+            best = np.maximum.reduceat(g, model.opt_start, axis=0)
+            idx = np.where(g >= best[model.opt_outcome], np.arange(len(g))[:, None], len(g))
+            ebest = ge[np.minimum.reduceat(idx, model.opt_start, axis=0), cols]     # (O, B)
         R = np.add.reduceat(best * prob, model.out_start, axis=0)       # a zilch loses
-        Re = np.add.reduceat(ge[pick, cols] * prob, model.out_start, axis=0) \
+        Re = np.add.reduceat(ebest * prob, model.out_start, axis=0) \
             + model.p_zilch[1:, None] * low[ci][None, :]
         W[r] = np.concatenate([R[-1:], R])                              # no bank below m
         WE[r] = np.concatenate([Re[-1:], Re])
@@ -269,90 +276,180 @@ def last_player_need_space(rules: RuleSet, X: int, ties: list[float], below: lis
     ET = np.zeros((B, L))
     V0 = np.zeros((B, X + 1))                            # the start (must roll)
     E0 = np.zeros((B, X + 1))
-    rows = np.arange(B)[:, None]
     seg = np.searchsorted(starts, np.arange(len(opts)), side="right") - 1   # option -> outcome
-    for r in range(X, -1, -1):                           # beyond X: ahead, bank, win
-        nxt = np.minimum(r + model.shift[opts], L - 1)
-        vals = np.where(perm_only, VT[:, nxt], V[:, model.target[opts], nxt])
-        evs = np.where(perm_only, ET[:, nxt], Ev[:, model.target[opts], nxt])
+    sh, tg = model.shift[opts][:, None], model.target[opts][:, None]
+    # the chain looks up its own values no nearer than its smallest permanent-only step:
+    # that many totals at a time are solved together
+    step = int(sh[perm_only].min()) if perm_only.any() else X + 1
+    for hi in range(X, -1, -step):                       # beyond X: ahead, bank, win
+        r = np.arange(max(hi - step + 1, 0), hi + 1)
+        nxt = np.minimum(r[None, :] + sh, L - 1)                       # (opts, totals)
+        vals = np.where(perm_only[:, None], VT[:, nxt], V[:, tg, nxt])   # (B, opts, totals)
+        evs = np.where(perm_only[:, None], ET[:, nxt], Ev[:, tg, nxt])
         best = np.maximum.reduceat(vals, starts, axis=1)
-        first = np.where(vals >= best[:, seg], np.arange(len(opts)), len(opts))
+        first = np.where(vals >= best[:, seg], np.arange(len(opts))[:, None], len(opts))
         pick = np.minimum.reduceat(first, starts, axis=1)
-        roll_v = best @ p_out
-        roll_e = evs[rows, pick] @ p_out
-        zil_v = np.where(r == X, tie, 0.0)               # all permanent: a zilch keeps x = t
-        zil_e = np.where(r == X, tie, low)
-        rv, re = roll_v + pz * zil_v, roll_e + pz * zil_e
-        bv = bank(np.array([r]))[:, 0]
+        roll_v = np.einsum("bot,o->bt", best, p_out)
+        roll_e = np.einsum("bot,o->bt", np.take_along_axis(evs, pick, axis=1), p_out)
+        at_x = (r == X)[None, :]                         # all permanent: a zilch keeps x = t
+        rv = roll_v + pz * np.where(at_x, tie[:, None], 0.0)
+        re = roll_e + pz * np.where(at_x, tie[:, None], low[:, None])
+        bv = bank(r)
         banks = bv >= rv
         VT[:, r] = np.where(banks, bv, rv)
-        ET[:, r] = np.where(banks, lead(np.array([r]))[:, 0], re)
+        ET[:, r] = np.where(banks, lead(r), re)
         V0[:, r] = roll_v                                # the start: need = d > 0, zilch loses
-        E0[:, r] = roll_e + pz * low
+        E0[:, r] = roll_e + pz * low[:, None]
     return V0, E0
 
 
-def _derived(sol: TurnSolution, cls: np.ndarray, zconst: np.ndarray,
-             length: int | None = None) -> TurnSolution:
+def _derived(sol: TurnSolution, cls: np.ndarray, zconst: np.ndarray) -> TurnSolution:
     """Rows of a class solution (extras E + 1, the last the chance of a row-specific zilch)
-    as rows of their own: extra j plus zconst[j] times that chance.  length: only the
-    first `length` totals (a source looked up no further)."""
-    out = copy.copy(sol.take(cls))      # take() may return sol itself
-    cut = slice(None, length)
+    as rows of their own: extra j plus zconst[j] times that chance."""
     E = len(zconst)
-    out.roll, out.bank = out.roll[:, :, cut].copy(), out.bank[:, :, cut].copy()
-    out.extras = out.extras[:E, :, :, cut] + zconst[:, :, None, None] * out.extras[E, :, :, cut]
-    out.extras_a = out.extras_a[:E] + zconst[:, :, None] * out.extras_a[E]
-    out.extras_b = out.extras_b[:E] + zconst[:, :, None] * out.extras_b[E]
+    out = TurnSolution(sol.model, sol.cap, sol.roll[cls], sol.bank[cls],
+                       *(getattr(sol, k)[cls] for k in TurnSolution.ARRAYS[2:]))
+    out.extras = sol.extras[:E][:, cls] + zconst[:, :, None, None] * sol.extras[E][cls]
+    out.extras_a = sol.extras_a[:E][:, cls] + zconst[:, :, None] * sol.extras_a[E][cls]
+    out.extras_b = sol.extras_b[:E][:, cls] + zconst[:, :, None] * sol.extras_b[E][cls]
     return out
+
+
+@dataclass(frozen=True, eq=False)
+class _LeaderProblem:
+    """The inputs of solve_leader_rows (see there), and the payoffs they define."""
+    model: TurnModel
+    S: int
+    G: np.ndarray
+    EG: np.ndarray
+    F: np.ndarray
+    T: np.ndarray
+    ET: np.ndarray
+    C: np.ndarray
+    m: int                      # bank minimum, units
+    step: int | None            # permanent units per level
+
+    def at(self, arr, inf, x):
+        H = len(self.G)
+        return np.where(x < H, arr[..., np.minimum(x, H - 1)], inf)
+
+    def rows_payoff(self, k: int, idx: np.ndarray, typ: np.ndarray, classes: TurnSolution,
+                    cls: np.ndarray, src) -> Payoff:
+        """Level k for the rows idx (zilch type typ, class cls of `classes`), solved only up
+        to their leaders (Above); src: level k + 1 of those rows, or None (no permanent
+        points)."""
+        p = k * (self.step or 0)
+        S, G, m, at = self.S, self.G, self.m, self.at
+        Fi = self.F[idx][:, None]
+        b = len(idx)
+        C, T, ET = self.C[:, idx], self.T[idx], self.ET[:, idx]
+
+        def split(above, tie, below, x):
+            fx = S + x[None, :]
+            return np.where(fx > Fi, above, np.where(fx == Fi, tie, below))
+        extras = tuple(
+            Extra(bank=lambda r, j=j: split(at(self.EG[j], 0.0, r + p)[None, :], ET[j][:, None],
+                                            C[j][:, None], r + p),
+                  tail_slope=np.zeros(b), tail_intercept=np.zeros(b),
+                  zilch=np.where(typ == 0, ET[j], C[j])) for j in range(len(ET)))
+        return Payoff(
+            bank=lambda r: np.where(r[None, :] + p >= m,
+                                    split(at(G, 1.0, r + p)[None, :], T[:, None], 0.0, r + p),
+                                    -np.inf),
+            tail_slope=np.zeros(b), tail_intercept=np.ones(b), tail_from=0,
+            zilch=np.where(typ == 0, T, 0.0), perm_sources={self.step: src} if self.step else {},
+            extras=extras, above=Above(self.F[idx] - S - p, classes, cls, C))
 
 
 @dataclass
 class LeaderRows:
     """One final-round player's turn against every leader row, level by level (permanent
     points).  At level k, rows at or below their leader (F >= S + p) from first[k] on are
-    solved below it (rows[k]); every other state of a row is its class's (classes[k])."""
+    solved below it; every other state of a row is its class's (classes[k]).  Rows are
+    many: of their own parts only the start of the turn is kept (`levels` solves one row
+    again in full)."""
+    problem: _LeaderProblem
     classes: list[TurnSolution]
     cls: list[np.ndarray]            # (B,) class of each row, per level
+    typ: list[np.ndarray]            # (B,) a zilch at level k ends below/at/above the leader
     first: list[int]
-    rows: list[TurnSolution | None]
-    zconst: np.ndarray               # (E, B) the extras' payoffs below each row's leader
+    own_start: tuple | None = None   # (value, extras) at the start, rows first[0]..B-1
+    _values: dict = field(default_factory=dict, repr=False)
 
-    def level(self, k: int, idx: np.ndarray, length: int | None = None) -> TurnSolution:
-        """Level k for the rows idx (ascending); `length`: only its first totals (a source
-        of the level below, which looks no further)."""
-        f = self.first[k]
-        parts = []
-        low, high = idx[idx < f], idx[idx >= f]
-        if len(low):
-            parts.append(_derived(self.classes[k], self.cls[k][low], self.zconst[:, low], length))
-        if len(high):           # the class's values, then the rows' own part over them
-            own = self.rows[k].take(high - f)
-            full = _derived(self.classes[k], self.cls[k][high], self.zconst[:, high], length)
-            n = min(own.roll.shape[2], full.roll.shape[2])
-            full.roll[:, :, :n], full.bank[:, :, :n] = own.roll[:, :, :n], own.bank[:, :, :n]
-            full.extras[:, :, :, :n] = own.extras[:, :, :, :n]
-            parts.append(full)
-        # both parts come from the same class solution: the same grid, nothing is padded
-        return parts[0] if len(parts) == 1 else TurnSolution.concat(parts)
+    def class_value(self, k: int) -> np.ndarray:
+        """V of level k's classes (the better of rolling and banking), computed once."""
+        if k not in self._values:
+            self._values[k] = np.maximum(self.classes[k].roll, self.classes[k].bank)
+        return self._values[k]
+
+    def _keep(self, k: int, rows: np.ndarray, n: int) -> np.ndarray:
+        """(b, 1, n): the totals of the first n where rows (with an own part at level k)
+        are their own (up to their leaders)."""
+        return (np.arange(n) <= self._bound(k, rows)[:, None])[:, None, :]
+
+    def _bound(self, k: int, rows: np.ndarray) -> np.ndarray:
+        """Units from the start of level k to the leaders of `rows`: their own part."""
+        return self.problem.F[rows] - self.problem.S - k * (self.problem.step or 0)
 
     def levels(self, i: int) -> list[TurnSolution]:
-        """Every level of row i (one batch row)."""
-        return [self.level(k, np.array([i])) for k in range(len(self.classes))]
+        """Every level of row i, values of rolling and banking apart: its own part solved
+        again, from the top level down (each is the next one's source)."""
+        pr = self.problem
+        idx = np.array([i])
+        out: list[TurnSolution] = [None] * len(self.classes)
+        for k in range(len(self.classes) - 1, -1, -1):
+            sol = _derived(self.classes[k], self.cls[k][idx], pr.C[:, idx])
+            if i >= self.first[k]:
+                own = solve_turn(pr.model, pr.rows_payoff(
+                    k, idx, self.typ[k][idx], self.classes[k], self.cls[k][idx],
+                    out[k + 1] if pr.step else None))
+                n = min(own.roll.shape[2], sol.roll.shape[2])
+                keep = self._keep(k, idx, n)
+                np.copyto(sol.roll[:, :, :n], own.roll[:, :, :n], where=keep)
+                np.copyto(sol.bank[:, :, :n], own.bank[:, :, :n], where=keep)
+                np.copyto(sol.extras[:, :, :, :n], own.extras[:, :, :, :n], where=keep[None])
+            out[k] = sol
+        return out
 
     def start(self) -> tuple[np.ndarray, np.ndarray]:
         """P(win) and the extras (E, B) of every row from the start of the turn."""
         f, B = self.first[0], len(self.cls[0])
         c = self.classes[0]
         k = self.cls[0][:f]
+        C = self.problem.C
         value = np.empty(B)
-        ex = np.empty((len(self.zconst), B))
+        ex = np.empty((len(C), B))
         value[:f] = c.roll[k, 0, 0]
-        ex[:, :f] = c.extras[:-1, k, 0, 0] + self.zconst[:, :f] * c.extras[-1, k, 0, 0]
+        ex[:, :f] = c.extras[:-1, k, 0, 0] + C[:, :f] * c.extras[-1, k, 0, 0]
         if f < B:
-            value[f:] = self.rows[0].roll[:, 0, 0]
-            ex[:, f:] = self.rows[0].extras[:, :, 0, 0]
+            value[f:], ex[:, f:] = self.own_start
         return value, ex
+
+
+@dataclass(frozen=True, eq=False)
+class _LevelSource:
+    """Level k of the rows idx as a permanent-points source of the level below: each row's
+    class, with the rows' own part (own: rows first[k]..B-1) up to their leaders."""
+    rows: LeaderRows
+    k: int
+    idx: np.ndarray
+    own: RowValues | None
+
+    def fill(self, ALL: np.ndarray, lay, i: int) -> None:
+        lr, k, idx = self.rows, self.k, self.idx
+        c = lr.classes[k]
+        B, S = len(idx), lay.S
+        b, s = np.arange(B)[:, None], np.arange(S)
+        class_fill(ALL, lay.index(b, i, s, 0), c, lr.class_value(k), lr.cls[k][idx],
+                   lr.problem.C[:, idx], np.zeros(B, np.int64), lay.length)
+        if self.own is not None:        # the rows' own part, up to their leaders
+            h = int(np.searchsorted(idx, lr.first[k]))
+            dst = lay.index(b[h:], i, s, 0).ravel()
+            src = self.own.layout.index(idx[h:, None] - lr.first[k], 0, s, 0).ravel()
+            n = np.repeat(np.minimum(lr._bound(k, idx[h:]) + 1, lay.length[h:]), S)
+            copy_runs(ALL[0], dst, self.own.value, src, n)
+            for j in range(len(ALL) - 1):
+                copy_runs(ALL[1 + j], dst, self.own.extras[j], src, n)
 
 
 def solve_leader_rows(rules: RuleSet, S: int, G: np.ndarray, EG: np.ndarray, F: np.ndarray,
@@ -365,26 +462,27 @@ def solve_leader_rows(rules: RuleSet, S: int, G: np.ndarray, EG: np.ndarray, F: 
     a row is one of a few class problems: the bank payoff G everywhere and the same zilch
     payoff at every level from here up (below: 0, with the extras' row-specific C carried by
     one more extra, the chance of such a zilch; at or above the leader: T or G).  Each level
-    solves its classes on the whole grid and the rows only up to their leader (Above)."""
+    solves its classes on the whole grid and the rows only up to their leader (Above),
+    keeping only their values (rows are many; LeaderRows.levels solves one again in full)."""
     model = build_model(rules)
     H = len(G)
     E, B = len(EG), len(F)
     m = -(-rules.min_bank(on_board) // rules.unit)
     step = perm_step(rules)
     top = math.ceil(H / step) if step else 0
-
-    def at(arr, inf, x):
-        return np.where(x < H, arr[..., np.minimum(x, H - 1)], inf)
-
-    classes, cls, first, rows = {}, {}, {}, {}
+    pr = _LeaderProblem(model, S, G, EG, F, T, ET, C, m, step)
+    at = pr.at
+    n = top + 1
+    solved = LeaderRows(pr, [None] * n, [None] * n, [None] * n, [B] * n)
     prev = np.zeros(B, np.int64)
+    own = None                          # the rows' own values at the level above
     for k in range(top, -1, -1):
         p = k * (step or 0)
         if p >= H:                      # the turn is already beyond every reach: a win
-            classes[k] = TurnSolution.constant(model, np.ones(1)).with_constant_extras(
+            solved.classes[k] = TurnSolution.constant(model, np.ones(1)).with_constant_extras(
                 np.zeros((E + 1, 1)))
-            cls[k], first[k], rows[k] = np.zeros(B, np.int64), B, None
-            prev = cls[k]
+            solved.cls[k] = prev = np.zeros(B, np.int64)
+            solved.typ[k] = np.ones(B, np.int64)
             continue
         zx = p if p >= m else 0
         typ = np.sign(S + zx - F)       # a zilch ends below (-1), at (0) or above the leader
@@ -404,48 +502,28 @@ def solve_leader_rows(rules: RuleSet, S: int, G: np.ndarray, EG: np.ndarray, F: 
                 bank = lambda r: np.zeros((nc, len(r)))
             extras.append(Extra(bank=bank, tail_slope=np.zeros(nc), tail_intercept=np.zeros(nc),
                                 zilch=zE))
-        src = {step: classes[k + 1].take(prev[rep])} if step else {}
+        src = {step: solved.classes[k + 1].take(prev[rep])} if step else {}
         pay = Payoff(
             bank=lambda r: np.broadcast_to(np.where(r + p >= m, at(G, 1.0, r + p), -np.inf),
                                            (nc, len(r))),
             tail_slope=np.zeros(nc), tail_intercept=np.ones(nc),
             tail_from=max(H - p, m - p, 0), zilch=zU, perm_sources=src, extras=tuple(extras))
-        classes[k] = solve_turn(model, pay)
-        cls[k] = inv
+        solved.classes[k], solved.cls[k], solved.typ[k] = solve_turn(model, pay), inv, typ
         # the rows at or below their leader at this level: solved up to it
-        bnd = F - S - p
-        f = int(np.searchsorted(bnd, 0, side="left"))
-        first[k] = f
-        rows[k] = None
+        f = int(np.searchsorted(F - S - p, 0, side="left"))
+        solved.first[k] = f
         if f < B:
             idx = np.arange(f, B)
-            Fi = F[idx][:, None]
-            b = len(idx)
-            tz = typ[idx]
-
-            def split(above, tie, below, x):
-                fx = S + x[None, :]
-                return np.where(fx > Fi, above, np.where(fx == Fi, tie, below))
-            rextras = tuple(
-                Extra(bank=lambda r, j=j: split(at(EG[j], 0.0, r + p)[None, :], ET[j, idx][:, None],
-                                                C[j, idx][:, None], r + p),
-                      tail_slope=np.zeros(b), tail_intercept=np.zeros(b),
-                      zilch=np.where(tz == 0, ET[j, idx], C[j, idx])) for j in range(E))
-            # the rows look their sources up no further than their leaders + one roll
-            reach = int(bnd[-1]) + model.max_shift + 2
-            src = {step: LeaderRows(classes, cls, first, rows, C).level(k + 1, idx, reach)} \
-                if step else {}
-            rows[k] = solve_turn(model, Payoff(
-                bank=lambda r: np.where(r[None, :] + p >= m,
-                                        split(at(G, 1.0, r + p)[None, :], T[idx][:, None], 0.0,
-                                              r + p), -np.inf),
-                tail_slope=np.zeros(b), tail_intercept=np.ones(b), tail_from=0,
-                zilch=np.where(tz == 0, T[idx], 0.0), perm_sources=src, extras=rextras,
-                above=Above(bnd[idx], classes[k], inv[idx], C[:, idx])))
+            src = _LevelSource(solved, k + 1, idx, own) if step else None
+            own = solve_turn(model, pr.rows_payoff(k, idx, typ[idx], solved.classes[k],
+                                                   inv[idx], src), values_only=True)
+        else:
+            own = None
         prev = inv
-    n = top + 1
-    return LeaderRows([classes[k] for k in range(n)], [cls[k] for k in range(n)],
-                      [first[k] for k in range(n)], [rows[k] for k in range(n)], C)
+    if own is not None and solved.first[0] < B:
+        at = own.layout.offset                          # (row, state 0, total 0)
+        solved.own_start = own.value[at], own.extras[:, at]
+    return solved
 
 
 @dataclass

@@ -163,13 +163,91 @@ class Above:
     row's), its extra j those of sol plus zconst[j, b] times sol's last extra (the chance
     of ending in a class-wide event whose extra payoff is row-specific, e.g. a zilch
     below the leader).  Rows sorted by boundary, each boundary below sol.cap: only
-    r <= boundary is solved, for the rows still below theirs, and the solution returned
-    covers only r < max(boundary) + max_shift + 2: the rows' own part, to be laid over
-    their classes' values (endgame.LeaderRows does)."""
+    r <= boundary is solved, each row keeping only the totals it needs (Ragged); what is
+    returned holds each row's values for r <= boundary[b], to be laid over its class's
+    (endgame.LeaderRows does); past it they are unset."""
     boundary: np.ndarray         # (B,) at-risk units, ascending
     sol: "TurnSolution"
     cls: np.ndarray              # (B,)
     zconst: np.ndarray           # (E, B)
+
+
+def copy_runs(dst: np.ndarray, dpos, src: np.ndarray, spos, n, zsrc=None, coef=None) -> None:
+    """dst[dpos[t] + i] = src[spos[t] + i] (+ coef[t] * zsrc[spos[t] + i]) for i < n[t]:
+    rows of different lengths moved as whole runs (flat float64 arrays; C where built)."""
+    args = [np.ascontiguousarray(x, np.int64) for x in (dpos, spos, n)]
+    extra = () if zsrc is None else (zsrc, np.ascontiguousarray(coef, float))
+    fn = _compiled("copy_runs")
+    if fn is not None:
+        fn(dst, args[0], src, args[1], args[2], *extra)
+        return
+    dp, sp, nn = args
+    t = np.repeat(np.arange(len(nn)), nn)
+    i = np.arange(len(t)) - np.repeat(np.cumsum(nn) - nn, nn)
+    v = src[sp[t] + i]
+    dst[dp[t] + i] = v if zsrc is None else v + extra[1][t] * zsrc[sp[t] + i]
+
+
+def class_fill(ALL: np.ndarray, dst: np.ndarray, sol: "TurnSolution", V: np.ndarray,
+               rows: np.ndarray, zc: np.ndarray | None, r0: np.ndarray, n: np.ndarray) -> None:
+    """ALL (1 + E, total): from dst (B, S), the flat position of (row b, state s, total
+    r0[b]), the values of sol's row rows[b] (V = its values, max of roll and bank) on the
+    totals r0[b] .. r0[b] + n[b] - 1 of each state (past the grid: the affine tails), then
+    the extras; zc (E, B): sol has one extra more, added zc[j] times (see Above)."""
+    S, Lg = V.shape[1], V.shape[2]
+    s = np.arange(S)
+    grid = np.clip(Lg - r0, 0, n)                                # totals on sol's grid
+    spos = ((rows[:, None] * S + s) * Lg + r0[:, None]).ravel()
+    nn = np.repeat(grid, S)
+    copy_runs(ALL[0], dst.ravel(), V.reshape(-1), spos, nn)
+    E = len(ALL) - 1
+    last = sol.extras[E].reshape(-1) if zc is not None else None
+    for j in range(E):
+        copy_runs(ALL[1 + j], dst.ravel(), sol.extras[j].reshape(-1), spos, nn, last,
+                  None if zc is None else np.repeat(zc[j], S))
+    far = np.nonzero(grid < n)[0]                                # rows reaching past it
+    if len(far):
+        m = n[far] - grid[far]
+        b = np.repeat(far, m)
+        r = (r0 + grid)[b] + np.arange(len(b)) - np.repeat(np.cumsum(m) - m, m)
+        c = rows[b]
+        for st in range(S):
+            at = dst[b, st] + r - r0[b]
+            ALL[0, at] = sol.tail_a[c, st] * r + sol.tail_b[c, st]
+            z = 0.0 if zc is None else sol.extras_a[E][c, st] * r + sol.extras_b[E][c, st]
+            for j in range(E):
+                ALL[1 + j, at] = sol.extras_a[j][c, st] * r + sol.extras_b[j][c, st] + \
+                    (0.0 if zc is None else zc[j, b] * z)
+
+
+@dataclass(frozen=True, eq=False)
+class Ragged:
+    """Rows of their own lengths in one flat array: row b's value of state s at total r of
+    source i (0: the row's own problem, then its permanent-points sources) is at
+    offset[b] + (i * S + s) * length[b] + r."""
+    offset: np.ndarray           # (B,)
+    length: np.ndarray           # (B,)
+    S: int
+
+    def index(self, b, i: int, s, r):
+        return self.offset[b] + (i * self.S + s) * self.length[b] + r
+
+
+@dataclass(eq=False)
+class RowValues:
+    """solve_turn(values_only=True) of rows solved up to their boundaries (pay.above): V
+    and the extras of row b, state s, total r <= boundary[b] at layout.index(b, 0, s, r)."""
+    layout: Ragged
+    value: np.ndarray        # (total,)
+    extras: np.ndarray       # (E, total)
+
+
+def _extend(v: np.ndarray, a: np.ndarray, b: np.ndarray, length: int) -> np.ndarray:
+    """v (B, S, L) on the grid, then a * r + b: the first `length` totals."""
+    if length <= v.shape[2]:
+        return v[:, :, :length]
+    r = np.arange(v.shape[2], length)
+    return np.concatenate([v, a[:, :, None] * r + b[:, :, None]], axis=2)
 
 
 @dataclass(eq=False)
@@ -189,12 +267,7 @@ class TurnSolution:
     extras_b: np.ndarray | None = None
 
     def extended_extra(self, j: int, length: int) -> np.ndarray:
-        v = self.extras[j]
-        if length <= v.shape[2]:
-            return v[:, :, :length]
-        r = np.arange(v.shape[2], length)
-        ext = self.extras_a[j][:, :, None] * r + self.extras_b[j][:, :, None]
-        return np.concatenate([v, ext], axis=2)
+        return _extend(self.extras[j], self.extras_a[j], self.extras_b[j], length)
 
     @property
     def value(self) -> np.ndarray:
@@ -202,12 +275,7 @@ class TurnSolution:
 
     def extended(self, length: int) -> np.ndarray:
         """Values (B, S, length): the grid, then the affine tail."""
-        v = self.value
-        if length <= v.shape[2]:
-            return v[:, :, :length]
-        r = np.arange(v.shape[2], length)
-        ext = self.tail_a[:, :, None] * r + self.tail_b[:, :, None]
-        return np.concatenate([v, ext], axis=2)
+        return _extend(self.value, self.tail_a, self.tail_b, length)
 
     ARRAYS = ("roll", "bank", "tail_a", "tail_b", "roll_a", "roll_b", "bank_a", "bank_b")
 
@@ -287,6 +355,13 @@ class TurnSolution:
         self.extras_b = np.repeat(values[:, :, None], S, axis=2)
         return self
 
+    def fill(self, ALL: np.ndarray, lay: "Ragged", i: int) -> None:
+        """As a permanent-points source: V and the extras of every row into source i of the
+        rows laid out as `lay` (ALL (1 + E, total))."""
+        B = len(lay.length)
+        class_fill(ALL, lay.index(np.arange(B)[:, None], i, np.arange(lay.S), 0), self,
+                   self.value, np.arange(B), None, np.zeros(B, np.int64), lay.length)
+
     def at(self, s: int, r: int) -> tuple[np.ndarray, np.ndarray]:
         """(roll, bank) values per batch row at state s and at-risk units r, any r >= 0."""
         if r < self.roll.shape[2]:
@@ -295,13 +370,24 @@ class TurnSolution:
         return self.roll_a[:, s] * r + self.roll_b[:, s], bank
 
 
-def _compiled():
-    """The C backward pass (solver/_kernel.c, built at install), or None: the numpy loop."""
+def _threads(work: int) -> int:
+    """Threads for a backward pass of `work` (row, total) pairs: its rows are independent,
+    so every core this process may use shares them, once the pass is big enough to
+    repay starting them (~0.1 ms)."""
+    if work < 20_000:
+        return 1
+    import os
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(cores or 1, 8))
+
+
+def _compiled(name: str = "backward"):
+    """A function of solver/_kernel.c (built at install), or None: numpy does it instead."""
     try:
-        from ._kernel import backward
+        from . import _kernel
     except ImportError:          # installed without a C compiler
         return None
-    return backward
+    return getattr(_kernel, name)
 
 
 def state_index(rules: RuleSet, dice: int, turn: int) -> int:
@@ -430,25 +516,21 @@ def _tail(model: TurnModel, pay: Payoff, src_tails):
     return a, b, rla, rlb, bank, pick, cross
 
 
-def solve_turn(model: TurnModel, pay: Payoff) -> TurnSolution:
-    """Optimal values of every state, and the extras' values under that optimal policy."""
+def solve_turn(model: TurnModel, pay: Payoff,
+               values_only: bool = False) -> TurnSolution | RowValues:
+    """Optimal values of every state, and the extras' values under that optimal policy.
+    Rows known past a boundary (pay.above) are solved by _solve_rows; values_only (only
+    there): their V and extras only, as RowValues (rolling and banking not kept apart)."""
+    if pay.above is not None:
+        return _solve_rows(model, pay, values_only)
+    assert not values_only
     B, S = pay.batch, model.states
     src_list = sorted(pay.perm_sources.items())
-    ab = pay.above
-    if ab is None:
-        src_tails = {u: (sol.tail_a, sol.tail_b) for u, sol in src_list}
-        a, b, rla, rlb, bank_tail, pick_tail, cross = _tail(model, pay, src_tails)
-        cap = max(pay.tail_from, math.floor(cross) + 1, *(sol.cap for _, sol in src_list))
-    else:                       # far out every row is its class: the class's cap and tails
-        g, cls = ab.sol, ab.cls
-        assert ab.boundary[-1] < g.cap and np.all(np.diff(ab.boundary) >= 0)
-        cap = g.cap
-        a, b, rla, rlb = g.tail_a[cls], g.tail_b[cls], g.roll_a[cls], g.roll_b[cls]
+    src_tails = {u: (sol.tail_a, sol.tail_b) for u, sol in src_list}
+    a, b, rla, rlb, bank_tail, pick_tail, cross = _tail(model, pay, src_tails)
+    cap = max(pay.tail_from, math.floor(cross) + 1, *(sol.cap for _, sol in src_list))
     start = np.full(B, cap - 1)             # each row's first r to solve
     L = cap + model.max_shift + 1
-    if ab is not None:          # only the rows' own part, and what it looks up, is kept
-        start = np.minimum(ab.boundary, cap - 1).astype(np.int64)
-        L = min(L, int(start.max(initial=-1)) + model.max_shift + 2)
     r_all = np.arange(L)
     nsrc = 1 + len(src_list)
     ne = len(pay.extras)
@@ -458,62 +540,35 @@ def solve_turn(model: TurnModel, pay: Payoff) -> TurnSolution:
     # V and the extras (other payoffs evaluated under the optimal policy) of every state:
     # ALL[v, b, source, s, r], source 0 this problem, then the permanent-points sources
     ALL = np.empty((1 + ne, B, nsrc, S, L))
-    bank_pay = np.asarray(pay.bank(r_all), float)
-    bank_pay = np.array(np.broadcast_to(      # a copy: it becomes the solution's bank array
-        bank_pay if bank_pay.ndim == 3 else bank_pay.reshape(B, 1, L), (B, S, L)), order="C")
-    extra_bank = np.ascontiguousarray(
-        np.stack([np.broadcast_to(e.bank(r_all), (B, L)) for e in pay.extras]), float) \
-        if ne else np.zeros((0, B, L))
+    bank_pay, extra_bank = _bank_payoffs(pay, B, L)
     for i, (_, sol) in enumerate(src_list, start=1):
         ALL[0, :, i] = sol.extended(L)
         for j in range(ne):
             ALL[1 + j, :, i] = sol.extended_extra(j, L)
     roll = np.empty((B, S, L))
     tail_r = r_all[cap:]
+    roll[:, :, cap:] = rla[:, :, None] * tail_r + rlb[:, :, None]     # past the cap: the tails
+    if pay.forced_tail is not None:
+        roll[:, 0, cap:] = np.asarray(pay.forced_tail(tail_r), float).reshape(B, -1)
+    ALL[0, :, 0, :, cap:] = np.where(bank_tail[:, :, None], bank_pay[:, :, cap:],
+                                     roll[:, :, cap:])
     ex_tails = []
-    if ab is not None:          # the class values everywhere; the rows' own part is solved
-        roll[:] = g.roll[cls, :, :L]
-        ALL[0, :, 0] = np.maximum(g.roll[:, :, :L], g.bank[:, :, :L])[cls]
-        for j in range(ne):
-            zc = ab.zconst[j][:, None]
-            ex_tails.append((g.extras_a[j][cls] + zc * g.extras_a[-1][cls],
-                             g.extras_b[j][cls] + zc * g.extras_b[-1][cls]))
-            ALL[1 + j, :, 0] = g.extras[j][cls, :, :L] + zc[:, :, None] * g.extras[-1][cls, :, :L]
-    else:                       # past the cap: the affine tails
-        roll[:, :, cap:] = rla[:, :, None] * tail_r + rlb[:, :, None]
-        if pay.forced_tail is not None:
-            roll[:, 0, cap:] = np.asarray(pay.forced_tail(tail_r), float).reshape(B, -1)
-        ALL[0, :, 0, :, cap:] = np.where(bank_tail[:, :, None], bank_pay[:, :, cap:],
-                                         roll[:, :, cap:])
-        if ne:                  # every extra under the same tail policy: one batch
-            cat = lambda xs: np.concatenate([np.broadcast_to(x, (B,) + np.shape(x)[1:])
-                                             for x in xs])
-            ea, eb, _, _ = _affine_eval(
-                model, np.tile(pick_tail, (ne, 1)), np.tile(bank_tail, (ne, 1)),
-                cat([e.tail_slope for e in pay.extras]),
-                cat([e.tail_intercept for e in pay.extras]), cat([e.zilch for e in pay.extras]),
-                {u: (cat(sol.extras_a), cat(sol.extras_b)) for u, sol in src_list}, 0.0 * bonus)
-            ea, eb = ea.reshape(ne, B, S), eb.reshape(ne, B, S)
-            ex_tails = list(zip(ea, eb))
-            ALL[1:, :, 0, :, cap:] = ea[..., None] * tail_r + eb[..., None]
-    src_of = np.zeros(len(model.shift), np.int64)
-    for i, (units, _) in enumerate(src_list, start=1):
-        src_of[model.perm == units] = i
-    base = (src_of * S + model.target) * L + model.shift
-    self_loop = bool(np.any((src_of == 0) & (model.shift == 0)))
-    assert not (ne and self_loop), "extras need an acyclic turn (no permanent self-loops)"
-    zil = np.stack([pay.zilch] + [e.zilch for e in pay.extras]).astype(float)   # (1+E, B)
-    fn = None if self_loop or np.any(bonus) else _compiled()
-    if fn is not None:
-        row = nsrc * S * L
-        fn(ALL[0].reshape(B, row), base, model.opt_start,
-           np.append(model.opt_start[1:], len(base)), model.out_dice - 1, model.prob,
-           model.p_zilch, zil[0], bank_pay, roll, start, S, L, ALL[1:].reshape(ne, B, row),
-           extra_bank, zil[1:])
-    else:
-        _sweep_numpy(model, ALL, roll, bank_pay, extra_bank, zil, base, bonus, start,
-                     self_loop)
-    bank = bank_pay
+    if ne:                      # every extra under the same tail policy: one batch
+        cat = lambda xs: np.concatenate([np.broadcast_to(x, (B,) + np.shape(x)[1:])
+                                         for x in xs])
+        ea, eb, _, _ = _affine_eval(
+            model, np.tile(pick_tail, (ne, 1)), np.tile(bank_tail, (ne, 1)),
+            cat([e.tail_slope for e in pay.extras]),
+            cat([e.tail_intercept for e in pay.extras]), cat([e.zilch for e in pay.extras]),
+            {u: (cat(sol.extras_a), cat(sol.extras_b)) for u, sol in src_list}, 0.0 * bonus)
+        ea, eb = ea.reshape(ne, B, S), eb.reshape(ne, B, S)
+        ex_tails = list(zip(ea, eb))
+        ALL[1:, :, 0, :, cap:] = ea[..., None] * tail_r + eb[..., None]
+    row = nsrc * S * L
+    _backward(model, pay, src_list, ALL.reshape(1 + ne, B * row), roll, bank_pay, extra_bank,
+              start, Ragged(np.arange(B) * row, np.full(B, L), S), L,
+              lambda: ALL, lambda full: None)
+    bank = np.array(np.broadcast_to(bank_pay, (B, S, L)))
     bank[:, 0] = -np.inf
     sol = TurnSolution(model, cap, roll, bank, a, b, rla, rlb,
                        pay.tail_slope.astype(float), pay.tail_intercept.astype(float))
@@ -522,6 +577,104 @@ def solve_turn(model: TurnModel, pay: Payoff) -> TurnSolution:
         sol.extras_a = np.stack([t[0] for t in ex_tails])
         sol.extras_b = np.stack([t[1] for t in ex_tails])
     return sol
+
+
+def _bank_payoffs(pay: Payoff, B: int, L: int) -> tuple[np.ndarray, np.ndarray]:
+    """The payoffs of banking on totals 0..L-1: (B, 1, L) (or (B, S, L) where it depends
+    on the state) and the extras' (E, B, L)."""
+    r = np.arange(L)
+    bank = np.ascontiguousarray(np.asarray(pay.bank(r), float).reshape(B, -1, L))
+    extra = np.ascontiguousarray(np.stack([np.broadcast_to(e.bank(r), (B, L))
+                                           for e in pay.extras]), float) \
+        if pay.extras else np.zeros((0, B, L))
+    return bank, extra
+
+
+def _solve_rows(model: TurnModel, pay: Payoff, values_only: bool) -> TurnSolution | RowValues:
+    """solve_turn for rows known past their boundaries (pay.above): each row keeps only the
+    totals r <= boundary + max_shift (Ragged): its own part, and what that looks up."""
+    ab = pay.above
+    g, cls = ab.sol, ab.cls
+    assert ab.boundary[-1] < g.cap and np.all(np.diff(ab.boundary) >= 0)
+    B, S, W = pay.batch, model.states, model.max_shift
+    src_list = sorted(pay.perm_sources.items())
+    nsrc, ne = 1 + len(src_list), len(pay.extras)
+    start = ab.boundary.astype(np.int64)
+    length = start + W + 1
+    lay = Ragged(np.concatenate([[0], np.cumsum(nsrc * S * length)[:-1]]), length, S)
+    L = int(length.max())
+    ALL = np.empty((1 + ne, int(nsrc * S * length.sum())))
+    for i, (_, src) in enumerate(src_list, start=1):
+        src.fill(ALL, lay, i)
+    # past its boundary a row is its class: the totals its solve looks up are laid in
+    rows, s = np.arange(B)[:, None], np.arange(S)
+    class_fill(ALL, lay.index(rows, 0, s, start[:, None] + 1), g, np.maximum(g.roll, g.bank),
+               cls, ab.zconst, start + 1, np.full(B, W))
+    bank_pay, extra_bank = _bank_payoffs(pay, B, L)
+    roll = np.empty((0,) if values_only else (B, S, L))
+    # the rows' runs (row b, source i, state s) and where they sit on a rectangular grid
+    runs = lambda i: lay.index(rows, i, s, 0).ravel()
+    grid = lambda i: (((rows * nsrc + i) * S + s) * L).ravel()
+    n = np.repeat(length, S)
+
+    def rect():             # the numpy loop's rectangular grid (B, nsrc, S, L) from the rows
+        full = np.empty((1 + ne, B, nsrc, S, L))
+        for v in range(1 + ne):
+            for i in range(nsrc):
+                copy_runs(full[v].reshape(-1), grid(i), ALL[v], runs(i), n)
+        return full
+
+    def unrect(full):
+        for v in range(1 + ne):
+            copy_runs(ALL[v], runs(0), full[v].reshape(-1), grid(0), n)
+    _backward(model, pay, src_list, ALL, roll, bank_pay, extra_bank, start, lay, L, rect,
+              unrect)
+    ex_tails = [(g.extras_a[j][cls] + ab.zconst[j][:, None] * g.extras_a[-1][cls],
+                 g.extras_b[j][cls] + ab.zconst[j][:, None] * g.extras_b[-1][cls])
+                for j in range(ne)]
+    if values_only:
+        return RowValues(lay, ALL[0], ALL[1:])
+    # rectangular, as any solution: totals past a row's own are unset (its class's)
+    extras = np.empty((ne, B, S, L))
+    for j in range(ne):
+        copy_runs(extras[j].reshape(-1), ((rows * S + s) * L).ravel(), ALL[1 + j], runs(0), n)
+    bank = np.array(np.broadcast_to(bank_pay, (B, S, L)))
+    bank[:, 0] = -np.inf
+    sol = TurnSolution(model, g.cap, roll, bank, g.tail_a[cls], g.tail_b[cls], g.roll_a[cls],
+                       g.roll_b[cls], pay.tail_slope.astype(float),
+                       pay.tail_intercept.astype(float))
+    sol.extras = extras
+    sol.extras_a = np.stack([t[0] for t in ex_tails])
+    sol.extras_b = np.stack([t[1] for t in ex_tails])
+    return sol
+
+
+def _backward(model, pay, src_list, ALL, roll, bank_pay, extra_bank, start, lay, L, rect,
+              unrect):
+    """The backward pass over ALL (1 + E, total) laid out as `lay`: the C kernel, or the
+    numpy loop on the rectangular grid rect() (results put back by unrect)."""
+    S = model.states
+    src_of = np.zeros(len(model.shift), np.int64)
+    for i, (units, _) in enumerate(src_list, start=1):
+        src_of[model.perm == units] = i
+    bonus = pay.perm_bonus * model.perm
+    self_loop = bool(np.any((src_of == 0) & (model.shift == 0)))
+    assert not (len(pay.extras) and self_loop), \
+        "extras need an acyclic turn (no permanent self-loops)"
+    zil = np.stack([pay.zilch] + [e.zilch for e in pay.extras]).astype(float)   # (1+E, B)
+    fn = None if self_loop or np.any(bonus) else _compiled()
+    if fn is not None:
+        fn(ALL[0], src_of * S + model.target, model.shift, model.opt_start,
+           np.append(model.opt_start[1:], len(model.shift)), model.out_dice - 1, model.prob,
+           model.p_zilch, zil[0], bank_pay, roll, start, lay.offset.astype(np.int64),
+           lay.length.astype(np.int64), S, L, ALL[1:], extra_bank, zil[1:],
+           _threads(int((start + 1).sum())))
+    else:
+        full = rect()
+        base = (src_of * S + model.target) * L + model.shift
+        _sweep_numpy(model, full, roll, bank_pay, extra_bank, zil, base, bonus, start,
+                     self_loop)
+        unrect(full)
 
 
 def _sweep_numpy(model, ALL, roll, bank_pay, extra_bank, zil, base, bonus, start, self_loop):
@@ -534,13 +687,12 @@ def _sweep_numpy(model, ALL, roll, bank_pay, extra_bank, zil, base, bonus, start
     so the best choice (the first of equals, as the extras need) is a running maximum
     over slots of contiguous gathers, V and the extras together; a 0/1 matrix sums the
     outcomes by dice count."""
-    B, S, L = roll.shape
-    E1 = len(zil)
+    E1, B, _, S, L = ALL.shape
     T = np.ascontiguousarray(ALL.transpose(0, 2, 3, 4, 1))             # (1+E, src, S, L, B)
     all_flat = T.reshape(E1, -1, B)
     V, EX = T[0, 0], T[1:, 0]
-    rollT = np.ascontiguousarray(roll.transpose(1, 2, 0))               # (S, L, B)
-    bank_full = np.ascontiguousarray(bank_pay.transpose(1, 2, 0))         # (S, L, B)
+    rollT = np.ascontiguousarray(roll.transpose(1, 2, 0)) if roll.size else np.empty((S, L, B))
+    bank_full = np.ascontiguousarray(np.broadcast_to(bank_pay, (B, S, L)).transpose(1, 2, 0))
     bank_full[0] = -np.inf
     bank_ex = extra_bank.transpose(0, 2, 1)[:, :, None, :]              # (E, L, 1, B)
     K = len(base)
@@ -581,5 +733,6 @@ def _sweep_numpy(model, ALL, roll, bank_pay, extra_bank, zil, base, bonus, start
         if E1 > 1:
             Re = np.concatenate([R[1:, -1:], R[1:]], axis=1)            # by state
             EX[:, :, r, lo:] = np.where(bank_r >= rollT[:, r, lo:], bank_ex[:, r, :, lo:], Re)
-    roll[:] = rollT.transpose(2, 0, 1)
+    if roll.size:
+        roll[:] = rollT.transpose(2, 0, 1)
     ALL[:, :, 0] = T[:, 0].transpose(0, 3, 1, 2)

@@ -222,10 +222,48 @@ def test_compiled_backward_pass_equals_the_numpy_loop(monkeypatch):
         "solver/_kernel.c is not built next to these sources: pip install -e '.[test]'"
     rs = rules.load("zilch-online")
     fast = solve_final_round(rs, 5000, 1, [2500, 4900, 4950])
-    monkeypatch.setattr(T, "_compiled", lambda: None)
+    fast_levels = fast.players[1].levels(5)         # solved again on demand: before the patch
+    monkeypatch.setattr(T, "_compiled", lambda name="backward": None)   # numpy does all
     slow = solve_final_round(rs, 5000, 1, [2500, 4900, 4950])
     assert abs(fast.p_leaders - slow.p_leaders) < 1e-14
     assert np.abs(np.array(fast.p_players) - slow.p_players).max() < 1e-14
-    for a, b in zip(fast.players[1].levels(5), slow.players[1].levels(5)):
+    for a, b in zip(fast_levels, slow.players[1].levels(5)):
         assert np.abs(a.roll - b.roll).max() < 1e-13
         assert np.abs(a.extras - b.extras).max() < 1e-13
+
+
+def test_kernel_threads_share_rows_without_changing_a_bit(monkeypatch):
+    """The C backward pass splits its rows between threads; each row is computed alone, so
+    one thread and three give identical final rounds."""
+    import solver.turn as T
+    rs = rules.load("zilch-online")
+    monkeypatch.setattr(T, "_threads", lambda work: 1)
+    one = solve_final_round(rs, 5000, 1, [2500, 4900, 4950])
+    monkeypatch.setattr(T, "_threads", lambda work: 3)
+    three = solve_final_round(rs, 5000, 1, [2500, 4900, 4950])
+    assert one.p_players == three.p_players and one.p_leaders == three.p_leaders
+
+
+def test_copy_runs_compiled_and_numpy_agree_and_refuse_runs_outside(monkeypatch):
+    """turn.copy_runs (rows of different lengths moved as runs): C and numpy give the same
+    array, with and without the scaled second source; a run past the end is refused."""
+    import solver.turn as T
+    rng = np.random.default_rng(3)
+    src, z = rng.uniform(size=100), rng.uniform(size=100)
+    n = np.array([5, 0, 17, 3])
+    spos, dpos = np.array([0, 7, 40, 97]), np.array([10, 0, 30, 60])
+    coef = rng.uniform(size=4)
+    out = []
+    for fn in (T._compiled, lambda name="backward": None):
+        monkeypatch.setattr(T, "_compiled", fn)
+        a, b = np.zeros(80), np.zeros(80)
+        T.copy_runs(a, dpos, src, spos, n)
+        T.copy_runs(b, dpos, src, spos, n, z, coef)
+        out.append((a, b))
+    assert np.array_equal(out[0][0], out[1][0]) and np.array_equal(out[0][1], out[1][1])
+    assert np.array_equal(out[0][0][30:47], src[40:57])
+    assert np.allclose(out[0][1][60:63], src[97:100] + coef[3] * z[97:100])
+    monkeypatch.undo()
+    if T._compiled("copy_runs") is not None:
+        with pytest.raises(ValueError):
+            T.copy_runs(np.zeros(10), [8], src, [0], [5])
