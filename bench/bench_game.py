@@ -1,6 +1,6 @@
 """Issue 6 figures: the two-player game to 10000 from nothing — wall time, peak memory,
 stored table size, turn states evaluated per second.  Run: python bench/bench_game.py
-(a first run on a machine also compiles the numba kernel; run twice for the warm figure)."""
+[preset ...] (farkle by default)."""
 import os
 import resource
 import sys
