@@ -232,7 +232,7 @@ def _below_minimum(rules: RuleSet, sol: TurnSolution, X: int, d: np.ndarray, ci:
 
 
 def last_player_need_space(rules: RuleSet, X: int, ties: list[float], below: list[float],
-                           rows: tuple | None = None):
+                           d: np.ndarray, ci: np.ndarray, m: int):
     """The last player's turn for every deficit d = 1..X-1 at once, per tie count.
 
     In "points still needed" (r' = X - need) the turn does not depend on the deficit:
@@ -242,9 +242,9 @@ def last_player_need_space(rules: RuleSet, X: int, ties: list[float], below: lis
     then one backward recursion for that chain (the must-roll start and N dice after
     permanent-only choices), using the ordinary values for every other choice.
 
-    Returns (value, leaders' share) of the start, arrays (rows, X + 1) indexed by r'; or,
-    given rows = (d, ci, m) (deficits, their tie counts' rows, a bank minimum m > 0, no
-    permanent points), the start of each of those rows (see _below_minimum)."""
+    Returns (value, leaders' share) at the start of the turn for deficits d (units, each
+    below X) and tie rows ci (indices into ties); m: the bank minimum in units (if any, no
+    permanent points: see _below_minimum)."""
     import dataclasses
     base = build_model(rules)
     model = dataclasses.replace(base, shift=base.shift + base.perm, perm=np.zeros_like(base.perm))
@@ -261,8 +261,8 @@ def last_player_need_space(rules: RuleSet, X: int, ties: list[float], below: lis
     leaders = Extra(bank=lead, tail_slope=np.zeros(B), tail_intercept=np.zeros(B), zilch=low)
     sol = solve_turn(model, Payoff(bank=bank, tail_slope=np.zeros(B), tail_intercept=np.ones(B),
                                    tail_from=X + 1, zilch=np.zeros(B), extras=(leaders,)))
-    if rows is not None:
-        return _below_minimum(rules, sol, X, *rows, low)
+    if m:
+        return _below_minimum(rules, sol, X, d, ci, m, low)
     N = base.dice
     L = sol.roll.shape[2] + int(model.shift.max()) + 1
     V = sol.extended(L)                                  # (B, S, L), ordinary states
@@ -300,7 +300,7 @@ def last_player_need_space(rules: RuleSet, X: int, ties: list[float], below: lis
         ET[:, r] = np.where(banks, lead(r), re)
         V0[:, r] = roll_v                                # the start: need = d > 0, zilch loses
         E0[:, r] = roll_e + pz * low[:, None]
-    return V0, E0
+    return V0[ci, X - d], E0[ci, X - d]
 
 
 def _derived(sol: TurnSolution, cls: np.ndarray, zconst: np.ndarray) -> TurnSolution:
@@ -612,10 +612,9 @@ def solve_final_round(rules: RuleSet, leader: int, tied: int, scores: list[int],
             ci = np.searchsorted(cs, c)
             d = f + L0 - S                          # deficits
             mb = -(-rules.min_bank(on_board) // u)
-            ns = last_player_need_space(rules, H, [Q[0, x + 1] for x in cs],
-                                        [Q[0, x] for x in cs], (d, ci, mb) if mb else None)
-            value, ex = (ns[0], ns[1][None, :]) if mb else \
-                (ns[0][ci, H - d], ns[1][ci, H - d][None, :])
+            value, leaders = last_player_need_space(rules, H, [Q[0, x + 1] for x in cs],
+                                                    [Q[0, x] for x in cs], d, ci, mb)
+            ex = leaders[None, :]
             solved = None
         else:
             solved = solve_leader_rows(

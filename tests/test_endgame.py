@@ -160,18 +160,20 @@ def test_cli_last_turn_table_and_plot(tmp_path):
     assert png.read_bytes()[:4] == b"\x89PNG"
 
 
-@pytest.mark.parametrize("name", ["zilch-online", "farkle"])
+@pytest.mark.parametrize("name", ["zilch-online", "farkle", "zilch"])
 def test_need_space_last_player_equals_the_plain_last_turn(name):
     """The last player solved once in "points still needed" gives every deficit's chance
     exactly as the plain last-turn solver (zilch-online: the all-permanent chain, where a
-    zilch at need 0 keeps the tie, included)."""
+    zilch at need 0 keeps the tie, included; zilch: the totals below its 350 to bank solved
+    per deficit)."""
     from solver.endgame import last_player_need_space
     rs = rules.load(name)
     X = 200
-    V0, _ = last_player_need_space(rs, X, [rs.tie], [1.0])
     d = np.arange(1, X)
+    m = -(-rs.min_bank(True) // rs.unit)
+    value, _ = last_player_need_space(rs, X, [rs.tie], [1.0], d, np.zeros_like(d), m)
     plain = solve_last_turn(rs, d * rs.unit, True)[0].roll[:, 0, 0]
-    assert np.abs(plain - V0[0, X - d]).max() < 1e-13
+    assert np.abs(plain - value).max() < 1e-13
 
 
 def test_final_round_need_space_equals_rows(monkeypatch):
