@@ -15,14 +15,13 @@ from solver.game import fairest_head_start, game_table
 def main():
     names = sys.argv[1:] or ["farkle"]
     counted = [0]
-    real = turn.solve_turn
+    real = turn._backward
 
-    def counting(model, pay):
-        sol = real(model, pay)
-        counted[0] += sol.roll.shape[0] * sol.roll.shape[1] * sol.cap
-        return sol
-    import solver.game as game
-    game.solve_turn = counting
+    def counting(model, pay, src_list, ALL, roll, bank_pay, extra_bank, start, *rest):
+        # every backward pass, whichever module asked for the solve: its (row, total, state)s
+        counted[0] += int((start + 1).sum()) * model.states
+        return real(model, pay, src_list, ALL, roll, bank_pay, extra_bank, start, *rest)
+    turn._backward = counting
     for name in names:
         rs = rules.load(name)
         folder = tempfile.mkdtemp()
