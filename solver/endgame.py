@@ -27,7 +27,7 @@ import numpy as np
 from . import InputError
 from .rules import RuleSet
 from .turn import (Above, Extra, Payoff, RowValues, TurnModel, TurnSolution, build_model,
-                   class_fill, copy_runs, solve_turn, state_index)
+                   class_fill, class_rows, copy_runs, solve_turn, state_index)
 
 TRUNCATION = 1e-13
 
@@ -306,12 +306,10 @@ def last_player_need_space(rules: RuleSet, X: int, ties: list[float], below: lis
 def _derived(sol: TurnSolution, cls: np.ndarray, zconst: np.ndarray) -> TurnSolution:
     """Rows of a class solution (extras E + 1, the last the chance of a row-specific zilch)
     as rows of their own: extra j plus zconst[j] times that chance."""
-    E = len(zconst)
     out = TurnSolution(sol.model, sol.cap, sol.roll[cls], sol.bank[cls],
                        *(getattr(sol, k)[cls] for k in TurnSolution.ARRAYS[2:]))
-    out.extras = sol.extras[:E][:, cls] + zconst[:, :, None, None] * sol.extras[E][cls]
-    out.extras_a = sol.extras_a[:E][:, cls] + zconst[:, :, None] * sol.extras_a[E][cls]
-    out.extras_b = sol.extras_b[:E][:, cls] + zconst[:, :, None] * sol.extras_b[E][cls]
+    out.extras, out.extras_a, out.extras_b = (class_rows(x, cls, zconst)
+                                              for x in (sol.extras, sol.extras_a, sol.extras_b))
     return out
 
 
@@ -420,7 +418,7 @@ class LeaderRows:
         value = np.empty(B)
         ex = np.empty((len(C), B))
         value[:f] = c.roll[k, 0, 0]
-        ex[:, :f] = c.extras[:-1, k, 0, 0] + C[:, :f] * c.extras[-1, k, 0, 0]
+        ex[:, :f] = class_rows(c.extras[:, :, 0, 0], k, C[:, :f])
         if f < B:
             value[f:], ex[:, f:] = self.own_start
         return value, ex

@@ -172,6 +172,14 @@ class Above:
     zconst: np.ndarray           # (E, B)
 
 
+def class_rows(arr: np.ndarray, cls: np.ndarray, zconst: np.ndarray) -> np.ndarray:
+    """A class solution's extras (arr: (E + 1, classes, ...), the last the chance of the
+    class-wide event) as the rows' own E extras: row b's extra j is its class's plus
+    zconst[j, b] times that chance (see Above)."""
+    z = zconst.reshape(zconst.shape + (1,) * (arr.ndim - 2))
+    return arr[:-1][:, cls] + z * arr[-1][cls]
+
+
 def copy_runs(dst: np.ndarray, dpos, src: np.ndarray, spos, n, zsrc=None, coef=None) -> None:
     """dst[dpos[t] + i] = src[spos[t] + i] (+ coef[t] * zsrc[spos[t] + i]) for i < n[t]:
     rows of different lengths moved as whole runs (flat float64 arrays; C where built)."""
@@ -629,9 +637,6 @@ def _solve_rows(model: TurnModel, pay: Payoff, values_only: bool) -> TurnSolutio
             copy_runs(ALL[v], runs(0), full[v].reshape(-1), grid(0), n)
     _backward(model, pay, src_list, ALL, roll, bank_pay, extra_bank, start, lay, L, rect,
               unrect)
-    ex_tails = [(g.extras_a[j][cls] + ab.zconst[j][:, None] * g.extras_a[-1][cls],
-                 g.extras_b[j][cls] + ab.zconst[j][:, None] * g.extras_b[-1][cls])
-                for j in range(ne)]
     if values_only:
         return RowValues(lay, ALL[0], ALL[1:])
     # rectangular, as any solution: totals past a row's own are unset (its class's)
@@ -644,8 +649,8 @@ def _solve_rows(model: TurnModel, pay: Payoff, values_only: bool) -> TurnSolutio
                        g.roll_b[cls], pay.tail_slope.astype(float),
                        pay.tail_intercept.astype(float))
     sol.extras = extras
-    sol.extras_a = np.stack([t[0] for t in ex_tails])
-    sol.extras_b = np.stack([t[1] for t in ex_tails])
+    sol.extras_a = class_rows(g.extras_a, cls, ab.zconst)
+    sol.extras_b = class_rows(g.extras_b, cls, ab.zconst)
     return sol
 
 
