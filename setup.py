@@ -1,4 +1,4 @@
-"""The compiled backward pass of the turn solver (solver/_kernel.c), built at install.
+"""The compiled backward pass of the turn solver (solver/turn/_kernel.c), built at install.
 
 Everything else is configured in pyproject.toml.  The extension is optional: if no C
 compiler is found, the package installs without it and the solver runs its numpy loop."""
@@ -7,5 +7,6 @@ import sys
 from setuptools import Extension, setup
 
 threads = [] if sys.platform == "win32" else ["-pthread"]      # its rows shared by threads
-setup(ext_modules=[Extension("solver._kernel", ["solver/_kernel.c"], optional=True,
-                             extra_compile_args=["-O3"] + threads, extra_link_args=threads)])
+setup(ext_modules=[Extension("dicesolver.turn._kernel", ["solver/turn/_kernel.c"],
+                             optional=True, extra_compile_args=["-O3"] + threads,
+                             extra_link_args=threads)])

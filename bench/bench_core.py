@@ -1,5 +1,6 @@
-"""Issue 2 figures: solving each preset's expected-score table from nothing, reloading it,
-and a whole `zilch advise` process with a stored table.  Run: python bench/bench_core.py"""
+"""Issue 2 figures: solving each preset's expected-score table (with its stored model, and
+from nothing: enumerating and scoring every roll too), reloading it, and a whole
+`zilch advise` process with a stored table.  Run: python bench/bench_core.py"""
 import os
 import statistics
 import subprocess
@@ -7,36 +8,46 @@ import sys
 import tempfile
 import time
 
-from solver import dice, rules, scoring, turn
-from solver.policy import reachable, score_policy, solve_score
+from dicesolver import rules
+from dicesolver.objectives.score import solve_score
+from dicesolver.outcomes import dice, scoring
+from dicesolver.outcomes.model import TurnModel, model_arrays
+from dicesolver.store import Store
+from dicesolver.tables import Tables
+
+
+def timed(f, runs=5):
+    out = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        f()
+        out.append(time.perf_counter() - t0)
+    return statistics.median(out)
 
 
 def from_nothing(rs):
-    """Solve with every cache cleared: outcomes, scoring, model, solver."""
+    """Every cache cleared: outcomes, scoring, the model, the solve."""
     dice.outcomes.cache_clear()
     scoring.scored.cache_clear()
-    turn.build_model.cache_clear()
-    t0 = time.perf_counter()
-    main, _ = solve_score(rs)
-    reachable(rs, main.roll.shape[2])
-    return time.perf_counter() - t0
+    solve_score(TurnModel.from_arrays(rs, model_arrays(rs)))
 
 
 def main():
-    folder = tempfile.mkdtemp()
-    print(f"{'preset':14} {'solve from nothing (median of 5)':>34} {'reload':>10}")
+    store = Store(tempfile.mkdtemp())
+    print(f"{'preset':14} {'solve (model stored)':>21} {'from nothing':>13} {'reload':>9}"
+          "   (medians of 5)")
     for name in rules.preset_names():
         rs = rules.load(name)
-        solve = statistics.median(from_nothing(rs) for _ in range(5))
-        score_policy(rs, folder)
-        t0 = time.perf_counter()
-        for _ in range(20):
-            score_policy(rs, folder)
-        reload = (time.perf_counter() - t0) / 20
-        print(f"{name:14} {solve * 1000:31.1f} ms {reload * 1000:7.2f} ms")
-    env = dict(os.environ, DICESOLVER_TABLES=folder)
-    cmd = [sys.executable, "-c", "from cli import main; main()", "advise", "--rules", "farkle",
-           "--dice", "3", "--turn", "400"]
+        tab = Tables(rs, store)
+        tab.score                                          # stores the model and the table
+        solve = timed(lambda: solve_score(Tables(rs, store).model))
+        nothing = timed(lambda: from_nothing(rs))
+        reload = timed(lambda: Tables(rs, store).score, runs=20)
+        print(f"{name:14} {solve * 1000:18.1f} ms {nothing * 1000:10.0f} ms "
+              f"{reload * 1000:6.2f} ms")
+    env = dict(os.environ, DICESOLVER_TABLES=str(store.folder))
+    cmd = [sys.executable, "-m", "dicesolver", "advise", "--rules", "farkle", "--dice", "3",
+           "--turn", "400"]
     times = []
     for _ in range(10):
         t0 = time.perf_counter()

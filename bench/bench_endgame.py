@@ -3,12 +3,16 @@ count and turn total) and a 4-player final-round query.  Run: python bench/bench
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
 
-from solver import rules
-from solver.endgame import solve_final_round, solve_last_turn
+from dicesolver import rules
+from dicesolver.objectives.final_round import solve_final_round
+from dicesolver.objectives.last_turn import solve_last_turn
+from dicesolver.store import Store
+from dicesolver.tables import Tables
 
 
 def timed(f, runs=3):
@@ -21,20 +25,21 @@ def timed(f, runs=3):
 
 
 def main():
-    z = rules.load("zilch")
+    store = Store(tempfile.mkdtemp())
+    z = Tables(rules.load("zilch"), store)
     deficits = np.arange(0, 15001, 50)
     for flag in (True, False):
-        t = timed(lambda: solve_last_turn(z, deficits, flag))
+        t = timed(lambda: solve_last_turn(z.model, deficits, flag))
         print(f"zilch last-turn table, {len(deficits)} deficits, on board={flag}: {t:.3f} s")
     for name, scores in [("zilch-online", (5000, [2500, 4900, 4950])),
                          ("farkle", (10000, [7500, 9500, 9800])),
                          ("zilch", (15050, [12000, 14000, 15000]))]:
-        rs = rules.load(name)
-        solve_final_round(rs, scores[0], 1, scores[1])   # stored model and reach bound
-        t = timed(lambda: solve_final_round(rs, scores[0], 1, scores[1]), runs=5)
+        tab = Tables(rules.load(name), store)
+        D = tab.reach_bound                               # stored model and reach bound
+        t = timed(lambda: solve_final_round(tab.model, scores[0], 1, scores[1], D), runs=5)
         arg = ",".join(str(x) for x in [scores[0]] + scores[1])
-        cmd = [sys.executable, "-m", "cli", "endgame", "--rules", name, "--final-round",
-               "--scores", arg]
+        cmd = [sys.executable, "-m", "dicesolver", "endgame", "--rules", name, "--final-round",
+               "--scores", arg, "--tables", str(store.folder)]
         p = timed(lambda: subprocess.run(cmd, check=True, capture_output=True), runs=5)
         print(f"{name} final round, 4 players {arg}: {t:.2f} s in-process, "
               f"{p:.2f} s as a whole `zilch endgame` process (medians of 5), "

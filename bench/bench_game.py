@@ -7,27 +7,29 @@ import sys
 import tempfile
 import time
 
-import solver.turn as turn
-from solver import rules
-from solver.game import fairest_head_start, game_table
+import dicesolver.turn.engine as engine
+from dicesolver import rules
+from dicesolver.objectives.game import fairest_head_start
+from dicesolver.store import Store
+from dicesolver.tables import Tables
 
 
 def main():
     names = sys.argv[1:] or ["farkle"]
     counted = [0]
-    real = turn._backward
+    real = engine.backward
 
     def counting(model, pay, src_list, ALL, roll, bank_pay, extra_bank, start, *rest):
         # every backward pass, whichever module asked for the solve: its (row, total, state)s
         counted[0] += int((start + 1).sum()) * model.states
         return real(model, pay, src_list, ALL, roll, bank_pay, extra_bank, start, *rest)
-    turn._backward = counting
+    engine.backward = counting
     for name in names:
         rs = rules.load(name)
         folder = tempfile.mkdtemp()
         counted[0] = 0
         t0 = time.perf_counter()
-        g = game_table(rs, tables_dir=folder)
+        g = Tables(rs, Store(folder)).game()
         dt = time.perf_counter() - t0
         size = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder)
                    if f.endswith(f"game{g.target}.dst"))

@@ -7,8 +7,8 @@ import tempfile
 
 CHILD = r"""
 import resource, sys, time
-from solver.yahtzee.rules import load
-from solver.yahtzee.solve import solve
+from dicesolver.yahtzee.rules import load
+from dicesolver.yahtzee.solve import solve
 t0 = time.perf_counter()
 E = solve(load(sys.argv[1]))
 dt = time.perf_counter() - t0
@@ -18,9 +18,10 @@ print(f"{dt:.2f} {peak:.0f} {E[0, 0, 0]:.7f}")
 
 RELOAD = r"""
 import sys, tempfile, time
-from solver.yahtzee.rules import load
-from solver.yahtzee.game import game_table
-rs, d = load(sys.argv[1]), tempfile.mkdtemp()
+from dicesolver.store import Store
+from dicesolver.yahtzee.rules import load
+from dicesolver.yahtzee.game import game_table
+rs, d = load(sys.argv[1]), Store(tempfile.mkdtemp())
 game_table(rs, d)
 t0 = time.perf_counter()
 game_table(rs, d)

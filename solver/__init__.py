@@ -1,9 +1,50 @@
-"""dicesolver: exact solvers for dice games of the Zilch family and Yahtzee."""
+"""dicesolver: exact solvers for dice games of the Zilch family and Yahtzee.
 
-__version__ = "0.1.0"
+The Python API has the command line's shape: one function per command, keyword arguments
+named like its options, returning a frozen answer whose ``to_dict()`` is exactly what the
+command prints with ``--json``::
+
+    import dicesolver as ds
+    ds.advise("farkle", dice=3, turn=400).action          # 'roll'
+    ds.strategy("zilch").to_dict()["bank_thresholds"]
+
+The functions are imported on first use, so ``import dicesolver`` stays cheap.
+"""
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from .errors import InputError
+
+__version__ = "0.2.0"
 # Bumped whenever a change can alter a solved value; stored in every table file.
 SOLVER_VERSION = 3
 
+# name -> the module of the answers layer that defines it
+_API = {
+    "describe_rules": "zilch", "odds": "zilch", "strategy": "zilch", "advise": "zilch",
+    "endgame": "zilch", "game": "zilch", "export": "zilch",
+    "evaluate": "checks", "simulate": "checks", "verify": "checks",
+    "plot_endgame": "pictures", "plot_game": "pictures", "plot_distribution": "pictures",
+    "yahtzee_rules": "yahtzee", "yahtzee_advise": "yahtzee", "yahtzee_value": "yahtzee",
+    "yahtzee_simulate": "yahtzee", "yahtzee_export": "yahtzee",
+}
+__all__ = ["InputError", "Store", "__version__", *_API]
 
-class InputError(ValueError):
-    """Bad user input (rule file, state, option): the CLI prints it on one line, exit code 2."""
+if TYPE_CHECKING:
+    from .answers.checks import evaluate, simulate, verify
+    from .answers.pictures import plot_distribution, plot_endgame, plot_game
+    from .answers.yahtzee import (yahtzee_advise, yahtzee_export, yahtzee_rules,
+                                  yahtzee_simulate, yahtzee_value)
+    from .answers.zilch import (advise, describe_rules, endgame, export, game, odds,
+                                strategy)
+    from .store import Store
+
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        return getattr(import_module(f".answers.{_API[name]}", __name__), name)
+    if name == "Store":
+        return import_module(".store", __name__).Store
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

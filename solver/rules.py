@@ -11,10 +11,11 @@ import json
 import math
 import tomllib
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 
-from . import InputError
+from .errors import InputError
 
 FACES = 6
 PATTERN_KINDS = ("straight", "three_pairs", "four_kind_pair", "two_triplets", "colour_pairs",
@@ -64,23 +65,86 @@ class RuleSet:
     piggyback: bool = False          # Zonk: the next player may take over the dice left
     three_zilch_penalty: int = 0     # stored; not modelled by the single-turn solver
 
-    @property
+    # --- facts every caller needs, derived here once --------------------------------------
+    @cached_property
     def unit(self) -> int:
         """The gcd of every score and minimum: turn totals are multiples of it."""
         values = [p for row in self.faces for p in row if p] + [p.points for p in self.patterns]
         values += [self.entry_minimum, self.bank_minimum]
         return math.gcd(*values) or 1
 
+    def units_up(self, points: int) -> int:
+        """Points in units, rounded up (a minimum: the smallest total that meets it)."""
+        return -(-points // self.unit)
+
     @property
     def has_permanent(self) -> bool:
         return any(p.permanent for p in self.patterns)
 
     @property
+    def permanent_amounts(self) -> tuple[int, ...]:
+        """The distinct points of permanent combinations, ascending."""
+        return tuple(sorted({p.points for p in self.patterns if p.permanent}))
+
+    @property
+    def perm_step(self) -> int | None:
+        """Units per permanent combination (None without them): the step between the
+        permanent levels of a turn.  The level solvers handle one amount."""
+        amounts = self.permanent_amounts
+        if not amounts:
+            return None
+        if len(amounts) > 1:
+            raise InputError(f"{self.name}: the end-game and game solvers handle one permanent "
+                             f"amount, the rules have {list(amounts)}")
+        return amounts[0] // self.unit
+
+    @property
     def colour_pairs(self) -> bool:
         return any(p.kind == "colour_pairs" for p in self.patterns)
 
+    @property
+    def hot_state(self) -> int:
+        """The turn's state after hot dice: 0 (must roll all) or N (free to roll or bank)."""
+        return 0 if self.hot_dice == "mandatory" else self.dice
+
+    def on_board(self, score: int) -> bool:
+        """A player with this score has banked the entry minimum (any positive score has:
+        a first bank is at least the minimum)."""
+        return score > 0 or not self.entry_minimum
+
     def min_bank(self, on_board: bool) -> int:
+        """Points a bank needs."""
         return self.bank_minimum if on_board else max(self.entry_minimum, self.bank_minimum)
+
+    def min_bank_units(self, on_board: bool) -> int:
+        return self.units_up(self.min_bank(on_board))
+
+    def recorded_after_zilch(self, permanent: int, on_board: bool) -> int:
+        """Points a zilch records: its permanent points where they meet the minimum."""
+        return permanent if permanent >= self.min_bank(on_board) else 0
+
+    def reached(self, score: int) -> bool:
+        """Does this score reach the target (end the game, or start the final round)?"""
+        assert self.target is not None
+        return score > self.target if self.reach == "more_than" else score >= self.target
+
+    def check_score(self, what: str, score: int) -> None:
+        """InputError unless a player can have this score."""
+        if score < 0 or score % self.unit:
+            raise InputError(f"{what} {score} is impossible under {self.name}: scores are "
+                             f"non-negative multiples of {self.unit}")
+        if 0 < score < self.entry_minimum:
+            raise InputError(f"{what} {score} is impossible under {self.name}: the first bank "
+                             f"is at least {self.entry_minimum}")
+
+    def reach_units(self, target: int | None = None) -> int:
+        """The smallest score (units) that reaches the target (the rules' own by default)."""
+        t = (self.target if target is None else target) // self.unit
+        return t + 1 if self.reach == "more_than" else t
+
+    def share(self, k: int) -> float:
+        """A player's part of a win shared by k tied players."""
+        return 1.0 if k <= 1 else self.tie * 2.0 / k
 
     def canonical(self) -> dict:
         d = asdict(self)
@@ -213,20 +277,20 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
 
 
 def preset_names() -> list[str]:
-    files = resources.files("solver").joinpath("rulesets").iterdir()
+    files = resources.files("dicesolver").joinpath("rulesets").iterdir()
     return sorted(p.name[:-5] for p in files if p.name.endswith(".toml"))
 
 
 def canonical_source(name: str) -> dict:
     """A preset's TOML document as a dict (to derive variants from)."""
-    res = resources.files("solver").joinpath("rulesets", f"{name}.toml")
+    res = resources.files("dicesolver").joinpath("rulesets", f"{name}.toml")
     return tomllib.loads(res.read_text())
 
 
 def load(name_or_path: str) -> RuleSet:
     """A preset by name, or a TOML file by path."""
     if name_or_path in preset_names():
-        res = resources.files("solver").joinpath("rulesets", f"{name_or_path}.toml")
+        res = resources.files("dicesolver").joinpath("rulesets", f"{name_or_path}.toml")
         return from_dict(tomllib.loads(res.read_text()), f"{name_or_path}.toml")
     path = Path(name_or_path)
     if not path.suffix and not path.exists():

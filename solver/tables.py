@@ -1,121 +1,132 @@
-"""Versioned, checksummed table files, written atomically.
-
-Layout of a file: the magic line, one line of JSON header (format and solver versions, the
-objective, the rule-set hash, the arrays' names, dtypes and shapes), the arrays' raw bytes,
-then the SHA-256 of everything before it.  A file whose checksum, versions or rule-set hash
-do not match is never trusted: ``load`` returns None and the caller rebuilds it.
-"""
+"""The stored tables of one rule set: each solved once, kept in the Store, reloaded (memory-
+mapped) by every later query.  This is the only place where solving meets storing."""
 from __future__ import annotations
 
-import hashlib
-import json
-import mmap
-import os
-import tempfile
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
 
 import numpy as np
 
-from . import SOLVER_VERSION
-
-MAGIC = b"DICESOLVER-TABLE\n"
-FORMAT_VERSION = 1
-ENV = "DICESOLVER_TABLES"
-
-
-def table_dir(override: str | None = None) -> Path:
-    """Where tables live: --tables, $DICESOLVER_TABLES, the project's tables/ in a writable
-    source checkout, else the user's cache directory."""
-    if override or os.environ.get(ENV):
-        return Path(override or os.environ[ENV])
-    root = Path(__file__).resolve().parent.parent
-    here = root / "tables"
-    # only in a source checkout: an installed package's neighbour "tables" is someone else's
-    if (root / "pyproject.toml").is_file() and here.is_dir() and os.access(here, os.W_OK):
-        return here
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "dicesolver" / "tables"
+from .objectives.game import Finals, GameTable, Offers, check_supported, solve_game
+from .objectives.last_turn import TRUNCATION, LastTurnTable, board_flags, reach_bound
+from .objectives.score import ScorePolicy, solve_score
+from .outcomes.model import FORMAT, TurnModel, model_arrays
+from .rules import RuleSet
+from .store import Store
+from .turn import TurnLevels, TurnSolution
+from .turn.reach import bucket, sweep
 
 
-def file_name(rules_name: str, digest: str, objective: str) -> str:
-    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in rules_name)
-    return f"{safe}-{digest[:16]}-{objective}.dst"
+@dataclass(frozen=True, eq=False)
+class Tables:
+    rules: RuleSet
+    store: Store
+
+    def _cached(self, objective: str, build: Callable, expect: dict | None = None):
+        return self.store.cached(self.rules.name, self.rules.digest(), objective, build, expect)
+
+    @property
+    def model(self) -> TurnModel:
+        """Enumerating and scoring every roll takes ~0.2 s, which a query should not pay
+        each time: the model is stored like any table."""
+        return _model(self.rules, self.store)
+
+    def reachable(self, length: int) -> np.ndarray:
+        """reach[s, r] for r < length (read-only: one sweep per power of two)."""
+        return _reachable(self.rules, self.store, bucket(length))[:, :length]
+
+    @cached_property
+    def reach_bound(self) -> int:
+        """Units no turn adds with probability above TRUNCATION (last_turn.reach_bound)."""
+        _, arrays = self._cached("reach", lambda: ({}, {"D": np.array([reach_bound(self.model)])}),
+                                 {"eps": TRUNCATION})
+        return int(arrays["D"][0])
+
+    @cached_property
+    def score(self) -> ScorePolicy:
+        """The expected-points policy (the strategy card)."""
+        def build():
+            main, secured = solve_score(self.model)
+            arrays = main.to_arrays("main")
+            if secured is not None:
+                arrays.update(secured.to_arrays("secured"))
+            arrays["reach"] = self.reachable(main.roll.shape[2])
+            return {"rules_name": self.rules.name, "unit": self.rules.unit}, arrays
+        header, arrays = self._cached("score", build)
+        secured = TurnSolution.from_arrays("secured", arrays) if "secured.cap" in arrays \
+            else None
+        return ScorePolicy(self.rules, TurnSolution.from_arrays("main", arrays), secured,
+                           arrays["reach"], header)
+
+    @cached_property
+    def last_turn(self) -> LastTurnTable:
+        """P(win) of a last turn for every deficit up to the target, both board flags."""
+        def build():
+            tab = LastTurnTable.solve(self.model)
+            arrays: dict[str, np.ndarray] = {}
+            for flag in board_flags(self.rules):
+                for k, sol in enumerate(tab.levels[flag]):
+                    arrays.update(sol.to_arrays(f"{int(flag)}.{k}"))
+            return {"rules_name": self.rules.name, "max_deficit": tab.max_deficit}, arrays
+        header, arrays = self._cached("lastturn", build)
+        levels = {}
+        for flag in board_flags(self.rules):
+            k, lv = 0, []
+            while f"{int(flag)}.{k}.cap" in arrays:
+                lv.append(TurnSolution.from_arrays(f"{int(flag)}.{k}", arrays))
+                k += 1
+            levels[flag] = TurnLevels(self.rules, tuple(lv))
+        levels.setdefault(False, levels[True])
+        return LastTurnTable(self.model, int(header["max_deficit"]), levels)
+
+    def game(self, target: int | None = None, progress: Callable[[int], None] | None = None,
+             solve_if_missing: bool = True) -> GameTable | None:
+        """The two-player game table (solved and stored if missing, unless solve_if_missing
+        is False: a query never starts a solve)."""
+        rules = self.rules
+        check_supported(rules)
+        target = rules.target if target is None else target
+        objective = f"game{target}"
+        got = self.store.load(rules.name, rules.digest(), objective)
+        if got is None and not solve_if_missing:
+            return None
+        if got is None:
+            def build():
+                g = solve_game(self.model, self.reach_bound, target, progress,
+                               self.store.checkpoint(rules.name, rules.digest(), objective))
+                arrays = {"W": g.W}
+                if g.O is not None:
+                    arrays.update({"O.shape": np.array(g.O.shape), "O.idx": g.O.idx,
+                                   "O.val": g.O.val})
+                for flag, arr in (g.finals.opp or {}).items():
+                    arrays[f"opp.{int(flag)}"] = arr
+                return {"rules_name": rules.name, "target": target}, arrays
+            got = self._cached(objective, build)
+        arrays = got[1]
+        W = arrays["W"]
+        finals = {bool(int(k[4:])): v for k, v in arrays.items() if k.startswith("opp.")}
+        offers = None
+        if "O.idx" in arrays:
+            offers = Offers(tuple(int(x) for x in arrays["O.shape"]), arrays["O.idx"],
+                            arrays["O.val"])
+        assert target is not None
+        return GameTable(self.model, target, W, Finals(rules, W.shape[0], finals or None),
+                         offers)
 
 
-def save(path: Path, meta: dict, arrays: dict[str, np.ndarray]) -> None:
-    """Write atomically: a temporary file in the same folder, fsync, then rename over.
-    The arrays are streamed (and hashed) one by one: no copy of the whole table in memory."""
-    arrays = {name: np.ascontiguousarray(arr) for name, arr in arrays.items()}
-    layout = [{"name": name, "dtype": arr.dtype.str, "shape": list(arr.shape)}
-              for name, arr in arrays.items()]
-    header = dict(meta, format=FORMAT_VERSION, solver=SOLVER_VERSION, layout=layout)
-    head = MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            digest = hashlib.sha256()
-            for part in [head] + [memoryview(arr).cast("B") for arr in arrays.values()]:
-                f.write(part)
-                digest.update(part)
-            f.write(digest.digest())
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+@lru_cache(maxsize=32)
+def _model(rules: RuleSet, store: Store) -> TurnModel:
+    _, arrays = store.cached(rules.name, rules.digest(), "model",
+                             lambda: ({}, model_arrays(rules)), {"model_format": FORMAT})
+    return TurnModel.from_arrays(rules, arrays)
 
 
-def load(path: Path, expect: dict) -> tuple[dict, dict[str, np.ndarray]] | None:
-    """The header and arrays, or None if the file is missing, corrupt or stale.
-
-    The file is memory-mapped: the checksum is computed over the mapping and the arrays
-    are read-only views of it (no copy; pages come from the OS cache as they are used).
-    Files are only ever replaced, never rewritten in place, so a mapping stays valid."""
-    try:
-        with open(path, "rb") as f:
-            data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):           # missing, unreadable or empty
-        return None
-    if len(data) < len(MAGIC) + 32 or data[:len(MAGIC)] != MAGIC:
-        return None
-    view = memoryview(data)
-    body, digest = view[:-32], view[-32:]
-    if hashlib.sha256(body).digest() != digest:
-        return None
-    nl = data.find(b"\n", len(MAGIC))
-    try:
-        header = json.loads(data[len(MAGIC):nl])
-    except ValueError:
-        return None
-    if header.get("format") != FORMAT_VERSION or header.get("solver") != SOLVER_VERSION:
-        return None
-    if any(header.get(k) != v for k, v in expect.items()):
-        return None
-    arrays, pos = {}, nl + 1
-    for item in header["layout"]:
-        dt = np.dtype(item["dtype"])
-        count = int(np.prod(item["shape"], dtype=np.int64))
-        arrays[item["name"]] = np.frombuffer(body, dt, count, pos).reshape(item["shape"])
-        pos += count * dt.itemsize
-    if pos != len(body):
-        return None
-    return header, arrays
-
-
-def cached(path: Path, expect: dict, build):
-    """Load a table, or build (meta, arrays) with ``build()``, store it and return it.
-
-    Storing is best effort: a read-only folder still answers the query.
-    """
-    got = load(path, expect)
-    if got is not None:
-        return got
-    meta, arrays = build()
-    meta = dict(meta, **expect)
-    try:
-        save(path, meta, arrays)
-    except OSError:
-        pass  # a folder we cannot write to still answers from memory
-    return dict(meta, format=FORMAT_VERSION, solver=SOLVER_VERSION), arrays
+@lru_cache(maxsize=64)
+def _reachable(rules: RuleSet, store: Store, length: int) -> np.ndarray:
+    """Stored like the model it comes from (a sweep in Python: ~40 ms)."""
+    _, arrays = store.cached(rules.name, rules.digest(), f"reachable{length}",
+                             lambda: ({}, {"reach": sweep(_model(rules, store), length)}))
+    reach = arrays["reach"]
+    reach.flags.writeable = False       # shared by every caller
+    return reach

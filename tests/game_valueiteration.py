@@ -8,7 +8,7 @@ banking is optimal (checked: rolling there is worth less than banking in the res
 """
 import numpy as np
 
-from solver.scoring import p_zilch, scored
+from dicesolver.outcomes.scoring import p_zilch, scored
 
 
 def _moves(rules):

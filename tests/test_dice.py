@@ -5,7 +5,7 @@ from itertools import product
 import pytest
 from hypothesis import given, strategies as st
 
-from solver.dice import colour_match_probability, outcomes
+from dicesolver.outcomes.dice import colour_match_probability, outcomes
 
 
 @pytest.mark.parametrize("n, distinct", [(1, 6), (2, 21), (3, 56), (4, 126), (5, 252), (6, 462)])

@@ -6,18 +6,19 @@ import numpy as np
 import pytest
 
 from .clirun import zilch as run
-from solver import rules
-from solver.advice import endgame_advice
-from solver.endgame import last_turn_table, perm_step, solve_final_round, solve_last_turn
-from solver.simulate import engine, level_values, play_turns
-from solver.strategies import OptimalPolicy
+import dicesolver as ds
+from dicesolver import rules
+from dicesolver.play.policies import OptimalPolicy
+from dicesolver.play.simulate import play_turns
+
+from .solvers import last_turn_table, model, solve_final_round, solve_last_turn, tables, values
 
 
 def test_deficit_50_one_die_zero_turn_total_by_hand():
     """Farkle, 50 behind, one die, nothing yet: a 1 (100) wins at once (hot dice, bank);
     a 5 ties at 50, then rolling six dice wins unless they zilch (5/216), better than the
     tie's half: 1/6 + 1/6 * 211/216 = 427/1296."""
-    roll, bank = last_turn_table(rules.load("farkle")).values(50, 1, 0)
+    roll, bank = values(last_turn_table(rules.load("farkle")), 50, 1, 0)
     assert roll == pytest.approx(float(Fraction(427, 1296)), abs=1e-15)
     assert bank == 0.0
 
@@ -27,21 +28,21 @@ def test_deficit_that_permanent_points_alone_cover_is_won():
     whatever happens next, even a zilch."""
     tab = last_turn_table(rules.load("zilch-online"))
     for dice in (6, 3, 1):
-        roll, bank = tab.values(1000, dice, 1500 + 100 * (6 - dice), permanent=1500)
+        roll, bank = values(tab, 1000, dice, 1500 + 100 * (6 - dice), permanent=1500)
         assert roll == pytest.approx(1.0, abs=1e-12) and bank == 1.0
     # and without it, rolling is a real risk
-    assert tab.values(1000, 3, 300)[0] < 0.9
+    assert values(tab, 1000, 3, 300)[0] < 0.9
 
 
 def test_not_on_board_needs_the_entry_minimum():
     """zilch: a player not on the board needs a first bank of 500, so every deficit below
     450 is as hard as 450, and harder than for a player on the board."""
     tab = last_turn_table(rules.load("zilch"))
-    off = [tab.values(d, 6, 0, on_board=False)[0] for d in (50, 100, 300, 450)]
+    off = [values(tab, d, 6, 0, on_board=False)[0] for d in (50, 100, 300, 450)]
     assert off == pytest.approx([off[-1]] * 4, abs=1e-15)
-    assert tab.values(100, 6, 0, on_board=True)[0] > off[1] + 0.05
+    assert values(tab, 100, 6, 0, on_board=True)[0] > off[1] + 0.05
     # (at deficit 0 a zilch ties, which is worth something: a different problem)
-    assert tab.values(100, 3, 450, on_board=False)[1] is None     # cannot bank 450
+    assert values(tab, 100, 3, 450, on_board=False)[1] is None     # cannot bank 450
 
 
 @pytest.fixture(scope="module")
@@ -61,8 +62,7 @@ def test_seed_001_player_1_rolls_on_below_5000(seed_001):
     and at exactly 5000 rolling on beats sharing a tie."""
     rs = rules.load("zilch-online")
     sol = seed_001.players[0].levels(0)[0]
-    from solver.policy import reachable
-    reach = reachable(rs, sol.roll.shape[2])
+    reach = tables(rs).reachable(sol.roll.shape[2])
     checked = 0
     for s in range(1, rs.dice + 1):
         for r in np.nonzero(reach[s])[0]:
@@ -78,7 +78,8 @@ def test_seed_001_player_2_after_rolling_250_should_roll_the_two_dice():
     """#2 rolled 250 (5150 if kept) while #1 leads with 5100 and #3 (4950) is still to play.
     Keeping wins only if #3 fails to beat 5150; rolling the two dice wins more often: the
     seed's #2 was right to roll (and zilched)."""
-    d = endgame_advice(rules.load("zilch-online"), 2, 250, 0, 4900, [4950, 5000, 5100], None)
+    d = ds.advise("zilch-online", dice=2, turn=250, score=4900,
+                  opponents=[4950, 5000, 5100]).to_dict()
     assert d["situation"] == "final round" and d["leader"] == 5100
     assert d["action"] == "roll"
     assert d["p_win"]["roll"] == pytest.approx(0.186803, abs=1e-6)
@@ -89,7 +90,7 @@ def test_last_player_is_the_last_turn_table():
     """The last player of a final round faces exactly the last-turn problem."""
     rs = rules.load("farkle")
     fr = solve_final_round(rs, 10000, 1, [9000])
-    assert fr.p_players[0] == pytest.approx(last_turn_table(rs).values(1000, 6, 0)[0],
+    assert fr.p_players[0] == pytest.approx(values(last_turn_table(rs), 1000, 6, 0)[0],
                                             abs=1e-13)
 
 
@@ -99,9 +100,9 @@ def test_simulated_last_turn_wins_within_4_standard_errors(name, deficit):
     rs = rules.load(name)
     levels = solve_last_turn(rs, [deficit])
     exact = levels[0].roll[0, 0, 0]
-    strategy = OptimalPolicy(level_values(levels, 0, perm_step(rs)),
-                             cap=max(lv.cap for lv in levels), levels=len(levels))
-    res = play_turns(engine(rs), strategy, 200_000, np.random.default_rng(11), True)
+    strategy = OptimalPolicy(levels.values, 0, cap=max(lv.cap for lv in levels),
+                             levels=len(levels))
+    res = play_turns(model(rs), strategy, 200_000, np.random.default_rng(11)).points * rs.unit
     win = (res > deficit) + rs.tie * (res == deficit)
     se = win.std(ddof=1) / np.sqrt(len(win))
     assert abs(win.mean() - exact) < 4 * se
@@ -166,22 +167,22 @@ def test_need_space_last_player_equals_the_plain_last_turn(name):
     exactly as the plain last-turn solver (zilch-online: the all-permanent chain, where a
     zilch at need 0 keeps the tie, included; zilch: the totals below its 350 to bank solved
     per deficit)."""
-    from solver.endgame import last_player_need_space
+    from dicesolver.objectives.final_round import last_player_need_space
     rs = rules.load(name)
     X = 200
     d = np.arange(1, X)
-    m = -(-rs.min_bank(True) // rs.unit)
-    value, _ = last_player_need_space(rs, X, [rs.tie], [1.0], d, np.zeros_like(d), m)
+    m = rs.min_bank_units(True)
+    value, _ = last_player_need_space(model(rs), X, [rs.tie], [1.0], d, np.zeros_like(d), m)
     plain = solve_last_turn(rs, d * rs.unit, True)[0].roll[:, 0, 0]
     assert np.abs(plain - value).max() < 1e-13
 
 
 def test_final_round_need_space_equals_rows(monkeypatch):
-    import solver.endgame as E
+    import dicesolver.objectives.final_round as E
     rs = rules.load("zilch-online")
-    fast = E.solve_final_round(rs, 5000, 1, [2500, 4950])
+    fast = solve_final_round(rs, 5000, 1, [2500, 4950])
     monkeypatch.setattr(E, "need_space_ok", lambda r, s: False)
-    rows = E.solve_final_round(rs, 5000, 1, [2500, 4950])
+    rows = solve_final_round(rs, 5000, 1, [2500, 4950])
     assert fast.p_leaders == pytest.approx(rows.p_leaders, abs=1e-13)
     assert np.allclose(fast.p_players, rows.p_players, atol=1e-13, rtol=0)
 
@@ -192,7 +193,8 @@ def test_leader_rows_equal_one_plain_solve_per_row(name, S, on_board):
     """solve_leader_rows (a few class problems above the leaders, each row solved only up
     to its leader) gives every row exactly what the plain solver gives that row's payoff:
     G above the leader, T at it, 0 (extras C) below; random payoffs, increasing in G."""
-    from solver.endgame import solve_final_turn, solve_leader_rows
+    from dicesolver.objectives.final_round import solve_leader_rows
+    from dicesolver.turn import solve_levels
     rs = rules.load(name)
     rng = np.random.default_rng(3)
     H, E = 160, 2
@@ -205,8 +207,8 @@ def test_leader_rows_equal_one_plain_solve_per_row(name, S, on_board):
     Fi = F[:, None]
     U = np.where(x > Fi, G[None, :], np.where(x == Fi, T[:, None], 0.0))
     EU = np.where(x > Fi, EG[:, None, :], np.where(x == Fi, ET[:, :, None], C[:, :, None]))
-    plain = solve_final_turn(rs, U, np.ones(40), on_board, EU, np.zeros((E, 40)), chunks=1)
-    rows = solve_leader_rows(rs, S, G, EG, F, T, ET, C, on_board)
+    plain = solve_levels(model(rs), U, np.ones(40), on_board, EU, np.zeros((E, 40)), chunks=1)
+    rows = solve_leader_rows(model(rs), S, G, EG, F, T, ET, C, on_board)
     value, ex = rows.start()
     assert np.abs(value - plain[0].roll[:, 0, 0]).max() < 1e-13
     assert np.abs(ex - plain[0].extras[:, :, 0, 0]).max() < 1e-13
@@ -219,13 +221,13 @@ def test_leader_rows_equal_one_plain_solve_per_row(name, S, on_board):
 
 def test_compiled_backward_pass_equals_the_numpy_loop(monkeypatch):
     """The C kernel (built by pip install) and the numpy loop give the same final round."""
-    import solver.turn as T
-    assert T._compiled() is not None, \
-        "solver/_kernel.c is not built next to these sources: pip install -e '.[test]'"
+    import dicesolver.turn.kernel as T
+    assert T.compiled() is not None, \
+        "solver/turn/_kernel.c is not built next to these sources: pip install -e '.[test]'"
     rs = rules.load("zilch-online")
     fast = solve_final_round(rs, 5000, 1, [2500, 4900, 4950])
     fast_levels = fast.players[1].levels(5)         # solved again on demand: before the patch
-    monkeypatch.setattr(T, "_compiled", lambda name="backward": None)   # numpy does all
+    monkeypatch.setattr(T, "compiled", lambda name="backward": None)   # numpy does all
     slow = solve_final_round(rs, 5000, 1, [2500, 4900, 4950])
     assert abs(fast.p_leaders - slow.p_leaders) < 1e-14
     assert np.abs(np.array(fast.p_players) - slow.p_players).max() < 1e-14
@@ -237,11 +239,11 @@ def test_compiled_backward_pass_equals_the_numpy_loop(monkeypatch):
 def test_kernel_threads_share_rows_without_changing_a_bit(monkeypatch):
     """The C backward pass splits its rows between threads; each row is computed alone, so
     one thread and three give identical final rounds."""
-    import solver.turn as T
+    import dicesolver.turn.kernel as T
     rs = rules.load("zilch-online")
-    monkeypatch.setattr(T, "_threads", lambda work: 1)
+    monkeypatch.setattr(T, "threads", lambda work: 1)
     one = solve_final_round(rs, 5000, 1, [2500, 4900, 4950])
-    monkeypatch.setattr(T, "_threads", lambda work: 3)
+    monkeypatch.setattr(T, "threads", lambda work: 3)
     three = solve_final_round(rs, 5000, 1, [2500, 4900, 4950])
     assert one.p_players == three.p_players and one.p_leaders == three.p_leaders
 
@@ -249,15 +251,15 @@ def test_kernel_threads_share_rows_without_changing_a_bit(monkeypatch):
 def test_copy_runs_compiled_and_numpy_agree_and_refuse_runs_outside(monkeypatch):
     """turn.copy_runs (rows of different lengths moved as runs): C and numpy give the same
     array, with and without the scaled second source; a run past the end is refused."""
-    import solver.turn as T
+    import dicesolver.turn.kernel as T
     rng = np.random.default_rng(3)
     src, z = rng.uniform(size=100), rng.uniform(size=100)
     n = np.array([5, 0, 17, 3])
     spos, dpos = np.array([0, 7, 40, 97]), np.array([10, 0, 30, 60])
     coef = rng.uniform(size=4)
     out = []
-    for fn in (T._compiled, lambda name="backward": None):
-        monkeypatch.setattr(T, "_compiled", fn)
+    for fn in (T.compiled, lambda name="backward": None):
+        monkeypatch.setattr(T, "compiled", fn)
         a, b = np.zeros(80), np.zeros(80)
         T.copy_runs(a, dpos, src, spos, n)
         T.copy_runs(b, dpos, src, spos, n, z, coef)
@@ -266,6 +268,6 @@ def test_copy_runs_compiled_and_numpy_agree_and_refuse_runs_outside(monkeypatch)
     assert np.array_equal(out[0][0][30:47], src[40:57])
     assert np.allclose(out[0][1][60:63], src[97:100] + coef[3] * z[97:100])
     monkeypatch.undo()
-    if T._compiled("copy_runs") is not None:
+    if T.compiled("copy_runs") is not None:
         with pytest.raises(ValueError):
             T.copy_runs(np.zeros(10), [8], src, [0], [5])

@@ -5,11 +5,11 @@ import json
 import numpy as np
 import pytest
 
-from solver import rules
-from solver.game import reach_units, solve_game
+from dicesolver import rules
 
 from . import game_valueiteration as VI
 from .clirun import zilch as run
+from .solvers import model, solve_game
 
 
 @pytest.mark.parametrize("name, target, Tm", [("zonk-chicago", 1000, 60),
@@ -20,7 +20,7 @@ def test_fast_solver_equals_plain_value_iteration(name, target, Tm):
     here without its piggyback, which has a test of its own)."""
     import dataclasses
     rs = dataclasses.replace(rules.load(name), piggyback=False)
-    R = reach_units(rs, target)
+    R = rs.reach_units(target)
     finals = VI.last_turn(rs, R + Tm + 130) if rs.end != "instant" else None
     W_vi = VI.game(rs, R, Tm, finals)
     W = solve_game(rs, target).W
@@ -33,7 +33,7 @@ def test_piggyback_equals_plain_value_iteration():
     start-of-turn chances W and every take-over value O[a, b, n, t] (t <= b)."""
     rs = rules.load("zonk-chicago")
     assert rs.piggyback
-    R = reach_units(rs, 1000)
+    R = rs.reach_units(1000)
     W_vi, ROLL = VI.game(rs, R, 60, None, offers=True)
     g = solve_game(rs, 1000)
     assert np.abs(g.W - W_vi).max() < 1e-9
@@ -70,7 +70,7 @@ def test_game_invariants(name):
 def test_simulated_games_reproduce_the_first_players_chance(name, target):
     """Optimal against optimal, played with physical dice, to a small target; with a final
     round (farkle, zilch) the other player then plays his optimal last turn."""
-    from solver.game_sim import play_games
+    from .game_sim import play_games
     rs = rules.load(name)
     g = solve_game(rs, target)
     res = play_games(g, 20_000, np.random.default_rng(3))
@@ -92,7 +92,7 @@ def test_neller_busche_fairest_head_start_is_about_200():
     and three of a kind only, hot dice, first to 10000, the fairest head start for the second
     player is about 200 points.  (The full 10000-point game, solved here.)"""
     from pathlib import Path
-    from solver.game import fairest_head_start
+    from dicesolver.objectives.game import fairest_head_start
     rs = rules.load(str(Path(__file__).parent / "data" / "farkle-neller-busche.toml"))
     h, p = fairest_head_start(solve_game(rs))
     assert h == 200 and abs(p - 0.5) < 0.01
@@ -113,7 +113,8 @@ def test_interrupted_solve_resumes_from_its_checkpoint(tmp_path):
     """A long solve saves the sums done; interrupted, it resumes there and ends identical."""
     rs = rules.load("zilch-5000")
     full = solve_game(rs, 1000).W
-    ck = tmp_path / "game.partial"
+    from dicesolver.store import Checkpoint
+    ck = Checkpoint(tmp_path / "game.partial")
     seen = []
 
     def interrupt(sigma):
@@ -122,10 +123,10 @@ def test_interrupted_solve_resumes_from_its_checkpoint(tmp_path):
             raise KeyboardInterrupt
     with pytest.raises(KeyboardInterrupt):
         solve_game(rs, 1000, progress=interrupt, checkpoint=ck, checkpoint_every=0)
-    assert ck.exists()
+    assert ck.path.exists()
     resumed = []
     W = solve_game(rs, 1000, progress=resumed.append, checkpoint=ck, checkpoint_every=0).W
-    assert resumed[0] == seen[-1] - 1 and not ck.exists()  # the next sum after the last saved
+    assert resumed[0] == seen[-1] - 1 and not ck.path.exists()  # the next sum after the last saved
     assert np.array_equal(W, full)
 
 
@@ -133,13 +134,11 @@ def test_optimal_beats_the_expected_points_player_by_the_predicted_margin():
     """Issue 6: against the core's expected-points strategy the optimal player wins as often
     as the exact versus table says (simulated with physical dice), and more often than
     against an optimal opponent."""
-    from solver.evaluate import evaluate
-    from solver.game import solve_versus
-    from solver.game_sim import play_versus
-    from solver.strategies import resolve
+    from .solvers import evaluate, policy
+    from .versus import play_versus, solve_versus
     rs = rules.load("zonk-chicago")
-    es = resolve("optimal", rs)                    # the expected-points policy of the core
-    v = solve_versus(rs, evaluate(rs, es).as_dict(), 1000)
+    es = policy(rs)                                # the expected-points policy of the core
+    v = solve_versus(model(rs), evaluate(rs, es).as_dict(), 1000)
     opt = solve_game(rs, 1000).W
     assert v.X[0, 0] > opt[0, 0] + 0.02 and v.Y[0, 0] > 1 - opt[0, 0] + 0.02
     for first, exact in ((True, v.X[0, 0]), (False, v.Y[0, 0])):
@@ -198,13 +197,14 @@ def test_two_player_advise_uses_the_stored_game(tmp_path, preset, target, state)
     if preset == "zonk-chicago":     # piggyback: take over the offer, by P(win) of the game
         assert "piggyback included" in d["note"]
         g = solve_game(rules.load(str(f)))
-        for offer, want in (("2,150", "fresh"), ("4,200", "take_over")):
+        # (offers a bank can leave: 4 dice at 300 after hot dice at 250 and a single 5)
+        for offer, want in (("2,150", "fresh"), ("4,300", "take_over")):
             t = json.loads(run("advise", "--rules", str(f), "--score", "100", "--opponents",
-                               "200", "--take-over", offer, "--json").stdout)
+                               "300", "--take-over", offer, "--json").stdout)
             n, total = (int(x) for x in offer.split(","))
             assert t["p_win"]["take_over"] == pytest.approx(
-                g.take_over(100, 200, n, total), abs=1e-12)
-            assert t["p_win"]["fresh"] == pytest.approx(g.W[2, 4], abs=1e-12)
+                g.take_over(100, 300, n, total), abs=1e-12)
+            assert t["p_win"]["fresh"] == pytest.approx(g.W[2, 6], abs=1e-12)
             assert t["action"] == want
         err = run("advise", "--rules", str(f), "--score", "100", "--opponents", "200",
                   "--take-over", "2,250", code=2).stderr      # more than the opponent has

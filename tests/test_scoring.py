@@ -3,8 +3,8 @@ from fractions import Fraction
 
 import pytest
 
-from solver import rules
-from solver.scoring import p_zilch, parse_roll, score_outcome
+from dicesolver import rules
+from dicesolver.outcomes.scoring import p_zilch, parse_roll, score_outcome
 
 
 def forced(name, faces, matched=False):

@@ -4,13 +4,16 @@ import os
 
 import numpy as np
 
-from solver import rules, tables
-from solver.policy import score_policy
+from dicesolver import rules
+from dicesolver import store as tables
+from dicesolver.store import Store
+
+from .solvers import score_policy
 
 
 def _path(tmp_path, name="farkle"):
     rs = rules.load(name)
-    return tmp_path / tables.file_name(rs.name, rs.digest(), "score")
+    return Store(tmp_path).path(rs.name, rs.digest(), "score")
 
 
 def test_solve_once_then_reload_without_solving(tmp_path, monkeypatch):
@@ -20,7 +23,7 @@ def test_solve_once_then_reload_without_solving(tmp_path, monkeypatch):
 
     def no_solving(_):
         raise AssertionError("a stored, valid table must be reloaded, not solved again")
-    monkeypatch.setattr("solver.policy.solve_score", no_solving)
+    monkeypatch.setattr("dicesolver.tables.solve_score", no_solving)
     b = score_policy(rs, str(tmp_path))
     assert np.array_equal(a.main.roll, b.main.roll)
     assert b.header["rules_hash"] == rs.digest() and b.header["objective"] == "score"
@@ -51,7 +54,7 @@ def test_corrupt_truncated_and_stale_files_are_rebuilt(tmp_path):
     tables.save(p, {k: v for k, v in header.items()
                     if k not in ("layout", "format", "solver")}, arrays)
     assert tables.load(p, expect) is not None
-    import solver.tables as t
+    import dicesolver.store as t
     old = t.SOLVER_VERSION
     try:
         t.SOLVER_VERSION = old + 1
@@ -72,8 +75,10 @@ def test_two_processes_solving_at_once_leave_one_good_file(tmp_path):
     for pr in procs:
         pr.join(60)
         assert pr.exitcode == 0
-    files = [f for f in os.listdir(tmp_path)]
-    assert len(files) == 1 and files[0].endswith(".dst")
+    files = [f for f in os.listdir(tmp_path)]        # (with the model the table comes from)
+    assert all(f.endswith(".dst") for f in files)      # no temporary file left
+    files = [f for f in files if f.endswith("-score.dst")]
+    assert len(files) == 1
     rs = rules.load("zilch-online")
     assert tables.load(tmp_path / files[0], {"objective": "score",
                                              "rules_hash": rs.digest()}) is not None
@@ -83,12 +88,12 @@ def test_table_dir_env_option_and_cache_fallback(tmp_path, monkeypatch):
     """--tables beats $DICESOLVER_TABLES; without either, a package folder we cannot write
     (a fresh non-editable install) falls back to the user's cache directory."""
     monkeypatch.setenv("DICESOLVER_TABLES", str(tmp_path / "env"))
-    assert tables.table_dir() == tmp_path / "env"
-    assert tables.table_dir(str(tmp_path / "opt")) == tmp_path / "opt"
+    assert Store.resolve().folder == tmp_path / "env"
+    assert Store.resolve(str(tmp_path / "opt")).folder == tmp_path / "opt"
     monkeypatch.delenv("DICESOLVER_TABLES")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setattr(tables.os, "access", lambda *a: False)
-    assert tables.table_dir() == tmp_path / "cache" / "dicesolver" / "tables"
+    assert Store.resolve().folder == tmp_path / "cache" / "dicesolver" / "tables"
 
 
 def test_unwritable_folder_still_answers(tmp_path):
@@ -119,3 +124,20 @@ def test_tables_are_memory_mapped_and_read_only(tmp_path):
     empty = tmp_path / "empty.dst"
     empty.write_bytes(b"")                   # an empty file is no table (cannot be mapped)
     assert tables.load(empty, {"objective": "x"}) is None
+
+
+def test_a_query_with_tables_writes_nothing_anywhere_else(tmp_path, monkeypatch):
+    """Issue 11: --tables A with DICESOLVER_TABLES=B: every file a query stores (the model,
+    the reachable totals, the reach bound, the policy) goes to A, none to B."""
+    from .clirun import zilch
+    a, b = tmp_path / "a", tmp_path / "b"
+    monkeypatch.setenv("DICESOLVER_TABLES", str(b))
+    zilch("advise", "--rules", "zilch-online", "--dice", "2", "--turn", "250", "--score",
+          "4900", "--opponents", "4950,5000,5100", "--tables", str(a))
+    zilch("endgame", "--rules", "farkle", "--deficit", "500", "--tables", str(a))
+    written = sorted(f.name for f in a.iterdir())
+    assert any(f.endswith("-model.dst") for f in written)
+    assert any(f.endswith("-reach.dst") for f in written)
+    assert any(f.endswith("-score.dst") for f in written)
+    assert any(f.endswith("-lastturn.dst") for f in written)
+    assert not b.exists()

@@ -4,14 +4,24 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from solver import rules
-from solver.policy import reachable, score_policy, solve_score, _score_payoff
-from solver.rules import from_dict
-from solver.simulate import engine, play_turns
-from solver.strategies import resolve
-from solver.turn import Payoff, build_model, solve_turn
+import dataclasses
+
+from dicesolver import rules
+from dicesolver.answers.checks import resolve_policy
+from dicesolver.objectives.score import score_payoff, solve_score
+from dicesolver.outcomes.model import turn_model
+from dicesolver.play.simulate import play_turns
+from dicesolver.rules import from_dict
+from dicesolver.turn import TurnState, solve_turn
+from dicesolver.turn.reach import sweep
 
 from . import bruteforce
+from .solvers import score_policy, tables
+
+
+def _longer(pay, start):
+    """The same payoff with its affine tail declared further out: a longer grid."""
+    return dataclasses.replace(pay, tail=dataclasses.replace(pay.tail, start=start))
 
 
 def test_busche_farkle_bank_thresholds():
@@ -22,10 +32,10 @@ def test_busche_farkle_bank_thresholds():
     assert pol.bank_thresholds(True) == {6: 16400, 5: 3050, 4: 1050, 3: 450, 2: 250, 1: 300}
     # and banking there beats rolling strictly, while one step below rolling is better
     for n, t in pol.bank_thresholds(True).items():
-        roll, bank = pol.values(n, t)
-        assert bank > roll
-        roll, bank = pol.values(n, t - 50)
-        assert roll > bank
+        v = pol.value_at(TurnState(n, t))
+        assert v.bank > v.roll
+        v = pol.value_at(TurnState(n, t - 50))
+        assert v.roll > v.bank
 
 
 def _small(dice, set_aside, hot, entry=0, bank=0, straight=None):
@@ -47,10 +57,10 @@ def test_fast_solver_equals_exact_brute_force_on_every_reachable_state(rs, min_b
     """DESIGN.md: an independent naive solver over ordered dice in Fractions agrees on every
     reachable state of a reduced game."""
     value, T = bruteforce.solve(rs, min_bank)
-    main, _ = solve_score(rs)
+    main, _ = solve_score(turn_model(rs))
     row = 1 if min_bank == rs.bank_minimum else 0
     u = rs.unit
-    reach = reachable(rs, T // u)
+    reach = sweep(turn_model(rs), T // u)
     checked = 0
     for s in range(rs.dice + 1):
         for r in np.nonzero(reach[s])[0]:
@@ -68,12 +78,11 @@ def test_fast_solver_equals_exact_brute_force_on_every_reachable_state(rs, min_b
 def test_cap_is_exact_extending_the_grid_changes_nothing(name):
     """turn.py's cap: solving on a grid three times longer gives the same values."""
     rs = rules.load(name)
-    main, secured = solve_score(rs)
-    model = build_model(rs)
-    pay = _score_payoff(rs, [rs.min_bank(False), rs.min_bank(True)],
-                        {a: secured for a in {int(p) for p in model.perm if p}})
-    long = solve_turn(model, Payoff(pay.bank, pay.tail_slope, pay.tail_intercept,
-                                    3 * main.cap, pay.zilch, pay.perm_bonus, pay.perm_sources))
+    model = turn_model(rs)
+    main, secured = solve_score(model)
+    pay = score_payoff(rs, [rs.min_bank(False), rs.min_bank(True)],
+                       {a: secured for a in {int(p) for p in model.perm if p}})
+    long = solve_turn(model, _longer(pay, 3 * main.cap))
     assert long.cap >= 3 * main.cap
     L = main.roll.shape[2]
     np.testing.assert_allclose(long.value[:, :, :L], main.value, rtol=1e-12, atol=1e-9)
@@ -100,8 +109,9 @@ def test_simulated_mean_within_4_standard_errors_of_exact(name, on_board):
     """The optimal policy played with physical dice for 200,000 turns."""
     rs = rules.load(name)
     pol = score_policy(rs)
-    res = play_turns(engine(rs), resolve("optimal", rs, on_board), 200_000,
-                     np.random.default_rng(2026), on_board)
+    tab = tables(rs)
+    res = play_turns(tab.model, resolve_policy("optimal", tab, on_board), 200_000,
+                     np.random.default_rng(2026), on_board).points * rs.unit
     exact = pol.expected_turn_score(on_board)
     se = res.std(ddof=1) / np.sqrt(len(res))
     assert abs(res.mean() - exact) < 4 * se
@@ -123,10 +133,9 @@ def test_random_house_rules_solve_consistently(dice, single1, single5, triple, m
     rs = from_dict({"dice": dice, "faces": faces, "set_aside": "forced" if forced else "any",
                     "hot_dice": "mandatory" if mandatory else "optional",
                     "entry_minimum": minimum, "bank_minimum": 0}, "prop.toml")
-    main, _ = solve_score(rs)
-    pay = _score_payoff(rs, [rs.min_bank(False), rs.min_bank(True)])
-    long = solve_turn(build_model(rs), Payoff(pay.bank, pay.tail_slope, pay.tail_intercept,
-                                              2 * main.cap + 10, pay.zilch))
+    main, _ = solve_score(turn_model(rs))
+    pay = score_payoff(rs, [rs.min_bank(False), rs.min_bank(True)])
+    long = solve_turn(turn_model(rs), _longer(pay, 2 * main.cap + 10))
     L = main.roll.shape[2]
     np.testing.assert_allclose(long.value[:, :, :L], main.value, rtol=1e-12, atol=1e-9)
     v = main.value

@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 
 from .clirun import zilch as run
-from solver import InputError, rules
-from solver.evaluate import evaluate
-from solver.policy import score_policy
-from solver.rules import from_dict
-from solver.simulate import engine, play_turns
-from solver.strategies import load_policy, resolve
+from dicesolver import InputError, rules
+from dicesolver.play.policies import load_policy
+from dicesolver.rules import from_dict
+from dicesolver.turn import TurnState
+
+from .solvers import evaluate, play, policy, score_policy
 
 POLICY = """
 [bank]
@@ -26,7 +26,7 @@ def test_exact_evaluation_of_the_optimum_is_the_solvers_value(name):
     """Two independent computations: backward induction (solver) and forward mass (here)."""
     rs = rules.load(name)
     for on_board in (True, False):
-        d = evaluate(rs, resolve("optimal", rs, on_board), on_board)
+        d = evaluate(rs, policy(rs, "optimal", on_board), on_board)
         assert abs(d.probs.sum() - 1) < 1e-12
         assert d.mean == pytest.approx(score_policy(rs).expected_turn_score(on_board),
                                        rel=1e-12)
@@ -41,7 +41,7 @@ def test_user_policy_exact_distribution_matches_simulation(tmp_path, name, rule)
     pol = load_policy(str(f), rs)
     d = evaluate(rs, pol, True)
     assert abs(d.probs.sum() - 1) < 1e-12
-    res = play_turns(engine(rs), pol, 200_000, np.random.default_rng(5), True)
+    res = play(rs, pol, 200_000, np.random.default_rng(5), True)
     se = res.std(ddof=1) / np.sqrt(len(res))
     assert abs(res.mean() - d.mean) < 4 * se
     zil = d.p_zilch
@@ -50,10 +50,10 @@ def test_user_policy_exact_distribution_matches_simulation(tmp_path, name, rule)
 
 def test_evaluation_from_a_state_and_banking_immediately():
     rs = rules.load("farkle")
-    d = evaluate(rs, resolve("optimal", rs), True, dice=3, turn=450)
+    d = evaluate(rs, policy(rs), True, dice=3, turn=450)
     assert d.as_dict() == {450: 1.0}           # the optimum banks 450 with 3 dice
-    d = evaluate(rs, resolve("optimal", rs), True, dice=3, turn=400)
-    roll, _ = score_policy(rs).values(3, 400)
+    d = evaluate(rs, policy(rs), True, dice=3, turn=400)
+    roll = score_policy(rs).value_at(TurnState(3, 400)).roll
     assert d.mean == pytest.approx(roll, rel=1e-12)
 
 
@@ -93,7 +93,7 @@ def test_verify_own_simulator_passes_and_a_wrong_rule_fails(tmp_path):
     """Samples of the project's own simulator pass; a simulator that forgets three pairs
     (750) fails with a tiny p-value."""
     rs = rules.load("farkle")
-    good = play_turns(engine(rs), resolve("optimal", rs), 300_000, np.random.default_rng(8))
+    good = play(rs, policy(rs), 300_000, np.random.default_rng(8))
     f = tmp_path / "good.csv"
     _write(f, good)
     d = json.loads(run("verify", "--rules", "farkle", "--results", str(f), "--column",
@@ -102,8 +102,7 @@ def test_verify_own_simulator_passes_and_a_wrong_rule_fails(tmp_path):
     src = rules.canonical_source("farkle")
     src["patterns"] = [p for p in src["patterns"] if p["kind"] != "three_pairs"]
     wrong = from_dict(src, "wrong.toml")
-    bad = play_turns(engine(wrong), resolve("optimal", wrong), 300_000,
-                     np.random.default_rng(8))
+    bad = play(wrong, policy(wrong), 300_000, np.random.default_rng(8))
     f = tmp_path / "bad.csv"
     _write(f, bad)
     res = run("verify", "--rules", "farkle", "--results", str(f), "--json", code=1)
@@ -139,8 +138,8 @@ def test_verify_malformed_files_exit_2(tmp_path, content):
 def test_plot_distribution(tmp_path):
     pytest.importorskip("matplotlib")
     f = tmp_path / "s.csv"
-    _write(f, play_turns(engine(rules.load("farkle")), resolve("optimal", rules.load("farkle")),
-                         5000, np.random.default_rng(1)))
+    _write(f, play(rules.load("farkle"), policy(rules.load("farkle")), 5000,
+                   np.random.default_rng(1)))
     out = tmp_path / "d.png"
     run("plot", "distribution", "--rules", "farkle", "--out", str(out), "--results", str(f))
     assert out.read_bytes()[:4] == b"\x89PNG"

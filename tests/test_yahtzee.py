@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 
 from .clirun import yahtzee as run
-from solver.yahtzee.game import game_table, parse_state, run_widget
-from solver.yahtzee.rules import PRESETS, YahtzeeRules
-from solver.yahtzee.solve import level_states, reachable_upper, solve
+from dicesolver.store import Store
+from dicesolver.yahtzee.game import game_table, parse_state, run_widget
+from dicesolver.yahtzee.rules import PRESETS, YahtzeeRules
+from dicesolver.yahtzee.solve import level_states, reachable_upper, solve
 
 from . import yahtzee_bruteforce
 
@@ -18,7 +19,7 @@ from . import yahtzee_bruteforce
     ("yatzy", 248.4399894),                # Scandinavian, 15 boxes (not the buggy 248.63)
 ])
 def test_published_optimum(name, published):
-    E = game_table(PRESETS[name])
+    E = game_table(PRESETS[name], Store.resolve())
     assert E[0, 0, 0] == pytest.approx(published, abs=1e-6)
 
 
@@ -53,11 +54,11 @@ def test_widget_outputs_agree_with_the_state_value():
     """advise's per-box and per-keep values are the solver's: the best final choice of a
     hand equals the value of keeping all of it with no roll left, and so on."""
     rs = PRESETS["yahtzee"]
-    E = game_table(rs)
+    E = game_table(rs, Store.resolve())
     state = parse_state(rs, "ones,full_house", 3, False)
     VB, A1, A2, v = run_widget(rs, E, state)
     assert v == pytest.approx(E[state.mask, 3, 0], abs=1e-9)
-    from solver.yahtzee.dice import keep_graph
+    from dicesolver.yahtzee.dice import keep_graph
     kg = keep_graph()
     assert np.allclose(VB.max(axis=1), A1[kg.roll_keep])
 

@@ -10,8 +10,8 @@ from functools import lru_cache
 from itertools import combinations_with_replacement
 from math import factorial, prod
 
-from solver.yahtzee.rules import UPPER
-from solver.yahtzee.scoring import JOKER_VALUES, score
+from dicesolver.yahtzee.rules import UPPER
+from dicesolver.yahtzee.scoring import JOKER_VALUES, score
 
 
 def multisets(j):

@@ -8,7 +8,7 @@ from itertools import combinations_with_replacement
 
 import numpy as np
 
-from ..dice import outcomes
+from ..outcomes.dice import outcomes
 
 DICE = 5
 

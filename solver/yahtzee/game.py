@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from .. import InputError, tables
+from ..errors import InputError
+from ..store import Store
 from .dice import keep_graph
 from .rules import UPPER, YahtzeeRules
 from .scoring import tables as score_tables
@@ -24,13 +24,11 @@ ALIASES = {"fh": "full_house", "fullhouse": "full_house", "ss": "small_straight"
            "5s": "fives", "6s": "sixes"}
 
 
-def game_table(rules: YahtzeeRules, tables_dir: str | None = None, progress=None) -> np.ndarray:
-    """E[mask, up, yf], from tables/ or solved (numba) and stored."""
-    path = Path(tables.table_dir(tables_dir)) / tables.file_name(rules.name, rules.digest(),
-                                                                OBJECTIVE)
-    _, arrays = tables.cached(path, {"objective": OBJECTIVE, "rules_hash": rules.digest()},
-                              lambda: ({"rules_name": rules.name},
-                                       {"E": solve(rules, progress)}))
+def game_table(rules: YahtzeeRules, store: Store, progress=None) -> np.ndarray:
+    """E[mask, up, yf], from the store or solved (numba) and stored."""
+    _, arrays = store.cached(rules.name, rules.digest(), OBJECTIVE,
+                             lambda: ({"rules_name": rules.name},
+                                      {"E": solve(rules, progress)}))
     return arrays["E"]
 
 

@@ -5,7 +5,7 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass
 
-from .. import InputError
+from ..errors import InputError
 
 UPPER = ("ones", "twos", "threes", "fours", "fives", "sixes")
 

@@ -1,201 +1,43 @@
-"""End-game: the last turn of the game and the final round, as exact single-turn MDPs.
+"""The final round: everyone's chance, each player still to play maximising his own.
 
-Near the end the objective is the probability of winning.  A final turn is the turn solver
-of turn.py with a payoff over the points x the turn adds to the player's score: U[b, x] for
-x < H, and U_inf[b] beyond (batch rows b: deficits, or leader states).  Permanent points
-(zilch-online) are levels: level k holds k permanent combinations; each level is solved with
-the level above as the source of its permanent choices, from the top down (above H every
-end of the turn is worth U_inf).
-
-Final round.  Players still to play, in order, each maximise their own chance; a player
-ending at F wins if F beats the leader and no later player beats F (k tied players share a
-win: each gets 2 * tie / k, a half each for two with the default tie = 0.5).  Processing the
-players from the last one back, Q_j(F, c) is the share of each of the c players tied at F
-before player j: Q_j(F, c) = P_j(< F) Q_{j+1}(F, c) + P_j(= F) Q_{j+1}(F, c + 1), with P_j
-from player j's optimal turn against (F, c) (its final-score distribution, forward pass).
-Player j's payoff for ending at F_j > F is Q_{j+1}(F_j, 1).  Leader scores are truncated
-where every player's chance of getting there is below TRUNCATION (computed, not assumed).
+A player ending at F wins if F beats the leader and no later player beats F (k tied players
+share a win: each gets 2 * tie / k, a half each for two with the default tie = 0.5).
+Processing the players from the last one back, Q_j(F, c) is the share of each of the c
+players tied at F before player j: Q_j(F, c) = P_j(< F) Q_{j+1}(F, c) + P_j(= F)
+Q_{j+1}(F, c + 1), with P_j from player j's optimal turn against (F, c) (its final-score
+distribution, forward pass).  Player j's payoff for ending at F_j > F is Q_{j+1}(F_j, 1).
+Leader scores are truncated where every player's chance of getting there is below
+last_turn.TRUNCATION (computed, not assumed: the caller passes reach_bound's D).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 
-from . import InputError
-from .rules import RuleSet
-from .turn import (Above, Extra, Payoff, RowValues, TurnModel, TurnSolution, build_model,
-                   class_fill, class_rows, copy_runs, solve_turn, state_index)
-
-TRUNCATION = 1e-13
-
-
-def share(rules: RuleSet, k: int) -> float:
-    """A player's part of a win shared by k tied players."""
-    return 1.0 if k <= 1 else rules.tie * 2.0 / k
+from ..errors import InputError
+from ..outcomes.model import TurnModel
+from ..rules import RuleSet
+from ..turn import Extra, Payoff, Permanent, Tail, TurnLevels, TurnSolution, solve_turn
+from ..turn.kernel import copy_runs
+from ..turn.rows import Above, RowValues, class_fill, class_rows, solve_row_values, solve_rows
 
 
-def perm_step(rules: RuleSet) -> int | None:
-    amounts = sorted({p.points for p in rules.patterns if p.permanent})
-    if not amounts:
-        return None
-    if len(amounts) > 1:
-        raise InputError(f"{rules.name}: the end-game solver handles one permanent amount, "
-                         f"the rules have {amounts}")
-    return amounts[0] // rules.unit
-
-
-def solve_final_turn(rules: RuleSet, U: np.ndarray, U_inf: np.ndarray, on_board: bool,
-                     EU: np.ndarray | None = None, EU_inf: np.ndarray | None = None,
-                     chunks: int = 4) -> list[TurnSolution]:
-    """levels[k]: the optimal turn holding k permanent combinations (one level without).
-
-    EU (E, B, H) / EU_inf (E, B): other payoffs of the turn's end, evaluated under the
-    optimal policy (solution.extras).  Rows whose payoffs are constant past a short horizon
-    (a last turn: everything beyond the deficit wins) are solved in chunks of similar
-    horizon, each on a grid no longer than it needs."""
-    B, H = U.shape
-    diff = U != U_inf[:, None]
-    if EU is not None:
-        diff |= (EU != EU_inf[:, :, None]).any(axis=0)
-    horizon = np.where(diff.any(axis=1), H - np.argmax(diff[:, ::-1], axis=1), 1)
-    if chunks > 1 and B >= 2 * chunks and horizon.min() < 0.6 * horizon.max():
-        order = np.argsort(horizon, kind="stable")
-        parts = np.array_split(order, chunks)
-        solved = []
-        for rows in parts:
-            h = int(horizon[rows].max())
-            solved.append(solve_final_turn(
-                rules, U[rows, :h], U_inf[rows], on_board,
-                None if EU is None else EU[:, rows, :h],
-                None if EU_inf is None else EU_inf[:, rows], chunks=1))
-        depth = max(len(lv) for lv in solved)
-        inverse = np.empty(B, np.int64)
-        inverse[np.concatenate(parts)] = np.arange(B)
-        levels = []
-        for k in range(depth):
-            # a chunk with fewer levels is decided beyond its last one: its top level
-            merged = TurnSolution.concat([lv[min(k, len(lv) - 1)] for lv in solved])
-            levels.append(merged.take(inverse))
-        return levels
-    return _solve_levels(rules, U, U_inf, on_board, EU, EU_inf)
-
-
-def _solve_levels(rules, U, U_inf, on_board, EU, EU_inf) -> list[TurnSolution]:
-    model = build_model(rules)
-    B, H = U.shape
-    m = -(-rules.min_bank(on_board) // rules.unit)
-    step = perm_step(rules)
-    top = math.ceil(H / step) if step else 0
-    ne = 0 if EU is None else len(EU)
-
-    def at(arr, inf, x):
-        return np.where(x[None, :] < arr.shape[1], arr[:, np.minimum(x, arr.shape[1] - 1)],
-                        inf[:, None])
-
-    levels: dict[int, TurnSolution] = {}
-    key = np.zeros(B)            # rows with equal keys have equal solutions at the level
-    for k in range(top, -1, -1):
-        p = k * (step or 0)
-        if p >= H:
-            levels[k] = TurnSolution.constant(model, U_inf.astype(float))
-            if ne:
-                levels[k].with_constant_extras(EU_inf.astype(float))
-            key = np.unique(np.column_stack([U_inf] + ([EU_inf.T] if ne else [])), axis=0,
-                            return_inverse=True)[1].ravel().astype(float)
-            continue
-        zx = p if p >= m else 0
-        # rows whose payoffs from here on (and whose level above) agree are solved once: at
-        # a high level most leaders are already beaten by the permanent points alone
-        feats = [U[:, p:], U[:, zx:zx + 1], U_inf[:, None], key[:, None]]
-        for j in range(ne):
-            feats += [EU[j][:, p:], EU[j][:, zx:zx + 1], EU_inf[j][:, None]]
-        _, first, inverse = np.unique(np.concatenate(feats, axis=1), axis=0,
-                                      return_index=True, return_inverse=True)
-        inverse = inverse.ravel()
-        Ur, Uir = U[first], U_inf[first]
-        EUr = EU[:, first] if ne else None
-        EUir = EU_inf[:, first] if ne else None
-        b = len(first)
-        extras = tuple(
-            Extra(bank=lambda r, p=p, j=j: at(EUr[j], EUir[j], r + p),
-                  tail_slope=np.zeros(b), tail_intercept=EUir[j].astype(float),
-                  zilch=at(EUr[j], EUir[j], np.array([zx]))[:, 0]) for j in range(ne))
-        pay = Payoff(
-            bank=lambda r, p=p: np.where(r[None, :] + p >= m, at(Ur, Uir, r + p), -np.inf),
-            tail_slope=np.zeros(b), tail_intercept=Uir.astype(float),
-            tail_from=max(H - p, m - p, 0), zilch=at(Ur, Uir, np.array([zx]))[:, 0],
-            perm_sources={step: levels[k + 1].take(first)} if step else {}, extras=extras)
-        levels[k] = solve_turn(model, pay).take(inverse)
-        key = inverse.astype(float)
-    return [levels[k] for k in range(top + 1)]
-
-
-# --- last turn --------------------------------------------------------------------------------
-def last_turn_payoff(rules: RuleSet, deficits: np.ndarray, H: int) -> np.ndarray:
-    """U[d, x] = 1 if x > d, the tie value if x == d, else 0 (units)."""
-    x = np.arange(H)[None, :]
-    d = deficits[:, None]
-    return np.where(x > d, 1.0, np.where(x == d, rules.tie, 0.0))
-
-
-def solve_last_turn(rules: RuleSet, deficits, on_board: bool = True) -> list[TurnSolution]:
-    """P(win) of a last turn against each deficit (points, multiples of the unit)."""
-    d = np.asarray(deficits, dtype=np.int64) // rules.unit
-    H = int(d.max()) + 1
-    U = last_turn_payoff(rules, d, H)
-    return solve_final_turn(rules, U, np.ones(len(d)), on_board)
-
-
-def turn_reach_bound(rules: RuleSet, eps: float = TRUNCATION) -> int:
-    """Units D such that no turn, however played, adds more than D units with probability
-    above eps (from the best "beat D" play); stored in tables/ like any table."""
-    from pathlib import Path
-
-    from . import tables
-    path = Path(tables.table_dir()) / tables.file_name(rules.name, rules.digest(), "reach")
-    _, arrays = tables.cached(path, {"objective": "reach", "rules_hash": rules.digest(),
-                                     "eps": eps},
-                              lambda: ({}, {"D": np.array([_reach_bound(rules, eps)])}))
-    return int(arrays["D"][0])
-
-
-@lru_cache(maxsize=32)
-def _reach_bound(rules: RuleSet, eps: float) -> int:
-    D = 64
-    while True:
-        levels = solve_last_turn(rules, [D * rules.unit], on_board=True)
-        if levels[0].roll[0, 0, 0] < eps:
-            # the chance to beat a deficit only falls as it grows: bisect down to the smallest
-            lo, hi = D // 2, D
-            while hi - lo > 8:
-                mid = (lo + hi) // 2
-                v = solve_last_turn(rules, [mid * rules.unit])[0].roll[0, 0, 0]
-                lo, hi = (lo, mid) if v < eps else (mid, hi)
-            return hi
-        D *= 2
-        if D > 1 << 14:
-            raise InputError(f"{rules.name}: turns can score without bound (no truncation)")
-
-
-# --- final round ------------------------------------------------------------------------------
 def need_space_ok(rules: RuleSet, score_units: int) -> bool:
     """Can the last player's turn be solved in "points still needed" (one row per tie count
     instead of one per leader score)?  Banking allowed at any total, or no permanent points
     (then the few totals below the bank minimum are solved per row: _below_minimum)."""
-    on_board = score_units > 0 or not rules.entry_minimum
-    return rules.min_bank(on_board) == 0 or perm_step(rules) is None
+    return rules.min_bank(rules.on_board(score_units)) == 0 or rules.perm_step is None
 
 
-def _below_minimum(rules: RuleSet, sol: TurnSolution, X: int, d: np.ndarray, ci: np.ndarray,
+def _below_minimum(model: TurnModel, sol: TurnSolution, X: int, d: np.ndarray, ci: np.ndarray,
                    m: int, low: np.ndarray):
     """The last player's start for deficits d (units) when banking needs m units: from
     r >= m on, row d is the need-space solution at r' = X - d + r (row ci of sol: its tie
     count); below m the player cannot bank, so those few totals are solved per row.
     Returns (value, leaders' share) at the start of the turn, per row."""
-    model = build_model(rules)
     B, S = len(d), model.states
     L = X + model.max_shift + m + 1
     V = sol.extended(L)
@@ -231,7 +73,7 @@ def _below_minimum(rules: RuleSet, sol: TurnSolution, X: int, d: np.ndarray, ci:
     return W[0, 0], WE[0, 0]
 
 
-def last_player_need_space(rules: RuleSet, X: int, ties: list[float], below: list[float],
+def last_player_need_space(base: TurnModel, X: int, ties: list[float], below: list[float],
                            d: np.ndarray, ci: np.ndarray, m: int):
     """The last player's turn for every deficit d = 1..X-1 at once, per tie count.
 
@@ -245,8 +87,6 @@ def last_player_need_space(rules: RuleSet, X: int, ties: list[float], below: lis
     Returns (value, leaders' share) at the start of the turn for deficits d (units, each
     below X) and tie rows ci (indices into ties); m: the bank minimum in units (if any, no
     permanent points: see _below_minimum)."""
-    import dataclasses
-    base = build_model(rules)
     model = dataclasses.replace(base, shift=base.shift + base.perm, perm=np.zeros_like(base.perm))
     B = len(ties)
     tie = np.asarray(ties, float)
@@ -258,11 +98,11 @@ def last_player_need_space(rules: RuleSet, X: int, ties: list[float], below: lis
     def lead(r):
         return np.where(r[None, :] > X, 0.0, np.where(r[None, :] == X, tie[:, None],
                                                       low[:, None]))
-    leaders = Extra(bank=lead, tail_slope=np.zeros(B), tail_intercept=np.zeros(B), zilch=low)
-    sol = solve_turn(model, Payoff(bank=bank, tail_slope=np.zeros(B), tail_intercept=np.ones(B),
-                                   tail_from=X + 1, zilch=np.zeros(B), extras=(leaders,)))
+    leaders = Extra(bank=lead, zilch=low, tail=Tail.constant(np.zeros(B)))
+    sol = solve_turn(model, Payoff(bank=bank, zilch=np.zeros(B), extras=(leaders,),
+                                   tail=Tail.constant(np.ones(B), start=X + 1)))
     if m:
-        return _below_minimum(rules, sol, X, d, ci, m, low)
+        return _below_minimum(base, sol, X, d, ci, m, low)
     N = base.dice
     L = sol.roll.shape[2] + int(model.shift.max()) + 1
     V = sol.extended(L)                                  # (B, S, L), ordinary states
@@ -332,7 +172,7 @@ class _LeaderProblem:
         return np.where(x < H, arr[..., np.minimum(x, H - 1)], inf)
 
     def rows_payoff(self, k: int, idx: np.ndarray, typ: np.ndarray, classes: TurnSolution,
-                    cls: np.ndarray, src) -> Payoff:
+                    cls: np.ndarray, src) -> tuple[Payoff, Above]:
         """Level k for the rows idx (zilch type typ, class cls of `classes`), solved only up
         to their leaders (Above); src: level k + 1 of those rows, or None (no permanent
         points)."""
@@ -348,15 +188,15 @@ class _LeaderProblem:
         extras = tuple(
             Extra(bank=lambda r, j=j: split(at(self.EG[j], 0.0, r + p)[None, :], ET[j][:, None],
                                             C[j][:, None], r + p),
-                  tail_slope=np.zeros(b), tail_intercept=np.zeros(b),
-                  zilch=np.where(typ == 0, ET[j], C[j])) for j in range(len(ET)))
-        return Payoff(
+                  zilch=np.where(typ == 0, ET[j], C[j]), tail=Tail.constant(np.zeros(b)))
+            for j in range(len(ET)))
+        pay = Payoff(
             bank=lambda r: np.where(r[None, :] + p >= m,
                                     split(at(G, 1.0, r + p)[None, :], T[:, None], 0.0, r + p),
                                     -np.inf),
-            tail_slope=np.zeros(b), tail_intercept=np.ones(b), tail_from=0,
-            zilch=np.where(typ == 0, T, 0.0), perm_sources={self.step: src} if self.step else {},
-            extras=extras, above=Above(self.F[idx] - S - p, classes, cls, C))
+            zilch=np.where(typ == 0, T, 0.0), tail=Tail.constant(np.ones(b)), extras=extras,
+            permanent=Permanent(sources={self.step: src} if self.step else {}))
+        return pay, Above(self.F[idx] - S - p, classes, cls, C)
 
 
 @dataclass
@@ -389,16 +229,16 @@ class LeaderRows:
         """Units from the start of level k to the leaders of `rows`: their own part."""
         return self.problem.F[rows] - self.problem.S - k * (self.problem.step or 0)
 
-    def levels(self, i: int) -> list[TurnSolution]:
+    def levels(self, i: int) -> TurnLevels:
         """Every level of row i, values of rolling and banking apart: its own part solved
         again, from the top level down (each is the next one's source)."""
         pr = self.problem
         idx = np.array([i])
-        out: list[TurnSolution] = [None] * len(self.classes)
+        out: list[TurnSolution] = [None] * len(self.classes)  # type: ignore[list-item]
         for k in range(len(self.classes) - 1, -1, -1):
             sol = _derived(self.classes[k], self.cls[k][idx], pr.C[:, idx])
             if i >= self.first[k]:
-                own = solve_turn(pr.model, pr.rows_payoff(
+                own = solve_rows(pr.model, *pr.rows_payoff(
                     k, idx, self.typ[k][idx], self.classes[k], self.cls[k][idx],
                     out[k + 1] if pr.step else None))
                 n = min(own.roll.shape[2], sol.roll.shape[2])
@@ -407,7 +247,7 @@ class LeaderRows:
                 np.copyto(sol.bank[:, :, :n], own.bank[:, :, :n], where=keep)
                 np.copyto(sol.extras[:, :, :, :n], own.extras[:, :, :, :n], where=keep[None])
             out[k] = sol
-        return out
+        return TurnLevels(pr.model.rules, tuple(out))
 
     def start(self) -> tuple[np.ndarray, np.ndarray]:
         """P(win) and the extras (E, B) of every row from the start of the turn."""
@@ -450,7 +290,7 @@ class _LevelSource:
                 copy_runs(ALL[1 + j], dst, self.own.extras[j], src, n)
 
 
-def solve_leader_rows(rules: RuleSet, S: int, G: np.ndarray, EG: np.ndarray, F: np.ndarray,
+def solve_leader_rows(model: TurnModel, S: int, G: np.ndarray, EG: np.ndarray, F: np.ndarray,
                       T: np.ndarray, ET: np.ndarray, C: np.ndarray,
                       on_board: bool) -> LeaderRows:
     """A final turn from score S (units) against leaders F (B,) (ascending), grid x < H.
@@ -462,11 +302,11 @@ def solve_leader_rows(rules: RuleSet, S: int, G: np.ndarray, EG: np.ndarray, F: 
     one more extra, the chance of such a zilch; at or above the leader: T or G).  Each level
     solves its classes on the whole grid and the rows only up to their leader (Above),
     keeping only their values (rows are many; LeaderRows.levels solves one again in full)."""
-    model = build_model(rules)
+    rules = model.rules
     H = len(G)
     E, B = len(EG), len(F)
-    m = -(-rules.min_bank(on_board) // rules.unit)
-    step = perm_step(rules)
+    m = rules.min_bank_units(on_board)
+    step = rules.perm_step
     top = math.ceil(H / step) if step else 0
     pr = _LeaderProblem(model, S, G, EG, F, T, ET, C, m, step)
     at = pr.at
@@ -498,14 +338,13 @@ def solve_leader_rows(rules: RuleSet, S: int, G: np.ndarray, EG: np.ndarray, F: 
             else:                       # the chance of a zilch below the leader
                 zE = (t < 0).astype(float)
                 bank = lambda r: np.zeros((nc, len(r)))
-            extras.append(Extra(bank=bank, tail_slope=np.zeros(nc), tail_intercept=np.zeros(nc),
-                                zilch=zE))
+            extras.append(Extra(bank=bank, zilch=zE, tail=Tail.constant(np.zeros(nc))))
         src = {step: solved.classes[k + 1].take(prev[rep])} if step else {}
         pay = Payoff(
             bank=lambda r: np.broadcast_to(np.where(r + p >= m, at(G, 1.0, r + p), -np.inf),
                                            (nc, len(r))),
-            tail_slope=np.zeros(nc), tail_intercept=np.ones(nc),
-            tail_from=max(H - p, m - p, 0), zilch=zU, perm_sources=src, extras=tuple(extras))
+            zilch=zU, tail=Tail.constant(np.ones(nc), start=max(H - p, m - p, 0)),
+            extras=tuple(extras), permanent=Permanent(sources=src))
         solved.classes[k], solved.cls[k], solved.typ[k] = solve_turn(model, pay), inv, typ
         # the rows at or below their leader at this level: solved up to it
         f = int(np.searchsorted(F - S - p, 0, side="left"))
@@ -513,8 +352,8 @@ def solve_leader_rows(rules: RuleSet, S: int, G: np.ndarray, EG: np.ndarray, F: 
         if f < B:
             idx = np.arange(f, B)
             src = _LevelSource(solved, k + 1, idx, own) if step else None
-            own = solve_turn(model, pr.rows_payoff(k, idx, typ[idx], solved.classes[k],
-                                                   inv[idx], src), values_only=True)
+            own = solve_row_values(model, *pr.rows_payoff(k, idx, typ[idx], solved.classes[k],
+                                                          inv[idx], src))
         else:
             own = None
         prev = inv
@@ -534,8 +373,9 @@ class PlayerTurn:
     def row(self, F: int, c: int) -> int:
         return self.rows.index((F, c))
 
-    def levels(self, row: int = 0) -> list[TurnSolution]:
+    def levels(self, row: int = 0) -> TurnLevels:
         """The turn against one leader row, every permanent level (one batch row)."""
+        assert self.solved is not None
         return self.solved.levels(row)
 
 
@@ -553,8 +393,8 @@ class FinalRound:
         return self.tied * self.p_leaders + sum(self.p_players)
 
 
-def solve_final_round(rules: RuleSet, leader: int, tied: int, scores: list[int],
-                      turn: int = 0) -> FinalRound:
+def solve_final_round(model: TurnModel, leader: int, tied: int, scores: list[int],
+                      reach_bound: int, turn: int = 0) -> FinalRound:
     """The final round from the moment before the first of `scores` plays: the leader has
     `leader` points, `tied` players share it.  `turn`: the first player's turn total so far
     (a query in the middle of his turn), so that every score he can still reach is covered.
@@ -563,7 +403,9 @@ def solve_final_round(rules: RuleSet, leader: int, tied: int, scores: list[int],
     may face, and evaluated (extras) for the leaders' share Q_j(F, c) and for every later
     player i's chance Z_i(F, c) of winning from there.  Player j faces leaders up to what
     the players before him can reach (F_top[j]); above that (probability below TRUNCATION)
-    he is taken not to change the outcome, as every player is beyond his own reach."""
+    he is taken not to change the outcome, as every player is beyond his own reach
+    (reach_bound: last_turn.reach_bound's D, units)."""
+    rules = model.rules
     u = rules.unit
     if leader % u or any(s % u for s in scores) or turn % u:
         raise InputError(f"scores must be multiples of {u} under {rules.name}")
@@ -571,7 +413,7 @@ def solve_final_round(rules: RuleSet, leader: int, tied: int, scores: list[int],
         raise InputError("a player still to play in the final round cannot be level with or "
                          "ahead of the leader")
     L0 = leader // u
-    D = turn_reach_bound(rules)
+    D = reach_bound
     reach = [s // u + D for s in scores]
     reach[0] += turn // u
     F_hi = max([L0] + reach)
@@ -580,7 +422,7 @@ def solve_final_round(rules: RuleSet, leader: int, tied: int, scores: list[int],
     m = len(scores)
     C = tied + m + 2
     # over the leader grid (F - L0, c): the leaders' share, and each later player's chance
-    Q = np.array([[share(rules, c) if c else 0.0 for c in range(C)]] * nF)
+    Q = np.array([[rules.share(c) if c else 0.0 for c in range(C)]] * nF)
     Z: dict[int, np.ndarray] = {}
     players: list[PlayerTurn | None] = [None] * m
     for j in range(m - 1, -1, -1):
@@ -603,20 +445,20 @@ def solve_final_round(rules: RuleSet, leader: int, tied: int, scores: list[int],
         f = np.array([F - L0 for F, _ in rows])
         c = np.array([c for _, c in rows])
         tables = [Q] + [Z[pl] for pl in later]
-        on_board = S > 0 or not rules.entry_minimum
+        on_board = rules.on_board(S)
         if j == m - 1 and j > 0 and need_space_ok(rules, S):
             # the last player: one row per tie count, every leader score a column
             cs = sorted(set(c.tolist()))
             ci = np.searchsorted(cs, c)
             d = f + L0 - S                          # deficits
-            mb = -(-rules.min_bank(on_board) // u)
-            value, leaders = last_player_need_space(rules, H, [Q[0, x + 1] for x in cs],
+            mb = rules.min_bank_units(on_board)
+            value, leaders = last_player_need_space(model, H, [Q[0, x + 1] for x in cs],
                                                     [Q[0, x] for x in cs], d, ci, mb)
             ex = leaders[None, :]
             solved = None
         else:
             solved = solve_leader_rows(
-                rules, S, G, EG, f + L0, Q[f, c + 1],
+                model, S, G, EG, f + L0, Q[f, c + 1],
                 np.stack([tb[f, c + 1] for tb in tables]), np.stack([tb[f, c] for tb in tables]),
                 on_board)
             value, ex = solved.start()
@@ -629,84 +471,18 @@ def solve_final_round(rules: RuleSet, leader: int, tied: int, scores: list[int],
             newZ[pl][f, c] = ex[e]
         Q, Z = newQ, newZ
     p_players = [float(Z[j][0, tied]) for j in range(m)]
-    return FinalRound(rules, leader, tied, players, float(Q[0, tied]), p_players)
+    return FinalRound(rules, leader, tied, players, float(Q[0, tied]), p_players)  # type: ignore[arg-type]
 
 
-# --- stored last-turn table and queries -------------------------------------------------------
-LAST_TURN = "lastturn"
-
-
-@dataclass(eq=False)
-class LastTurnTable:
-    """P(win) of a last turn for every deficit 0..max_deficit (units), both board flags."""
-    rules: RuleSet
-    max_deficit: int
-    levels: dict            # on_board -> list[TurnSolution], batch row = deficit
-
-    def lookup(self, deficit: int, on_board: bool = True):
-        """(levels, row) for a deficit in points; solved on demand beyond the table."""
-        d = deficit // self.rules.unit
-        if d <= self.max_deficit:
-            return self.levels[on_board], d
-        return solve_last_turn(self.rules, [deficit], on_board), 0
-
-    def values(self, deficit: int, dice: int, turn: int, permanent: int = 0,
-               on_board: bool = True) -> tuple[float, float | None]:
-        """(P(win) if rolling, P(win) if banking or None where banking is not allowed)."""
-        rs = self.rules
-        if deficit < 0:              # already ahead: whatever happens, the player wins
-            return 1.0, (None if state_index(rs, dice, turn) == 0 else 1.0)
-        levels, row = self.lookup(deficit, on_board)
-        step = perm_step(rs)
-        k = permanent // (step * rs.unit) if step else 0
-        if k >= len(levels):
-            return 1.0, 1.0
-        roll, bank = levels[k].at(state_index(rs, dice, turn), (turn - permanent) // rs.unit)
-        b = float(bank[row])
-        return float(roll[row]), (b if np.isfinite(b) else None)
-
-
-def last_turn_table(rules: RuleSet, tables_dir: str | None = None) -> LastTurnTable:
-    """The table of every deficit up to the target, from tables/ or solved and stored."""
-    from pathlib import Path
-
-    from . import tables
-    if rules.target is None:
-        raise InputError(f"{rules.name} has no target: there is no last turn")
-    D = rules.target // rules.unit
-    flags = (False, True) if rules.min_bank(False) != rules.min_bank(True) else (True,)
-    path = Path(tables.table_dir(tables_dir)) / tables.file_name(rules.name, rules.digest(),
-                                                                LAST_TURN)
-
-    def build():
-        arrays = {}
-        for flag in flags:
-            for k, sol in enumerate(solve_last_turn(rules, np.arange(D + 1) * rules.unit, flag)):
-                arrays.update(sol.to_arrays(f"{int(flag)}.{k}"))
-        return {"rules_name": rules.name, "max_deficit": D}, arrays
-
-    header, arrays = tables.cached(path, {"objective": LAST_TURN, "rules_hash": rules.digest()},
-                                   build)
-    levels = {}
-    for flag in flags:
-        k, lv = 0, []
-        while f"{int(flag)}.{k}.cap" in arrays:
-            lv.append(TurnSolution.from_arrays(f"{int(flag)}.{k}", arrays))
-            k += 1
-        levels[flag] = lv
-    if len(flags) == 1:
-        levels[False] = levels[True]
-    return LastTurnTable(rules, D, levels)
-
-
-def stopping_rule(rules: RuleSet, levels: list[TurnSolution], row: int, score: int,
+def stopping_rule(levels: TurnLevels, reach: np.ndarray, row: int, score: int,
                   leader: int) -> dict[int, int | None]:
     """Per dice count: the smallest turn total from which banking is optimal at every larger
-    total on the grid (no permanent points); None where the player never banks."""
-    from .policy import reachable
+    total on the grid (no permanent points); None where the player never banks.  reach:
+    reach[s, r] for at least the grid's totals (turn/reach.py)."""
+    rules = levels.rules
     sol = levels[0]
     L = sol.roll.shape[2]
-    reach = reachable(rules, L)
+    reach = reach[:, :L]
     u = rules.unit
     out = {}
     for n in range(rules.dice, 0, -1):
@@ -721,3 +497,4 @@ def stopping_rule(rules: RuleSet, levels: list[TurnSolution], row: int, score: i
         later = np.nonzero(ok[start:])[0]
         out[n] = int((start + later[0]) * u) if len(later) else None
     return out
+

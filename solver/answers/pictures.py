@@ -1,10 +1,27 @@
-"""Pictures (matplotlib, written to files; no display needed)."""
+"""Pictures (matplotlib, written to PNG files; no display needed): the last turn, a turn's
+score distribution, and the two-player game."""
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
-from . import InputError
-from .rules import RuleSet
+from ..errors import InputError
+from ..play.evaluate import Distribution
+from ..play.evaluate import evaluate as exact_distribution
+from ..play.verify import read_scores
+from ..rules import RuleSet
+from ..store import Store
+from .base import Answer, out_path, rule_set, tables_of
+from .checks import resolve_policy
+
+Rules = str | RuleSet
+Tables_ = str | Store | None
+
+
+@dataclass(frozen=True)
+class Picture(Answer):
+    wrote: str
 
 
 def _pyplot():
@@ -17,15 +34,17 @@ def _pyplot():
     return plt
 
 
-def plot_endgame(rs: RuleSet, out: str, on_board: bool = True, tables_dir=None) -> None:
+def plot_endgame(rules: Rules = "farkle", out: str = "endgame.png", not_on_board: bool = False,
+                 tables: Tables_ = None) -> Picture:
     """Left: P(win) of a last turn against the deficit, one line per dice count at turn
     total 0 (log scale: it falls geometrically).  Right: P(win) with N-1 dice over (deficit,
     turn total), and the roll/bank boundary (the smallest total at which banking is optimal;
     in a last turn it sits one unit above the deficit wherever banking is allowed)."""
-    from .endgame import last_turn_table
+    rs = rule_set(rules)
+    out = out_path(out, ".png")
     plt = _pyplot()
-    tab = last_turn_table(rs, tables_dir)
-    sol = tab.levels[on_board][0]
+    tab = tables_of(rs, tables).last_turn
+    sol = tab.levels[not not_on_board][0]
     u = rs.unit
     d = np.arange(tab.max_deficit + 1)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
@@ -51,10 +70,27 @@ def plot_endgame(rs: RuleSet, out: str, on_board: bool = True, tables_dir=None) 
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)
+    return Picture(out)
 
 
-def plot_distribution(rs: RuleSet, dist, out: str, policy: str, samples=None) -> None:
-    """Exact probability of each recorded turn score (bars), simulated frequencies (dots)."""
+def plot_distribution(rules: Rules = "farkle", out: str = "distribution.png",
+                      policy: str = "optimal", results: str | None = None,
+                      column: str | None = None, not_on_board: bool = False,
+                      tables: Tables_ = None) -> Picture:
+    """The exact probability of each recorded turn score (bars), a simulator's frequencies
+    (dots) over it."""
+    rs = rule_set(rules)
+    out = out_path(out, ".png")
+    tab = tables_of(rs, tables)
+    on = not not_on_board
+    dist = exact_distribution(tab.model, resolve_policy(policy, tab, on), on)
+    samples = read_scores(results, column) if results else None
+    _draw_distribution(rs, dist, out, policy, samples)
+    return Picture(out)
+
+
+def _draw_distribution(rs: RuleSet, dist: Distribution, out: str, policy: str,
+                       samples) -> None:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(11, 4.8))
     keep = dist.probs > 1e-7
@@ -75,23 +111,32 @@ def plot_distribution(rs: RuleSet, dist, out: str, policy: str, samples=None) ->
     plt.close(fig)
 
 
-def plot_game(g, out: str, step: int | None = None) -> None:
+def plot_game(rules: Rules = "farkle", out: str = "game.png", target: int | None = None,
+              step: int | None = None, tables: Tables_ = None) -> Picture:
     """Top left: P(win) of the player to move over (my score, opponent score).  Then, for
-    each dice count, the smallest turn total at which optimal play banks, on a coarser grid
-    of score pairs (each pair's turn solved on demand)."""
-    from .game import _Finals, _pair_payoff
-    from .turn import build_model, solve_turn
-    plt = _pyplot()
-    rs, W = g.rules, g.W
+    each dice count, the smallest turn total at which optimal play banks (no permanent points
+    held yet), on a coarser grid of score pairs: each pair's turn solved on demand by the
+    game's own turn (piggyback offers and permanent points included)."""
+    rs = rule_set(rules)
+    out = out_path(out, ".png")
+    g = tables_of(rs, tables).game(target, solve_if_missing=False)
+    if g is None:
+        raise InputError(f"no game table for {rs.name} yet: solve it first with zilch game "
+                         f"--rules {rs.name}" + (f" --target {target}" if target else ""))
+    W = g.W
     R, u = W.shape[0], rs.unit
+    if step is not None and (step <= 0 or step % u):
+        raise InputError(f"--step must be a positive multiple of {u}, got {step}")
     step_u = max(1, (step // u) if step else R // 20)
+    if (R // step_u + 1) ** 2 > 10_000:
+        raise InputError(f"--step {step}: {(R // step_u + 1) ** 2} score pairs to solve; "
+                         f"use a step of at least {u * -(-R // 99)}")
     pts = np.arange(0, R, step_u)
-    rows = [(a, b) for a in pts for b in pts]
-    model = build_model(rs)
-    z = np.array([1.0 - W[b, a] for a, b in rows])
-    sol = solve_turn(model, _pair_payoff(rs, model, W, _Finals(rs, R, g.finals), rows, z, R))
+    rows = np.array([(a, b) for a in pts for b in pts])
+    sol = g.turns(rows).levels()[0]
     banks = sol.bank >= sol.roll
     banks[:, :, 0] = False
+    plt = _pyplot()
     n_plots = rs.dice + 1
     cols = 4
     fig, axes = plt.subplots((n_plots + cols - 1) // cols, cols, figsize=(4.2 * cols, 3.6 * (
@@ -117,3 +162,4 @@ def plot_game(g, out: str, step: int | None = None) -> None:
     fig.tight_layout()
     fig.savefig(out, dpi=100)
     plt.close(fig)
+    return Picture(out)

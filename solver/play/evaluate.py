@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .rules import RuleSet
-from .strategies import Choices
-from .turn import build_model, state_index
+from ..outcomes.model import TurnModel
+from ..turn import TurnState
+from .policies import Policy
 
 RESIDUAL = 1e-18
 
@@ -41,32 +41,23 @@ class Distribution:
         return {int(t): float(p) for t, p in zip(self.totals, self.probs)}
 
 
-def evaluate(rules: RuleSet, strategy, on_board: bool = True, dice: int | None = None,
-             turn: int = 0, permanent: int = 0) -> Distribution:
-    model = build_model(rules)
-    N, S, u = rules.dice, model.states, rules.unit
+def evaluate(model: TurnModel, policy: Policy, on_board: bool = True,
+             state: TurnState | None = None) -> Distribution:
+    """The distribution of the points recorded by a turn played by `policy` from `state`
+    (default: a fresh turn)."""
+    rules = model.rules
+    S, u = model.states, rules.unit
     n_out = len(model.prob)
-    starts = np.append(model.opt_start, len(model.shift))
-    width = int(np.diff(starts).max())
-    opt = np.full((n_out, width), -1, np.int64)
-    for o in range(n_out):
-        opt[o, :starts[o + 1] - starts[o]] = np.arange(starts[o], starts[o + 1])
-    valid = opt >= 0
-    oc = np.where(valid, opt, 0)
     out_dice = model.out_dice
-    left = np.where(model.target == model.hot_state, 0, model.target)
-    kept = (out_dice[model.opt_outcome] - left)[oc]
-    points = (model.shift + model.perm)[oc]
-    targets, shifts, perms = model.target[oc], model.shift[oc], model.perm[oc]
     min_bank = rules.min_bank(on_board)
-    dice = N if dice is None else dice
-    s0, r0, p0 = state_index(rules, dice, turn), (turn - permanent) // u, permanent // u
+    state = TurnState(rules.dice) if state is None else state
+    s0, r0, p0 = state.index(rules), state.at_risk(rules), state.permanent // u
     mass: dict[int, np.ndarray] = {p0: np.zeros((S, r0 + 64))}
     mass[p0][s0, r0] = 1.0
     dist: dict[int, float] = {}
     p_zilch = 0.0
     remaining = 1.0
-    rows = np.arange(n_out)
+    outs = np.arange(n_out)
     while mass and remaining > RESIDUAL:
         p = min(mass)
         M = mass.pop(p)
@@ -77,7 +68,7 @@ def evaluate(rules: RuleSet, strategy, on_board: bool = True, dice: int | None =
                 r += 1
                 continue
             s_all = np.arange(S)
-            bank = strategy.banks(rules, s_all, np.full(S, r), np.full(S, p), on_board)
+            bank = policy.banks(s_all, np.full(S, r), np.full(S, p))
             banked = m[bank].sum()
             if banked:
                 t = (r + p) * u
@@ -95,8 +86,7 @@ def evaluate(rules: RuleSet, strategy, on_board: bool = True, dice: int | None =
             om = mn[out_dice - 1] * model.prob
             live = om > 0
             if live.any():
-                ch = Choices(points, kept, targets, r + shifts, p + perms, valid)
-                pick = opt[rows, strategy.pick(ch)]
+                pick = policy.choose(model, outs, np.full(n_out, r), p)
                 tgt, r2, p2 = model.target[pick], r + model.shift[pick], p + model.perm[pick]
                 for pp in np.unique(p2[live]):
                     sel = live & (p2 == pp)

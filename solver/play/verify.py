@@ -13,11 +13,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import InputError
-from .dice import FACES
+from ..errors import InputError
+from ..outcomes.dice import FACES
+from ..outcomes.scoring import scored
+from ..rules import RuleSet
 from .evaluate import Distribution
-from .rules import RuleSet
-from .scoring import scored
 
 MIN_EXPECTED = 5.0
 

@@ -15,7 +15,7 @@ from functools import lru_cache
 from itertools import product
 
 from .dice import FACES, Outcome, outcomes
-from .rules import RuleSet
+from ..rules import RuleSet
 
 
 @dataclass(frozen=True)

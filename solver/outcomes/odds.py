@@ -5,7 +5,7 @@ from collections import defaultdict
 from fractions import Fraction
 
 from .dice import Outcome
-from .rules import Pattern, RuleSet
+from ..rules import Pattern, RuleSet
 from .scoring import scored
 
 NAMES = {1: "single", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}

@@ -1,0 +1,4 @@
+"""python -m dicesolver: the zilch command."""
+from .cli import main
+
+main()

@@ -1,0 +1,141 @@
+"""What every answer shares: a frozen dataclass whose to_dict() is exactly the command's
+JSON, the inputs as the command line and the Python API both give them, and progress."""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, is_dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from ..rules import RuleSet, load
+from ..store import Store
+from ..tables import Tables
+
+
+def hidden(default: Any = None) -> Any:
+    """A field for the text rendering only: not in to_dict()."""
+    return field(default=default, metadata={"hidden": True}, repr=False, compare=False)
+
+
+def optional(default: Any = None) -> Any:
+    """A field left out of to_dict() where it is None."""
+    return field(default=default, metadata={"omit_none": True})
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A frozen answer; to_dict() is exactly what the command prints with --json."""
+
+    def to_dict(self) -> dict:
+        return _fields(self)
+
+    def to_json(self) -> Any:
+        """The JSON value of the answer (to_dict(); a listing is a list)."""
+        return self.to_dict()
+
+
+def plain(v: Any) -> Any:
+    """Answers' values as JSON values: nested answers, sequences, mappings, exact
+    fractions as "n/d" (a whole number as itself), numpy scalars as Python's."""
+    if isinstance(v, Answer):
+        return v.to_dict()
+    if is_dataclass(v) and not isinstance(v, type):
+        return _fields(v)
+    if isinstance(v, Mapping):
+        return {str(k): plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    if isinstance(v, Fraction):
+        return fraction_text(v)
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def _fields(obj: Any) -> dict:
+    out = {}
+    for f in fields(obj):
+        v = getattr(obj, f.name)
+        if f.metadata.get("hidden") or (v is None and f.metadata.get("omit_none")):
+            continue
+        out[f.name] = plain(v)
+    return out
+
+
+def fraction_text(p: Fraction) -> str:
+    return f"{p.numerator}/{p.denominator}"
+
+
+# --- inputs, as the command line gives them (text) or the API (numbers, lists) -----------
+def rule_set(rules: str | RuleSet) -> RuleSet:
+    return rules if isinstance(rules, RuleSet) else load(rules)
+
+
+def tables_of(rules: RuleSet, tables: str | Store | None) -> Tables:
+    """The stored tables of `rules` in the folder `tables` (--tables), else the default."""
+    store = tables if isinstance(tables, Store) else Store.resolve(tables)
+    return Tables(rules, store)
+
+
+def int_list(value: str | Sequence[int], what: str) -> list[int]:
+    """Comma-separated integers (or a sequence of them)."""
+    if isinstance(value, str):
+        try:
+            vals = [int(x) for x in value.replace(" ", "").split(",") if x]
+        except ValueError:
+            raise InputError(f"{what} expects comma-separated integers, got {value!r}") from None
+    else:
+        vals = [_int(x, what) for x in value]
+    if not vals:
+        raise InputError(f"{what}: no values given")
+    return vals
+
+
+def dice_list(value: str | Sequence[int], what: str) -> list[int]:
+    """Die faces such as 1,1,5,3,4,6 (or a sequence of them)."""
+    if isinstance(value, str):
+        try:
+            faces = [int(x) for x in value.replace(" ", "").split(",") if x]
+        except ValueError:
+            raise InputError(f"{what} must be comma-separated die faces such as 1,1,5,3,4,6, "
+                             f"got {value!r}") from None
+    else:
+        faces = [_int(x, what) for x in value]
+    bad = [f for f in faces if not 1 <= f <= 6]
+    if bad:
+        raise InputError(f"{what}: a die shows 1..6, got {bad[0]}")
+    if not faces:
+        raise InputError(f"{what}: no dice given")
+    return faces
+
+
+def _int(x: Any, what: str) -> int:
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
+        raise InputError(f"{what}: expected whole numbers, got {x!r}")
+    return int(x)
+
+
+def finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+
+
+
+def out_path(path: str, suffix: str | None = None) -> str:
+    """An output file, checked before any long work: its folder exists and it is not a
+    folder itself.  suffix: added where the name has none (what the writer would do)."""
+    from pathlib import Path
+    p = Path(path)
+    if suffix and not p.suffix:
+        p = p.with_name(p.name + suffix)
+    if p.is_dir():
+        raise InputError(f"--out {path}: is a folder; give a file name")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise InputError(f"--out {path}: the folder {parent} does not exist")
+    return str(p)

@@ -1,0 +1,172 @@
+"""Whole policies as rows (CSV, JSON or Parquet): expected points, the last turn by
+deficit, the two-player game, Yahtzee's states."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+from ..tables import Tables
+from .base import Answer
+
+FORMATS = ("csv", "json", "parquet")
+
+
+@dataclass(frozen=True)
+class Table(Answer):
+    """Rows as columns of equal length; to_dict() is the JSON export."""
+    meta: dict
+    columns: dict[str, list]
+
+    @property
+    def rows(self) -> int:
+        return len(next(iter(self.columns.values())))
+
+    def to_dict(self) -> dict:
+        rows = [dict(zip(self.columns, vals)) for vals in zip(*self.columns.values())]
+        return {"meta": self.meta, "columns": list(self.columns), "rows": rows}
+
+    def encode(self, fmt: str) -> bytes:
+        """The table in `fmt` (csv, json or parquet)."""
+        if fmt == "parquet":
+            try:
+                import pyarrow as pa
+                import pyarrow.parquet as pq
+            except ImportError:
+                raise InputError("parquet export needs pyarrow: pip install "
+                                 "'dicesolver[parquet]'") from None
+            table = pa.table(self.columns).replace_schema_metadata(
+                {k: str(v) for k, v in self.meta.items()})
+            buf = pa.BufferOutputStream()
+            pq.write_table(table, buf)
+            return buf.getvalue().to_pybytes()
+        if fmt == "json":
+            return json.dumps(self.to_dict()).encode()
+        if fmt != "csv":
+            raise InputError(f"--format is one of {', '.join(FORMATS)}, got {fmt!r}")
+        sio = io.StringIO()
+        w = csv.writer(sio, lineterminator="\n")
+        w.writerow(self.columns)
+        for vals in zip(*self.columns.values()):
+            w.writerow(["" if v is None else (repr(v) if isinstance(v, float) else v)
+                        for v in vals])
+        return sio.getvalue().encode()
+
+    def write(self, path: str, fmt: str) -> None:
+        write_atomic(path, self.encode(fmt))
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """A temporary file in the same folder, then renamed over: never half-written."""
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=p.parent if str(p.parent) else ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _meta(tab: Tables, objective: str) -> dict:
+    return {"rules": tab.rules.name, "rules_hash": tab.rules.digest(), "objective": objective}
+
+
+SCORE_COLUMNS = ("dice", "turn_total", "permanent", "on_board", "action", "value_roll",
+                 "value_bank")
+
+
+def score_rows(tab: Tables) -> Table:
+    """One row per reachable state (turn totals up to the solver's cap; beyond it banking
+    is optimal wherever it is allowed)."""
+    rs, pol = tab.rules, tab.score
+    u, cols = rs.unit, {c: [] for c in SCORE_COLUMNS}
+
+    def add(sol_roll, sol_bank, s, r_idx, perm, on_board):
+        roll, bank = sol_roll[s, r_idx] + perm, sol_bank[s, r_idx] + perm
+        n = len(r_idx)
+        cols["dice"] += [rs.dice if s == 0 else s] * n
+        cols["turn_total"] += (r_idx * u + perm).tolist()
+        cols["permanent"] += [perm] * n
+        cols["on_board"] += [on_board] * n
+        cols["action"] += np.where(bank >= roll, "bank", "roll").tolist()
+        cols["value_roll"] += roll.tolist()
+        cols["value_bank"] += [None if not np.isfinite(b) else b for b in bank.tolist()]
+
+    L = pol.reach.shape[1]
+    for row, on_board in ((0, False), (1, True)):
+        for s in range(rs.dice + 1):
+            add(pol.main.roll[row, :, :L], pol.main.bank[row, :, :L], s,
+                np.nonzero(pol.reach[s])[0], 0, on_board)
+    if pol.secured is not None:
+        step = min(rs.permanent_amounts)
+        Ls = pol.secured.cap + 1
+        for perm in range(step, pol.main.cap * u + 1, step):
+            for on_board in (False, True):
+                for s in range(1, rs.dice + 1):
+                    add(pol.secured.roll[0, :, :Ls], pol.secured.bank[0, :, :Ls], s,
+                        np.arange(Ls), perm, on_board)
+    return Table(_meta(tab, "score"), cols)
+
+
+LAST_TURN_COLUMNS = ("deficit", "dice", "turn_total", "permanent", "on_board", "action",
+                     "p_win_roll", "p_win_bank")
+
+
+def last_turn_rows(tab: Tables) -> Table:
+    """One row per deficit (0..target) and reachable state with the turn total at most the
+    deficit plus one unit (beyond, banking wins outright)."""
+    rs, last = tab.rules, tab.last_turn
+    u, cols = rs.unit, {c: [] for c in LAST_TURN_COLUMNS}
+    step = rs.perm_step or 0
+    flags = (False, True) if last.levels[False] is not last.levels[True] else (True,)
+    for on_board in flags:
+        levels = last.levels[on_board]
+        reach = tab.reachable(levels[0].roll.shape[2])
+        for k, sol in enumerate(levels):
+            if sol.cap == 0:
+                break
+            p = k * step
+            for s in range(rs.dice + 1):
+                if s == 0 and k:           # permanent points come after the first roll
+                    continue
+                rr = np.nonzero(reach[s])[0] if k == 0 else np.arange(sol.roll.shape[2])
+                for d in range(last.max_deficit + 1):
+                    r = rr[rr + p <= d + 1]
+                    r = r[r < sol.roll.shape[2]]
+                    if not len(r):
+                        continue
+                    roll, bank = sol.roll[d, s, r], sol.bank[d, s, r]
+                    n = len(r)
+                    cols["deficit"] += [d * u] * n
+                    cols["dice"] += [rs.dice if s == 0 else s] * n
+                    cols["turn_total"] += ((r + p) * u).tolist()
+                    cols["permanent"] += [p * u] * n
+                    cols["on_board"] += [on_board] * n
+                    cols["action"] += np.where(bank >= roll, "bank", "roll").tolist()
+                    cols["p_win_roll"] += roll.tolist()
+                    cols["p_win_bank"] += [None if not np.isfinite(b) else b
+                                           for b in bank.tolist()]
+    return Table(_meta(tab, "last-turn"), cols)
+
+
+def game_rows(tab: Tables) -> Table:
+    """The stored two-player table: P(the player to move wins) for every pair of scores."""
+    rs = tab.rules
+    g = tab.game(solve_if_missing=False)
+    if g is None:
+        raise InputError(f"no game table for {rs.name} yet: solve it first with zilch game "
+                         f"--rules {rs.name}")
+    R = g.W.shape[0]
+    a, b = np.meshgrid(np.arange(R), np.arange(R), indexing="ij")
+    return Table(_meta(tab, "game"), {"score": (a.ravel() * rs.unit).tolist(),
+                                      "opponent": (b.ravel() * rs.unit).tolist(),
+                                      "p_win": g.W.ravel().tolist()})

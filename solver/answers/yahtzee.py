@@ -1,0 +1,148 @@
+"""The questions of the Yahtzee family, one function per command of `yahtzee`."""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+from ..store import Store
+from ..yahtzee import game as Y
+from ..yahtzee.rules import PRESETS, YahtzeeRules, load
+from .base import Answer
+from .progress import SILENT, Progress
+from .export import Table
+
+Tables_ = str | Store | None
+
+
+def _rules(rules: str | YahtzeeRules) -> YahtzeeRules:
+    return rules if isinstance(rules, YahtzeeRules) else load(rules)
+
+
+def _table(rs: YahtzeeRules, tables: Tables_, progress: Progress) -> np.ndarray:
+    """The stored table; progress only when it has to be solved (a few seconds)."""
+    store = tables if isinstance(tables, Store) else Store.resolve(tables)
+    started = []
+
+    def on_level(done: int) -> None:
+        if not started:
+            progress.start(f"solving {rs.name} (first use)", rs.n_boxes)
+            started.append(True)
+        progress.advance(1)
+    try:
+        return Y.game_table(rs, store, progress=on_level)
+    finally:
+        if started:
+            progress.finish()
+
+
+@dataclass(frozen=True)
+class YahtzeePreset(Answer):
+    name: str
+    description: str
+    boxes: list[str]
+
+
+@dataclass(frozen=True)
+class YahtzeePresets(Answer):
+    presets: tuple[YahtzeePreset, ...]
+
+    def to_json(self) -> list:
+        return [p.to_dict() for p in self.presets]
+
+
+def yahtzee_rules() -> YahtzeePresets:
+    """The rule sets of the Yahtzee family."""
+    return YahtzeePresets(tuple(YahtzeePreset(n, r.description, list(r.boxes))
+                                for n, r in PRESETS.items()))
+
+
+def _filled(filled: str | Sequence[str] | None) -> str:
+    return filled if isinstance(filled, str) or filled is None else ",".join(filled)
+
+
+@dataclass(frozen=True)
+class YahtzeeAdvice(Answer):
+    rules: str
+    dice: list[int]
+    rolls_left: int
+    filled: list[str]
+    upper: int
+    yahtzee_bonus: bool
+    options: list[dict]
+
+
+def yahtzee_advise(rules: str | YahtzeeRules = "yahtzee", dice: str | Sequence[int] = "",
+                   rolls_left: int = 2, filled: str | Sequence[str] | None = "",
+                   upper: int = 0, yahtzee_bonus: bool = False, tables: Tables_ = None,
+                   progress: Progress = SILENT) -> YahtzeeAdvice:
+    """Every keep (or, with no rolls left, every open box) ranked by the expected final
+    score from now on."""
+    rs = _rules(rules)
+    hand = Y.parse_dice(dice if isinstance(dice, str) else ",".join(map(str, dice)))
+    state = Y.parse_state(rs, _filled(filled), upper, yahtzee_bonus)
+    if rolls_left not in (0, 1, 2):
+        raise InputError(f"--rolls-left is 0, 1 or 2, got {rolls_left}")
+    opts = Y.advise(rs, _table(rs, tables, progress), state, hand, rolls_left)
+    return YahtzeeAdvice(rs.name, list(hand), rolls_left,
+                         [b for i, b in enumerate(rs.boxes) if state.mask >> i & 1], upper,
+                         yahtzee_bonus, opts)
+
+
+@dataclass(frozen=True)
+class YahtzeeValue(Answer):
+    rules: str
+    value: float
+    filled: str
+    upper: int
+    yahtzee_bonus: bool
+
+
+def yahtzee_value(rules: str | YahtzeeRules = "yahtzee", filled: str | Sequence[str] | None = "",
+                  upper: int = 0, yahtzee_bonus: bool = False, tables: Tables_ = None,
+                  progress: Progress = SILENT) -> YahtzeeValue:
+    """The expected score still to come from a state between turns (default: the empty
+    sheet: the game's optimum)."""
+    rs = _rules(rules)
+    state = Y.parse_state(rs, _filled(filled), upper, yahtzee_bonus)
+    v = Y.value(rs, _table(rs, tables, progress), state)
+    return YahtzeeValue(rs.name, v, _filled(filled) or "", upper, yahtzee_bonus)
+
+
+@dataclass(frozen=True)
+class YahtzeeSimulation(Answer):
+    rules: str
+    games: int
+    seed: int
+    mean: float
+    stderr: float
+    std: float
+    exact_mean: float
+    quantiles: dict[int, float]
+
+
+def yahtzee_simulate(rules: str | YahtzeeRules = "yahtzee", games: int = 100_000,
+                     seed: int = 0, tables: Tables_ = None,
+                     progress: Progress = SILENT) -> YahtzeeSimulation:
+    """Optimal play simulated: mean, standard deviation and quantiles, beside the exact
+    mean."""
+    rs = _rules(rules)
+    if games < 1:
+        raise InputError(f"--games must be at least 1, got {games}")
+    E = _table(rs, tables, progress)
+    res = Y.simulate(rs, E, games, np.random.default_rng(seed))
+    se = float(res.std(ddof=1) / math.sqrt(games)) if games > 1 else 0.0
+    q = {p: float(np.percentile(res, p)) for p in (1, 5, 10, 25, 50, 75, 90, 95, 99)}
+    return YahtzeeSimulation(rs.name, games, seed, float(res.mean()), se, float(res.std()),
+                             float(E[0, 0, 0]), q)
+
+
+def yahtzee_export(rules: str | YahtzeeRules = "yahtzee", tables: Tables_ = None,
+                   progress: Progress = SILENT) -> Table:
+    """The value of every reachable state between turns."""
+    rs = _rules(rules)
+    cols = Y.export_rows(rs, _table(rs, tables, progress))
+    return Table({"rules": rs.name, "rules_hash": rs.digest(), "objective": "yahtzee"}, cols)

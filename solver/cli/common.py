@@ -1,0 +1,69 @@
+"""What both command lines share: one-line errors, the common options, printing an answer,
+and the progress bar."""
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from ..answers.progress import Progress
+from ..errors import InputError
+
+if TYPE_CHECKING:
+    from ..answers.base import Answer
+
+
+class OneLineErrors(click.Group):
+    """Every usage or input error becomes one line on stderr and exit code 2."""
+
+    def main(self, *args, **kwargs):
+        try:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        except click.exceptions.Exit as e:
+            sys.exit(e.exit_code)
+        except click.exceptions.Abort:
+            click.echo("aborted", err=True)
+            sys.exit(130)
+        except click.ClickException as e:
+            msg = e.format_message().replace("\n", " ")
+            ctx = getattr(e, "ctx", None)
+            where = f"{ctx.command_path}: " if ctx else f"{self.name}: "
+            click.echo(f"{where}error: {msg}", err=True)
+            sys.exit(2)
+        except InputError as e:
+            click.echo(f"{self.name}: error: {e}", err=True)
+            sys.exit(2)
+
+
+TABLES_OPT = click.option("--tables", "tables", default=None, metavar="DIR",
+                          help="Folder for solved tables (default: $DICESOLVER_TABLES, the "
+                               "project's tables/ or the user cache).")
+JSON_OPT = click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+
+
+def emit(answer: Answer, as_json: bool, text: Callable[[Any], str]) -> None:
+    """The answer as JSON (exactly its to_dict()), or as text for people."""
+    click.echo(json.dumps(answer.to_json(), indent=2) if as_json else text(answer))
+
+
+class Bar(Progress):
+    """A progress bar on stderr, drawn once long work starts."""
+
+    def __init__(self) -> None:
+        self._bar = None
+
+    def start(self, label: str, total: int) -> None:
+        self._bar = click.progressbar(length=total, label=label, file=sys.stderr)
+        self._bar.__enter__()
+
+    def advance(self, n: int = 1) -> None:
+        if self._bar is not None:
+            self._bar.update(n)
+
+    def finish(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None

@@ -1,0 +1,431 @@
+"""The whole two-player game: the probability that the player to move wins.
+
+W[a, b]: the player to move has a, the opponent b (units, both below the target).  A turn
+from (a, b) is the turn solver with payoff "1 - W[b, a + t]" for banking t, "the opponent's
+last turn fails" once a + t reaches the target (final round; or 1 where reaching it wins at
+once), and "1 - W[b, a]" for a zilch.  Banks raise the score sum and a zilch swaps the
+players at the same sum, so the sums are solved from the top down; the two orders {(a, b),
+(b, a)} of a sum are coupled only through their zilch payoffs: Newton's method on the pair,
+with the slope dW/dz = P(the turn ends in a zilch) evaluated under the optimal policy (an
+extra of the same solve), lands on the fixed point exactly once the policy settles.
+
+Scores of 0 are "not on the board" where the rules have an entry minimum (a bank is at
+least that minimum, so a positive score is always on the board).
+
+Zonk's piggyback: a player who banks t with n dice left offers them to the opponent, who
+may take them over (roll those n dice from t) or start fresh.  O[x, y, n, t] is the mover's
+chance if he takes the offer: the roll value of state (n, t) in the turn from (x, y), which
+the same solve gives (its grid then covers every total up to y).  Banking is then worth
+1 - max(W[b, a + t], O[b, a + t, n, t]), a payoff by dice left; both terms come from higher
+score sums, so the order of solution is unchanged.  Only the offers worth taking are kept
+(Offers); any other take-over value is its turn's, solved on demand.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..errors import InputError
+from ..outcomes.model import TurnModel
+from ..rules import RuleSet
+from ..turn import Extra, Payoff, StateValues, Tail, TurnLevels, TurnState, solve_levels, solve_turn
+from .last_turn import solve_last_turn
+
+NEWTON_TOL = 1e-14
+
+
+def check_supported(rules: RuleSet) -> None:
+    if rules.target is None:
+        raise InputError(f"{rules.name} has no target: there is no game to solve")
+    if rules.has_permanent:
+        _ = rules.perm_step        # one permanent amount (refused otherwise, clearly)
+    if rules.piggyback and (rules.end != "instant" or rules.has_permanent):
+        raise InputError(f"{rules.name}: piggyback is solved where reaching the target wins "
+                         "at once and without permanent points")
+
+
+@dataclass(frozen=True, eq=False)
+class Offers:
+    """Piggyback take-over values O[x, y, n, t] (taking over n dice and total t, moving with
+    x against y) where they beat a fresh start, at sorted flat indices into `shape`: the
+    only ones the game needs (banking is worth 1 - max(W, O)).  Zonk-chicago to 10000:
+    about 14 M of the 16 M possible offers (165 MB stored)."""
+    shape: tuple
+    idx: np.ndarray
+    val: np.ndarray
+
+    @classmethod
+    def dense(cls, O: np.ndarray, W: np.ndarray) -> Offers:
+        with np.errstate(invalid="ignore"):
+            idx = np.flatnonzero(O > W[:, :, None, None])        # NaN: no such offer
+        small = O.size < 2 ** 31                # 4-byte indices where they fit
+        return cls(O.shape, idx.astype(np.int32) if small else idx, O.ravel()[idx])
+
+    def lookup(self, x, y, n, t) -> np.ndarray:
+        """O where stored, NaN elsewhere (a fresh start is at least as good there)."""
+        flat = np.ravel_multi_index((x, y, n, t), self.shape)
+        if not len(self.idx):
+            return np.full(np.shape(flat), np.nan)
+        pos = np.minimum(np.searchsorted(self.idx, flat), len(self.idx) - 1)
+        return np.where(self.idx[pos] == flat, self.val[pos], np.nan)
+
+
+@dataclass(frozen=True, eq=False)
+class Finals:
+    """P(win) for the player who banks to a + t >= target: the opponent's last turn, by
+    deficit and board flag (opp), or 1 where reaching the target wins at once."""
+    rules: RuleSet
+    R: int
+    opp: dict[bool, np.ndarray] | None
+
+    @classmethod
+    def solve(cls, model: TurnModel, R: int, reach_bound: int) -> Finals:
+        rules = model.rules
+        if rules.end == "instant":
+            return cls(rules, R, None)
+        deficits = np.arange(R + reach_bound + 1) * rules.unit
+        # the opponent's chance in his last turn, by deficit, on and off the board
+        return cls(rules, R, {flag: solve_last_turn(model, deficits, flag)[0].roll[:, 0, 0]
+                              for flag in {True, bool(not rules.entry_minimum)}})
+
+    @property
+    def D(self) -> int:
+        return 0 if self.opp is None else len(next(iter(self.opp.values()))) - self.R - 1
+
+    def mine(self, final: np.ndarray, opp_score: int) -> np.ndarray:
+        if self.opp is None:
+            return np.ones(len(final))
+        d = final - opp_score
+        opp = self.opp[self.rules.on_board(opp_score)]
+        return 1.0 - np.where(d < len(opp), opp[np.minimum(d, len(opp) - 1)], 0.0)
+
+
+@dataclass(frozen=True, eq=False)
+class GameTable:
+    model: TurnModel
+    target: int               # points
+    W: np.ndarray             # (R, R): P(the player to move wins), scores in units < R
+    finals: Finals
+    O: Offers | None = None   # piggyback: the offers worth taking over
+
+    @property
+    def rules(self) -> RuleSet:
+        return self.model.rules
+
+    def p_win(self, me: int, opp: int) -> float:
+        u = self.rules.unit
+        return float(self.W[me // u, opp // u])
+
+    def turns(self, rows: np.ndarray) -> GameTurns:
+        """The turns from the score pairs `rows` ((B, 2), units), solved on demand."""
+        return solve_game_turns(self.model, self.W, self.finals, rows, O=self.O)
+
+    def turn(self, me: int, opp: int) -> TurnLevels:
+        """The turn from scores (me, opp) (points), every level of permanent points."""
+        u = self.rules.unit
+        return self.turns(np.array([[me // u, opp // u]])).levels()
+
+    def take_over(self, me: int, opp: int, dice: int, total: int) -> float:
+        """P(win) of taking over `dice` dice and `total` points (piggyback): stored where
+        that beats a fresh start, else the turn from (me, opp) solved on demand."""
+        assert self.O is not None
+        u = self.rules.unit
+        got = self.O.lookup(*(np.array([x]) for x in (me // u, opp // u, dice, total // u)))
+        if np.isfinite(got[0]):
+            return float(got[0])
+        return float(self.turn(me, opp)[0].roll[0, dice, total // u])
+
+
+# --- the turn of the game: one builder for solving, advising, simulating and plotting -----
+@dataclass(frozen=True, eq=False)
+class GameTurns:
+    """The turns from score pairs rows[i] = (a, b) (units), solved.  Where a turn is solved
+    over levels of permanent points, rows on and off the board are separate solves (parts:
+    their row indices and levels)."""
+    rules: RuleSet
+    rows: np.ndarray
+    parts: tuple[tuple[np.ndarray, TurnLevels], ...]
+    U: np.ndarray            # what banking is worth: U[row, t] (U[row, s, t]: piggyback)
+
+    def _gather(self, get: Callable[[TurnLevels], np.ndarray]) -> np.ndarray:
+        out = np.empty(len(self.rows))
+        for idx, lv in self.parts:
+            out[idx] = get(lv)
+        return out
+
+    def start(self) -> np.ndarray:
+        """P(win) of each row from the start of its turn."""
+        return self._gather(lambda lv: lv[0].roll[:, 0, 0])
+
+    def p_zilch(self) -> np.ndarray:
+        """P(the turn ends in a plain zilch) under the optimal policy: Newton's slope."""
+        return self._gather(lambda lv: lv[0].extras[0][:, 0, 0])
+
+    def levels(self) -> TurnLevels:
+        """Every row's turn, in the order of rows."""
+        if len(self.parts) == 1:
+            return self.parts[0][1]
+        order = np.concatenate([idx for idx, _ in self.parts])
+        inverse = np.empty(len(order), np.int64)
+        inverse[order] = np.arange(len(order))
+        depth = max(len(lv) for _, lv in self.parts)
+        return TurnLevels(self.rules, tuple(
+            type(self.parts[0][1][0]).concat([lv[min(k, len(lv) - 1)] for _, lv in self.parts])
+            .take(inverse) for k in range(depth)))
+
+    def value_at(self, i: int, state: TurnState) -> StateValues:
+        for idx, lv in self.parts:
+            at = np.nonzero(idx == i)[0]
+            if len(at):
+                return lv.value_at(state, int(at[0]))
+        raise IndexError(i)
+
+
+def solve_game_turns(model: TurnModel, W: np.ndarray, finals: Finals, rows: np.ndarray,
+                     z: np.ndarray | None = None, O: Any = None,
+                     levels: bool | None = None) -> GameTurns:
+    """The turns from score pairs `rows` given the chances W of the states after them.
+    z: what a zilch is worth (default 1 - W[b, a]: the other player's turn; the solve
+    passes Newton's iterate).  O: piggyback offers (dense while solving, or Offers).
+    levels: solve over levels of permanent points (default: where the rules have them;
+    forcing it elsewhere cross-checks the two paths)."""
+    rules = model.rules
+    R = W.shape[0]
+    rows = np.asarray(rows).reshape(-1, 2)
+    a, b = rows[:, 0], rows[:, 1]
+    z = 1.0 - W[b, a] if z is None else z
+    if rules.has_permanent if levels is None else levels:
+        U = _game_U(rules, W, finals, rows, R)
+        U[:, 0] = z                        # a plain zilch: the other player's turn
+        return GameTurns(rules, rows, _permanent_turns(model, U, a), U)
+    mins = _bank_minimums(rules, a)
+    if O is None:
+        U = _game_U(rules, W, finals, rows, R)
+        pay = turn_payoff(model, U, z, mins)
+    else:
+        U = _offer_U(W, O, rows, R)
+        pay = turn_payoff(model, U, z, mins, int(b.max()) + 1)
+    sol = solve_turn(model, pay)
+    return GameTurns(rules, rows, ((np.arange(len(rows)), TurnLevels(rules, (sol,))),), U)
+
+
+def _bank_minimums(rules: RuleSet, scores: np.ndarray) -> np.ndarray:
+    """Units a bank needs, by the banking player's score (0: not on the board)."""
+    return np.array([rules.min_bank_units(rules.on_board(x)) for x in scores])
+
+
+def _game_U(rules: RuleSet, W: np.ndarray, finals: Finals, rows: np.ndarray,
+            R: int) -> np.ndarray:
+    """U[row, x]: what ending the turn from (a, b) with a + x points is worth."""
+    a, b = rows[:, 0], rows[:, 1]
+    span = R + (finals.D if rules.end != "instant" else 0) + 1
+    final = a[:, None] + np.arange(span)[None, :]
+    inside = final < R
+    U = np.empty(final.shape)
+    U[inside] = 1.0 - W[np.broadcast_to(b[:, None], final.shape)[inside], final[inside]]
+    for i in range(len(rows)):
+        U[i, ~inside[i]] = finals.mine(final[i, ~inside[i]], b[i])
+    return U
+
+
+def _offer_U(W: np.ndarray, O, rows: np.ndarray, R: int) -> np.ndarray:
+    """Piggyback (reaching the target wins at once): U[row, s, t] = 1 - max(W[b, a + t],
+    O[b, a + t, s, t]).  Banking t with s dice left offers those dice and t to the
+    opponent, who takes them over where that beats a fresh start; reaching R wins."""
+    a, b = rows[:, :1], rows[:, 1:]
+    S = O.shape[2]                  # O: the dense table while solving, or Offers
+    t = np.arange(R + 1)[None, :]
+    final = a + t
+    inside = final < R
+    f = np.minimum(final, R - 1)
+    fresh = W[b, f]
+    U = np.ones((len(rows), S, R + 1))
+    tt = np.minimum(t, R - 1)
+    for s in range(S):
+        if not s:
+            offer = np.full(final.shape, np.nan)
+        elif isinstance(O, Offers):
+            offer = O.lookup(*np.broadcast_arrays(b, f, s, tt))
+        else:
+            offer = O[b, f, s, tt]
+        best = np.where(np.isnan(offer) | (t == 0), fresh, np.maximum(fresh, offer))
+        U[:, s] = np.where(inside, 1.0 - best, 1.0)
+    return U
+
+
+def _permanent_turns(model: TurnModel, U: np.ndarray,
+                     a: np.ndarray) -> tuple[tuple[np.ndarray, TurnLevels], ...]:
+    """Turns with permanent points: a game turn is a final turn over the points x it adds
+    (turn/levels.py), and a plain zilch is "x = 0", so the zilch indicator is the payoff 1
+    at x = 0 only (an extra).  One solve per board flag."""
+    rules = model.rules
+    EU = np.zeros((1,) + U.shape)
+    EU[0, :, 0] = 1.0
+    parts = []
+    for flag in (False, True):
+        sel = np.nonzero((a > 0) == flag if rules.entry_minimum else np.full(len(a), flag))[0]
+        if not len(sel):
+            continue
+        parts.append((sel, solve_levels(model, U[sel], np.ones(len(sel)),
+                                        flag or not rules.entry_minimum, EU[:, sel],
+                                        np.zeros((1, len(sel))))))
+    return tuple(parts)
+
+
+def turn_payoff(model: TurnModel, U: np.ndarray, z: np.ndarray, mins: np.ndarray,
+                cover: int = 0) -> Payoff:
+    """A turn whose bank at t is worth U[row, t] (1 beyond U's end), a zilch z[row]; with
+    the zilch chance under the optimal policy as an extra (Newton's slope).  U[row, s, t]:
+    a bank payoff that depends on the dice left (piggyback).  cover: solve every total
+    below it (the take-over values of piggyback offers) even where banking is certain.
+
+    The grid stops where banking is certainly optimal: a roll is worth at most
+    (1 - pz_n) + pz_n z (every value is at most 1), so once the banking payoff reaches that
+    for every dice count n and every larger total, the turn banks and is worth exactly its
+    payoff; the solver then uses the payoff itself for the free states.  Where hot dice are
+    mandatory the must-roll state looks further ahead: its own exact recursion
+    (_forced_beyond) gives its values there.
+    """
+    B, span = U.shape[0], U.shape[-1]
+    pz = model.p_zilch[1:].min()
+    zb = z[:, None, None] if U.ndim == 3 else z[:, None]
+    sure = U >= 1.0 - pz * (1.0 - zb) - 1e-15
+    if U.ndim == 3:                 # every state that can bank (s = 0 cannot)
+        sure = sure[:, 1:].all(axis=1)
+    last_unsure = np.where(~sure.all(axis=1), span - 1 - np.argmax(~sure[:, ::-1], axis=1), -1)
+    stop = min(max(int((np.maximum(last_unsure + 1, mins)).max()), 1, cover), span - 1)
+
+    def bank(r):
+        v = np.where(r < span, U[..., np.minimum(r, span - 1)], 1.0)
+        ok = r[None, :] >= mins[:, None]
+        return np.where(ok[:, None, :] if U.ndim == 3 else ok, v, -np.inf)
+
+    zil = Extra(bank=lambda r: np.zeros((B, len(r))), zilch=np.ones(B),
+                tail=Tail.constant(np.zeros(B)))
+    forced = None
+    if model.rules.hot_dice == "mandatory":
+        forced = lambda r: _forced_beyond(model, U, z, r)         # noqa: E731
+    return Payoff(bank=bank, zilch=z, extras=(zil,),
+                  tail=Tail.constant(np.ones(B), start=stop, forced=forced))
+
+
+def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """Values of the must-roll state (hot dice, mandatory) at totals r past the cut, where
+    every free state banks at its payoff U: a backward recursion over the totals, from the
+    end of U on (beyond it U is 1 up to 1e-13 and the chain's value is its limit)."""
+    B, span = U.shape[0], U.shape[-1]
+    N = model.dice
+    sel = model.out_dice[model.opt_outcome] == N
+    opt = np.nonzero(sel)[0]
+    out = model.opt_outcome[opt]
+    hot = model.target[opt] == 0
+    p_out = model.prob
+    pz = model.p_zilch[N]
+    end = int(r.max()) + 1
+    top = max(end, span) + int(model.shift.max()) + 1
+    V0 = np.empty((B, top))
+    # the limit: free states worth 1, hot dice again with the probability of all-hot rolls
+    best_free = np.zeros(len(p_out), bool)
+    np.logical_or.at(best_free, out, ~hot)
+    p_hot = p_out[np.unique(out[~best_free[out]])].sum()
+    V0[:, span:] = ((1.0 - pz - p_hot + pz * z) / (1.0 - p_hot))[:, None]
+    Ufull = np.ones((B,) + U.shape[1:-1] + (top,))
+    Ufull[..., :span] = U
+    free = model.target[opt]
+    outs = np.unique(out)
+    starts = np.searchsorted(opt, model.opt_start[outs])
+    p_outs = p_out[outs]
+    for t in range(span - 1, int(r.min()) - 1, -1):
+        nxt = t + model.shift[opt]
+        banked = Ufull[:, free, nxt] if U.ndim == 3 else Ufull[:, nxt]
+        vals = np.where(hot, V0[:, nxt], banked)                         # (B, K_N)
+        best = np.maximum.reduceat(vals, starts, axis=1)
+        V0[:, t] = best @ p_outs + pz * z
+    return V0[:, r]
+
+
+class Checkpoint(Protocol):
+    """Where an interrupted solve saves the score sums done (store.Checkpoint)."""
+    def load(self, expect: dict) -> tuple[dict, dict[str, np.ndarray]] | None: ...
+    def save(self, meta: dict, arrays: dict[str, np.ndarray]) -> None: ...
+    def discard(self) -> None: ...
+
+
+def solve_game(model: TurnModel, reach_bound: int, target: int | None = None,
+               progress: Callable[[int], None] | None = None,
+               checkpoint: Checkpoint | None = None, checkpoint_every: float | None = None,
+               levels: bool | None = None) -> GameTable:
+    """W for every pair of scores below the target (`target` overrides the rules').
+    reach_bound: last_turn.reach_bound's D (units), the deficits a final turn covers.
+    checkpoint: where to save the solved sums and to resume from (an interrupted solve picks
+    up at the next score sum); discarded when done.  checkpoint_every: seconds between
+    saves; by default 10, and at least ten times the last save took (a big table, such as
+    piggyback's offers, is saved less often); 0: after every sum.
+    levels: solve turns as final turns over levels of permanent points (default: when the
+    rules have permanent points; forcing it elsewhere cross-checks the two paths)."""
+    rules = model.rules
+    check_supported(rules)
+    target = rules.target if target is None else target
+    assert target is not None
+    R = rules.reach_units(target)
+    finals = Finals.solve(model, R, reach_bound)
+    W = np.full((R, R), np.nan)
+    O = np.full((R, R, rules.dice + 1, R), np.nan) if rules.piggyback else None
+    first = 2 * (R - 1)
+    expect = {"objective": "game-checkpoint", "rules_hash": rules.digest(), "target": target}
+    if checkpoint is not None:
+        got = checkpoint.load(expect)
+        if got is not None:
+            W = got[1]["W"].copy()
+            O = got[1]["O"].copy() if O is not None else None
+            first = int(got[0]["next_sum"])
+    every = 10.0 if checkpoint_every is None else checkpoint_every
+    saved = time.monotonic()
+    for sigma in range(first, -1, -1):
+        rows = np.array([(a, sigma - a)
+                         for a in range(max(0, sigma - R + 1), min(sigma, R - 1) + 1)])
+        partner = rows.shape[0] - 1 - np.arange(rows.shape[0])      # (a, b) <-> (b, a)
+        # start from the neighbour one point up (solved): W changes little along a sum
+        w = np.array([W[a, b + 1] if b + 1 < R else (W[a + 1, b] if a + 1 < R else 0.5)
+                      for a, b in rows])
+        for _ in range(60):
+            z = 1.0 - w[partner]
+            turns = solve_game_turns(model, W, finals, rows, z, O, levels)
+            val, g = turns.start(), turns.p_zilch()
+            if np.max(np.abs(val - w)) < NEWTON_TOL:
+                break
+            # linearised in z: W_i(z') = val_i + g_i (z' - z_i); the pair's fixed point
+            A = val + g * (1.0 - z)
+            w = (A - g * A[partner]) / (1.0 - g * g[partner])
+        else:
+            raise RuntimeError(f"no convergence at score sum {sigma}")
+        W[rows[:, 0], rows[:, 1]] = val
+        if O is not None:           # taking over n dice and t <= b: rolling them at (n, t)
+            sol = turns.levels()[0]
+            top = rules.dice - (rules.hot_dice == "mandatory")   # never all dice: hot dice
+            for i, (a, b) in enumerate(rows):
+                O[a, b, 1:top + 1, 1:b + 1] = sol.roll[i, 1:top + 1, 1:b + 1]
+        if checkpoint is not None and time.monotonic() - saved >= every:
+            t0 = time.monotonic()
+            checkpoint.save(dict(expect, next_sum=sigma - 1),
+                            {"W": W} if O is None else {"W": W, "O": O})
+            saved = time.monotonic()
+            if checkpoint_every is None:
+                every = max(every, 10 * (saved - t0))
+        if progress:
+            progress(sigma)
+    if checkpoint is not None:
+        checkpoint.discard()
+    return GameTable(model, target, W, finals, None if O is None else Offers.dense(O, W))
+
+
+def fairest_head_start(g: GameTable) -> tuple[int, float]:
+    """The head start (points) for the second player that brings the first player's chance
+    closest to one half, and that chance."""
+    first = g.W[0, :]                         # the first player to move at 0, opponent at h
+    h = int(np.argmin(np.abs(first - 0.5)))
+    return h * g.rules.unit, float(first[h])

@@ -1,0 +1,107 @@
+"""The last turn of a game: P(win) against every deficit, and reaching a target this turn.
+
+A last turn is the turn solver over the points x it adds (turn/levels.py) with the payoff
+"1 if x beats the deficit, the tie value if it equals it, else 0", batched over every
+deficit at once.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+from ..outcomes.model import TurnModel
+from ..rules import RuleSet
+from ..turn import StateValues, TurnLevels, TurnState, solve_levels
+
+# Leader scores (final round) and deficits (game) are truncated where every player's chance
+# of getting there is below this (computed by reach_bound, not assumed).
+TRUNCATION = 1e-13
+
+
+def last_turn_payoff(rules: RuleSet, deficits: np.ndarray, H: int) -> np.ndarray:
+    """U[d, x] = 1 if x > d, the tie value if x == d, else 0 (units)."""
+    x = np.arange(H)[None, :]
+    d = deficits[:, None]
+    return np.where(x > d, 1.0, np.where(x == d, rules.tie, 0.0))
+
+
+def solve_last_turn(model: TurnModel, deficits, on_board: bool = True) -> TurnLevels:
+    """P(win) of a last turn against each deficit (points, multiples of the unit)."""
+    rules = model.rules
+    d = np.asarray(deficits, dtype=np.int64) // rules.unit
+    H = int(d.max()) + 1
+    U = last_turn_payoff(rules, d, H)
+    return solve_levels(model, U, np.ones(len(d)), on_board)
+
+
+def reach_target_turn(model: TurnModel, need: int, on_board: bool) -> TurnLevels:
+    """P(a turn adds at least `need` points): where reaching a target wins at once."""
+    u = model.unit
+    H = max(need // u, 0) + 1
+    U = (np.arange(H) >= need // u).astype(float)[None, :]
+    return solve_levels(model, U, np.ones(1), on_board)
+
+
+def reach_bound(model: TurnModel, eps: float = TRUNCATION) -> int:
+    """Units D such that no turn, however played, adds more than D units with probability
+    above eps (from the best "beat D" play)."""
+    rules = model.rules
+    D = 64
+    while True:
+        levels = solve_last_turn(model, [D * rules.unit], on_board=True)
+        if levels[0].roll[0, 0, 0] < eps:
+            # the chance to beat a deficit only falls as it grows: bisect down to the smallest
+            lo, hi = D // 2, D
+            while hi - lo > 8:
+                mid = (lo + hi) // 2
+                v = solve_last_turn(model, [mid * rules.unit])[0].roll[0, 0, 0]
+                lo, hi = (lo, mid) if v < eps else (mid, hi)
+            return hi
+        D *= 2
+        if D > 1 << 14:
+            raise InputError(f"{rules.name}: turns can score without bound (no truncation)")
+
+
+def board_flags(rules: RuleSet) -> tuple[bool, ...]:
+    """The on-board flags whose last turns differ (one where the minimums are the same)."""
+    return (False, True) if rules.min_bank(False) != rules.min_bank(True) else (True,)
+
+
+@dataclass(frozen=True, eq=False)
+class LastTurnTable:
+    """P(win) of a last turn for every deficit 0..max_deficit (units), both board flags."""
+    model: TurnModel
+    max_deficit: int
+    levels: dict[bool, TurnLevels]    # batch row = deficit
+
+    @property
+    def rules(self) -> RuleSet:
+        return self.model.rules
+
+    @classmethod
+    def solve(cls, model: TurnModel) -> LastTurnTable:
+        """Every deficit up to the target."""
+        rules = model.rules
+        if rules.target is None:
+            raise InputError(f"{rules.name} has no target: there is no last turn")
+        D = rules.target // rules.unit
+        deficits = np.arange(D + 1) * rules.unit
+        levels = {flag: solve_last_turn(model, deficits, flag) for flag in board_flags(rules)}
+        levels.setdefault(False, levels[True])
+        return cls(model, D, levels)
+
+    def lookup(self, deficit: int, on_board: bool = True) -> tuple[TurnLevels, int]:
+        """(levels, row) for a deficit in points; solved on demand beyond the table."""
+        d = deficit // self.rules.unit
+        if d <= self.max_deficit:
+            return self.levels[on_board], d
+        return solve_last_turn(self.model, [deficit], on_board), 0
+
+    def value_at(self, deficit: int, state: TurnState, on_board: bool = True) -> StateValues:
+        """P(win) if rolling, and if banking (None where banking is not allowed)."""
+        if deficit < 0:              # already ahead: whatever happens, the player wins
+            return StateValues(1.0, None if state.index(self.rules) == 0 else 1.0)
+        levels, row = self.lookup(deficit, on_board)
+        return levels.value_at(state, row)

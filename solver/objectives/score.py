@@ -1,0 +1,110 @@
+"""Expected points of one turn: the strategy card ("should I roll?" without scores).
+
+Both on-board flags are solved in one pass (batch rows 0: not on the board, 1: on it).  With
+permanent combinations (zilch-online's straight) a turn that holds permanent points P is
+worth P plus the "secured" problem's value of its at-risk part: the utility is linear and a
+permanent combination is worth at least every minimum (rules.py checks it), so from then on
+minimums no longer bind.  That keeps the state exact without a permanent-points axis.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..outcomes.model import TurnModel
+from ..rules import RuleSet
+from ..turn import Payoff, Permanent, StateValues, Tail, TurnSolution, TurnState, solve_turn
+
+
+def score_payoff(rules: RuleSet, minimums: list[int], sources=None) -> Payoff:
+    """Bank r units for r * unit points (where the row's minimum, in points, allows it)."""
+    u = rules.unit
+    mins = np.array([rules.units_up(m) for m in minimums])
+    return Payoff(
+        bank=lambda r: np.where(r[None, :] >= mins[:, None], r[None, :] * float(u), -np.inf),
+        zilch=np.zeros(len(minimums)),
+        tail=Tail(np.full(len(minimums), float(u)), np.zeros(len(minimums)), int(mins.max())),
+        permanent=Permanent(float(u), sources or {}))
+
+
+def solve_score(model: TurnModel) -> tuple[TurnSolution, TurnSolution | None]:
+    """(main, secured): main rows = [not on board, on board]; secured is None without
+    permanent combinations."""
+    rules = model.rules
+    minimums = [rules.min_bank(False), rules.min_bank(True)]
+    if not rules.has_permanent:
+        return solve_turn(model, score_payoff(rules, minimums)), None
+    secured = solve_turn(model, score_payoff(rules, [0]))
+    amounts = sorted({int(p) for p in model.perm if p})
+    main = solve_turn(model, score_payoff(rules, minimums, {a: secured for a in amounts}))
+    return main, secured
+
+
+@dataclass(frozen=True, eq=False)
+class ScorePolicy:
+    rules: RuleSet
+    main: TurnSolution
+    secured: TurnSolution | None
+    reach: np.ndarray            # reach[s, r]: turns without permanent points (turn/reach.py)
+    header: Mapping = field(default_factory=dict)    # where it was stored, if it was
+
+    @property
+    def dice(self) -> int:
+        return self.rules.dice
+
+    def check(self, state: TurnState) -> None:
+        """InputError unless the rules can produce this state."""
+        state.check(self.rules, self.reach)
+
+    def value_at(self, state: TurnState, on_board: bool = True) -> StateValues:
+        """Expected points banked this turn by rolling and by banking (None: not allowed)."""
+        s, r = state.index(self.rules), state.at_risk(self.rules)
+        if state.permanent:
+            assert self.secured is not None
+            roll, bank = self.secured.at(s, r)
+            return StateValues.of(roll[0], bank[0]).plus(state.permanent)
+        roll, bank = self.main.at(s, r)
+        return StateValues.of(roll[int(on_board)], bank[int(on_board)])
+
+    def values(self, row, s, r, p):
+        """Vectorised (roll, bank) for the simulator and the evaluator: row 0/1 (not on / on
+        the board), state s, at-risk r and permanent p units (arrays)."""
+        roll, bank = self.main.at_rows(row, s, r)
+        if self.secured is not None and np.any(p > 0):
+            u = self.rules.unit
+            sr, sb = self.secured.at_rows(0, s, r)
+            roll = np.where(p > 0, sr + p * u, roll)
+            bank = np.where(p > 0, sb + p * u, bank)
+        return roll, bank
+
+    @property
+    def cap(self) -> int:
+        """At-risk units past which every decision is the asymptotic one."""
+        return max(self.main.cap, self.secured.cap if self.secured is not None else 0)
+
+    def expected_turn_score(self, on_board: bool = True) -> float:
+        return self.value_at(TurnState(self.dice), on_board).roll
+
+    def bank_thresholds(self, on_board: bool = True) -> dict[int, int | None]:
+        """Per dice count: the smallest reachable turn total from which banking is optimal at
+        every reachable total (None: never a free choice, e.g. mandatory hot dice, or never
+        optimal)."""
+        out: dict[int, int | None] = {}
+        row = int(on_board)
+        for n in range(self.dice, 0, -1):
+            s = n
+            if n == self.dice and self.rules.hot_dice == "mandatory":
+                out[n] = None
+                continue
+            L = self.reach.shape[1]
+            reach = self.reach[s, :L].copy()
+            reach[0] = False
+            rolls = reach & ~(self.main.bank[row, s, :L] >= self.main.roll[row, s, :L])
+            last_roll = np.nonzero(rolls)[0]
+            start = last_roll.max() + 1 if len(last_roll) else 0
+            later = np.nonzero(reach[start:])[0]
+            out[n] = int((start + later[0]) * self.rules.unit) if len(later) else None
+        return out
+

@@ -1,0 +1,246 @@
+"""Playing policies: the optimal one, and the simple ones users state in a small file.
+
+A policy answers two questions, vectorised over many situations at once:
+  pick(choices) -- which set-aside choice to take among each outcome's choices;
+  banks(s, r, p) -- whether to bank in state s with r units at risk and p permanent units.
+Choices are given as arrays over (situation, candidate): points, dice kept, next state,
+at-risk units after, permanent units after, and a validity mask; the candidates of an
+outcome are the TurnModel's (outcomes/model.py), in its `options` order.  A batch may also
+name each situation's row of a solved value function (a game's score pair, a deficit).
+``compile`` turns a policy into lookup tables over (outcome, r): the simulator's fast path.
+
+A user policy file (TOML or JSON):
+
+    [bank]
+    thresholds = { 6 = 3000, 5 = 2000, 4 = 1000, 3 = 400, 2 = 300, 1 = 300 }
+    default = 300          # for dice counts not listed (optional)
+    entry = 500            # not on the board: bank only from this total (optional)
+
+    [set_aside]
+    rule = "all"           # "all" (every scoring die), "per_die" (fewest dice for the
+                           # most points per die) or "max_points"
+"""
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+from ..outcomes.model import TurnModel
+from ..rules import RuleSet
+
+SET_ASIDE_RULES = ("all", "per_die", "max_points")
+
+# (row, s, r, p) -> (value of rolling, value of banking): a solved turn's values
+Values = Callable[..., tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class Choices:
+    points: np.ndarray     # (A, K) points (units) of each candidate choice
+    kept: np.ndarray       # (A, K) dice set aside
+    target: np.ndarray     # (A, K) state after
+    r: np.ndarray          # (A, K) at-risk units after
+    p: np.ndarray          # (A, K) permanent units after
+    valid: np.ndarray      # (A, K)
+
+
+def candidates(model: TurnModel, o: np.ndarray, r, p) -> tuple[np.ndarray, Choices]:
+    """The choices of outcomes o (A,) at at-risk r and permanent p (scalars or (A,)): their
+    choice indices (A, K), -1 padding, and what a policy sees of them."""
+    opts = model.options[o]
+    valid = opts >= 0
+    oc = np.where(valid, opts, 0)
+    r = np.asarray(r).reshape(-1, 1) if np.ndim(r) else r
+    p = np.asarray(p).reshape(-1, 1) if np.ndim(p) else p
+    return opts, Choices(model.points[oc], model.kept[oc], model.target[oc],
+                         r + model.shift[oc], p + model.perm[oc], valid)
+
+
+class Policy:
+    """choose and banks, as the simulator and the evaluator call them (row: each
+    situation's row of a solved value function, where the policy has rows)."""
+    name: str
+
+    def pick(self, ch: Choices, row=None) -> np.ndarray:
+        raise NotImplementedError
+
+    def banks(self, s, r, p, row=None) -> np.ndarray:
+        raise NotImplementedError
+
+    def choose(self, model: TurnModel, o: np.ndarray, r, p, row=None) -> np.ndarray:
+        """The choice taken in each outcome o at (r, p)."""
+        opts, ch = candidates(model, o, r, p)
+        return opts[np.arange(len(o)), self.pick(ch, row)]
+
+
+@dataclass(frozen=True, eq=False)
+class UserPolicy(Policy):
+    name: str
+    thresholds: tuple[int | None, ...]   # index n = dice to roll (0 unused); None: never bank
+    entry: int
+    rule: str
+    rules: RuleSet
+    on_board: bool = True
+
+    def pick(self, ch: Choices, row=None) -> np.ndarray:
+        pts = np.where(ch.valid, ch.points, -1)
+        kept = np.where(ch.valid, ch.kept, 0)
+        if self.rule == "all":         # most dice kept, then most points
+            key = kept * 10 ** 6 + pts
+        elif self.rule == "max_points":  # most points, then more dice kept
+            key = pts * 10 + kept
+        else:                          # most points per die, then fewer dice
+            per = np.where(ch.valid, ch.points / np.maximum(ch.kept, 1), -1.0)
+            key = per * 10 - kept * 1e-3
+        key = np.where(ch.valid, key, -np.inf)
+        return np.argmax(key, axis=1)
+
+    def banks(self, s, r, p, row=None) -> np.ndarray:
+        rules = self.rules
+        total = (r + p) * rules.unit
+        n = np.where(s == 0, rules.dice, s)
+        th = np.array([10 ** 12 if t is None else t for t in self.thresholds])[n]
+        need = max(rules.min_bank(self.on_board), 0 if self.on_board else self.entry)
+        return (s != 0) & (total >= th) & (total >= need)
+
+    def compile(self, model: TurnModel) -> TablePolicy:
+        """The choice depends on the outcome only; banking on the dice left and the turn
+        total."""
+        rules = self.rules
+        O = len(model.prob)
+        opts, ch = candidates(model, np.arange(O), np.zeros(O, np.int64), 0)
+        pick = self.pick(ch)[None, :, None]                            # (1, O, 1)
+        top = max(t for t in self.thresholds[1:] if t is not None) // rules.unit + 1
+        top = max(top, rules.units_up(max(rules.min_bank(self.on_board), self.entry)) + 1)
+        S = rules.dice + 1
+        s, r = np.meshgrid(np.arange(S), np.arange(top + 1), indexing="ij")
+        bank = self.banks(s.ravel(), r.ravel(), np.zeros(s.size, np.int64))
+        return TablePolicy(self.name, pick, bank.reshape(1, S, top + 1), "total", 1)
+
+
+@dataclass(frozen=True, eq=False)
+class OptimalPolicy(Policy):
+    """Any solved value function: the best choice by value, bank when banking is worth at
+    least rolling."""
+    values: Values            # (row, s, r, p) -> (roll, bank), vectorised
+    row: object = 0           # the value function's row (a batch may give each its own)
+    cap: int = 0              # units of r beyond which every decision is fixed
+    levels: int = 2           # decisions differ by permanent units p only through
+                              # min(p // step, levels - 1) (score: held or not)
+    name: str = "optimal"
+
+    def pick(self, ch: Choices, row=None) -> np.ndarray:
+        shape = ch.target.shape
+        t, r, p = (np.where(ch.valid, x, 0).ravel() for x in (ch.target, ch.r, ch.p))
+        rw = self.row if row is None else np.repeat(row, shape[1])
+        vr, vb = self.values(rw, t, r, p)
+        v = np.where(t == 0, vr, np.maximum(vr, vb)).reshape(shape)
+        return np.argmax(np.where(ch.valid, v, -np.inf), axis=1)
+
+    def banks(self, s, r, p, row=None) -> np.ndarray:
+        vr, vb = self.values(self.row if row is None else row, s, r, p)
+        return (s != 0) & (vb >= vr)
+
+    def compile(self, model: TurnModel) -> TablePolicy:
+        """Lookup tables indexed by [permanent level, ..., r]: past `cap` every decision is
+        the asymptotic one (turn/engine.py), so r is clipped there."""
+        cap = self.cap + 1
+        O, S = len(model.prob), model.states
+        has_perm = bool(np.any(model.perm > 0))
+        step = int(model.perm[model.perm > 0].min()) if has_perm else 1
+        perm = [k * step for k in range(self.levels if has_perm else 1)]
+        pick = np.zeros((len(perm), O, cap), np.int64)
+        bank = np.zeros((len(perm), S, cap), bool)
+        r = np.arange(cap)
+        for i, p in enumerate(perm):
+            opts, ch = candidates(model, np.tile(np.arange(O), cap), np.repeat(r, O), p)
+            pick[i] = self.pick(ch).reshape(cap, O).T
+            ss, rr = np.meshgrid(np.arange(S), r, indexing="ij")
+            bank[i] = self.banks(ss.ravel(), rr.ravel(), np.full(ss.size, p)).reshape(S, cap)
+        return TablePolicy(self.name, pick, bank, "r", step)
+
+
+@dataclass(frozen=True, eq=False)
+class TablePolicy(Policy):
+    """A policy compiled into lookup tables: pick[level, outcome, r] (the candidate's slot),
+    bank[level, s, r or turn total]; r (or the total) clipped at the tables' end, where
+    every decision is the asymptotic one."""
+    name: str
+    pick_tab: np.ndarray
+    bank_tab: np.ndarray
+    bank_by: str               # "r": at-risk units, "total": r + p
+    step: int                  # permanent units per level
+
+    def choose(self, model: TurnModel, o: np.ndarray, r, p, row=None) -> np.ndarray:
+        top = len(self.pick_tab) - 1
+        held = np.minimum(p // self.step, top) if top else 0
+        return model.options[o, self.pick_tab[held, o, np.minimum(r, self.pick_tab.shape[2] - 1)]]
+
+    def banks(self, s, r, p, row=None) -> np.ndarray:
+        idx = r if self.bank_by == "r" else r + p
+        held = np.minimum(p // self.step, len(self.bank_tab) - 1) if len(self.bank_tab) > 1 \
+            else 0
+        return self.bank_tab[held, s, np.minimum(idx, self.bank_tab.shape[2] - 1)]
+
+
+def _fail(src, key, what):
+    raise InputError(f"policy file {src}: key '{key}': {what}")
+
+
+def load_policy(path: str, rules: RuleSet, on_board: bool = True) -> UserPolicy:
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as e:
+        raise InputError(f"policy file {path}: cannot read it ({e.strerror})") from None
+    try:
+        data = json.loads(text) if p.suffix == ".json" else tomllib.loads(text)
+    except (ValueError, tomllib.TOMLDecodeError) as e:
+        raise InputError(f"policy file {path}: not valid {'JSON' if p.suffix == '.json' else 'TOML'}"
+                         f" ({e})") from None
+    if not isinstance(data, dict):
+        _fail(path, "(top)", "expected a table")
+    for k in data:
+        if k not in ("bank", "set_aside", "name"):
+            _fail(path, k, "unknown key")
+    bank = data.get("bank")
+    if not isinstance(bank, dict):
+        _fail(path, "bank", "missing: give [bank] thresholds")
+    for k in bank:
+        if k not in ("thresholds", "default", "entry"):
+            _fail(path, f"bank.{k}", "unknown key")
+    th_in = bank.get("thresholds", {})
+    if not isinstance(th_in, dict):
+        _fail(path, "bank.thresholds", "expected a table dice -> turn total")
+    default = bank.get("default")
+    if default is not None and (isinstance(default, bool) or not isinstance(default, int)
+                                or default < 0):
+        _fail(path, "bank.default", f"expected a non-negative integer, got {default!r}")
+    th: list[int | None] = [None] * (rules.dice + 1)
+    for k, v in th_in.items():
+        if not str(k).isdigit() or not 1 <= int(k) <= rules.dice:
+            _fail(path, f"bank.thresholds.{k}", f"dice counts are 1..{rules.dice}")
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            _fail(path, f"bank.thresholds.{k}", f"expected a non-negative integer, got {v!r}")
+        th[int(k)] = v
+    for n in range(1, rules.dice + 1):
+        if th[n] is None:
+            if default is None:
+                _fail(path, f"bank.thresholds.{n}", "missing (or give bank.default)")
+            th[n] = default
+    entry = bank.get("entry", 0)
+    if isinstance(entry, bool) or not isinstance(entry, int) or entry < 0:
+        _fail(path, "bank.entry", f"expected a non-negative integer, got {entry!r}")
+    sa = data.get("set_aside", {"rule": "all"})
+    if not isinstance(sa, dict):
+        _fail(path, "set_aside", "expected a table with rule = ...")
+    rule = sa.get("rule", "all")
+    if rule not in SET_ASIDE_RULES:
+        _fail(path, "set_aside.rule", f"expected one of {', '.join(SET_ASIDE_RULES)}, got {rule!r}")
+    return UserPolicy(str(data.get("name", p.stem)), tuple(th), entry, rule, rules, on_board)

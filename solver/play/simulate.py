@@ -1,0 +1,80 @@
+"""The one simulator: whole turns played with physical dice, for a batch of players at once.
+
+Dice are rolled as physical dice (numpy Generator), not drawn from the enumerated outcome
+distribution, so a simulation checks dice.py's probabilities as well as the solver; under
+zonk-detroit dice 2k and 2k+1 form a colour pair.  A rolled hand lands on the TurnModel's
+outcome through its ``roll_index`` (the base-7 code of its face counts), so the simulator
+reads the same choices as the solver and the evaluator.  Every caller — turns for the
+``simulate`` command, last turns and whole games in the tests — plays through play_turns
+with a policy (policies.py): a compiled table, a user's thresholds, or any solved value
+function with a row per turn.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..outcomes.dice import FACES
+from ..outcomes.model import TurnModel
+from .policies import Policy
+
+POW7 = 7 ** np.arange(FACES)
+
+
+@dataclass(frozen=True)
+class Played:
+    """What each turn recorded (units; a zilch records its permanent points where they meet
+    the minimum, else 0), and the dice left when it banked (0 after a zilch)."""
+    points: np.ndarray
+    left: np.ndarray
+    zilch: np.ndarray
+
+
+def play_turns(model: TurnModel, policy: Policy, n_turns: int, rng: np.random.Generator,
+               on_board=True, start=None, rows=None) -> Played:
+    """n_turns turns played by `policy`.  on_board: a flag, or one per turn.  start: (s, r, p)
+    to roll from, per turn (default: a fresh turn; Zonk's piggyback takes over a state).
+    rows: each turn's row of the policy's value function (a game's score pair)."""
+    rules = model.rules
+    N, u = rules.dice, rules.unit
+    s = np.zeros(n_turns, np.int64)
+    r = np.zeros(n_turns, np.int64)
+    p = np.zeros(n_turns, np.int64)
+    if start is not None:
+        s[:], r[:], p[:] = start
+    row = None if rows is None else np.asarray(rows)
+    min_bank = np.where(np.asarray(on_board), rules.min_bank(True), rules.min_bank(False))
+    min_bank = np.broadcast_to(min_bank, (n_turns,))
+    points = np.zeros(n_turns, np.int64)
+    left = np.zeros(n_turns, np.int64)
+    zilched = np.zeros(n_turns, bool)
+    active = np.arange(n_turns)
+    while len(active):
+        sa, ra, pa = s[active], r[active], p[active]
+        n = np.where(sa == 0, N, sa)
+        dice = rng.integers(0, FACES, (len(active), N), dtype=np.int8)
+        code = np.where(np.arange(N)[None, :] < n[:, None], POW7[dice], 0).sum(axis=1)
+        if rules.colour_pairs:
+            matched = ((dice[:, 0::2] == dice[:, 1::2]).all(axis=1) & (n == 6)).astype(np.int64)
+        else:
+            matched = 0
+        out = model.roll_index[matched, n, code]
+        zilch = out < 0
+        # a zilch records the permanent points (each is worth at least the minimum to bank)
+        za = active[zilch]
+        zp = pa[zilch]
+        points[za] = np.where(zp * u >= min_bank[za], zp, 0)
+        zilched[za] = True
+        keep = ~zilch
+        act, ra, pa, out = active[keep], ra[keep], pa[keep], out[keep]
+        ract = None if row is None else row[act]
+        opt = policy.choose(model, out, ra, pa, ract)
+        s2, r2, p2 = model.target[opt], ra + model.shift[opt], pa + model.perm[opt]
+        bank = policy.banks(s2, r2, p2, ract)
+        points[act[bank]] = r2[bank] + p2[bank]
+        left[act[bank]] = s2[bank]
+        cont = ~bank
+        active = act[cont]
+        s[active], r[active], p[active] = s2[cont], r2[cont], p2[cont]
+    return Played(points, left, zilched)

@@ -1,0 +1,168 @@
+"""Where solved tables live: versioned, checksummed files, written atomically, memory-mapped.
+
+A Store is made once, from ``--tables``, else ``$DICESOLVER_TABLES``, else the project's
+``tables/`` in a writable source checkout, else the user's cache folder, and passed down to
+whatever keeps a table; nothing else looks a folder up.
+
+Layout of a file: the magic line, one line of JSON header (format and solver versions, the
+objective, the rule-set hash, the arrays' names, dtypes and shapes), the arrays' raw bytes,
+then the SHA-256 of everything before it.  A file whose checksum, versions or rule-set hash
+do not match is never trusted: ``load`` returns None and the caller rebuilds it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import mmap
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import SOLVER_VERSION
+
+MAGIC = b"DICESOLVER-TABLE\n"
+FORMAT_VERSION = 1
+ENV = "DICESOLVER_TABLES"
+
+Arrays = dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Store:
+    folder: Path
+
+    @classmethod
+    def resolve(cls, option: str | os.PathLike | None = None) -> Store:
+        """--tables, $DICESOLVER_TABLES, the project's tables/ in a writable source checkout,
+        else the user's cache folder."""
+        if option or os.environ.get(ENV):
+            return cls(Path(option or os.environ[ENV]))
+        root = Path(__file__).resolve().parent.parent
+        here = root / "tables"
+        # only in a source checkout: an installed package's neighbour "tables" is someone
+        # else's
+        if (root / "pyproject.toml").is_file() and here.is_dir() and os.access(here, os.W_OK):
+            return cls(here)
+        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        return cls(cache / "dicesolver" / "tables")
+
+    def path(self, rules_name: str, digest: str, objective: str) -> Path:
+        safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in rules_name)
+        return self.folder / f"{safe}-{digest[:16]}-{objective}.dst"
+
+    def load(self, rules_name: str, digest: str, objective: str,
+             expect: dict | None = None) -> tuple[dict, Arrays] | None:
+        """A stored table, or None if it is missing, corrupt or stale."""
+        return load(self.path(rules_name, digest, objective),
+                    dict(expect or {}, objective=objective, rules_hash=digest))
+
+    def cached(self, rules_name: str, digest: str, objective: str,
+               build: Callable[[], tuple[dict, Arrays]],
+               expect: dict | None = None) -> tuple[dict, Arrays]:
+        """Load a table, or build (meta, arrays) with ``build()``, store it and return it.
+        Storing is best effort: a folder we cannot write to still answers the query."""
+        expect = dict(expect or {}, objective=objective, rules_hash=digest)
+        path = self.path(rules_name, digest, objective)
+        got = load(path, expect)
+        if got is not None:
+            return got
+        meta, arrays = build()
+        meta = dict(meta, **expect)
+        try:
+            save(path, meta, arrays)
+        except OSError:
+            pass
+        return dict(meta, format=FORMAT_VERSION, solver=SOLVER_VERSION), arrays
+
+    def checkpoint(self, rules_name: str, digest: str, objective: str) -> Checkpoint:
+        """Where a long solve of that table saves its progress."""
+        path = self.path(rules_name, digest, objective)
+        return Checkpoint(path.with_name(path.name + ".partial"))
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """An interrupted solve's progress: saved now and then, resumed from, discarded at the
+    end.  Best effort, like the tables."""
+    path: Path
+
+    def load(self, expect: dict) -> tuple[dict, Arrays] | None:
+        return load(self.path, expect)
+
+    def save(self, meta: dict, arrays: Arrays) -> None:
+        try:
+            save(self.path, meta, arrays)
+        except OSError:
+            pass
+
+    def discard(self) -> None:
+        try:
+            self.path.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def save(path: Path, meta: dict, arrays: Arrays) -> None:
+    """Write atomically: a temporary file in the same folder, fsync, then rename over.
+    The arrays are streamed (and hashed) one by one: no copy of the whole table in memory."""
+    arrays = {name: np.ascontiguousarray(arr) for name, arr in arrays.items()}
+    layout = [{"name": name, "dtype": arr.dtype.str, "shape": list(arr.shape)}
+              for name, arr in arrays.items()]
+    header = dict(meta, format=FORMAT_VERSION, solver=SOLVER_VERSION, layout=layout)
+    head = MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            digest = hashlib.sha256()
+            for part in [head] + [memoryview(arr).cast("B") for arr in arrays.values()]:
+                f.write(part)
+                digest.update(part)
+            f.write(digest.digest())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load(path: Path, expect: dict) -> tuple[dict, Arrays] | None:
+    """The header and arrays, or None if the file is missing, corrupt or stale.
+
+    The file is memory-mapped: the checksum is computed over the mapping and the arrays
+    are read-only views of it (no copy; pages come from the OS cache as they are used).
+    Files are only ever replaced, never rewritten in place, so a mapping stays valid."""
+    try:
+        with open(path, "rb") as f:
+            data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):           # missing, unreadable or empty
+        return None
+    if len(data) < len(MAGIC) + 32 or data[:len(MAGIC)] != MAGIC:
+        return None
+    view = memoryview(data)
+    body, digest = view[:-32], view[-32:]
+    if hashlib.sha256(body).digest() != digest:
+        return None
+    nl = data.find(b"\n", len(MAGIC))
+    try:
+        header = json.loads(data[len(MAGIC):nl])
+    except ValueError:
+        return None
+    if header.get("format") != FORMAT_VERSION or header.get("solver") != SOLVER_VERSION:
+        return None
+    if any(header.get(k) != v for k, v in expect.items()):
+        return None
+    arrays, pos = {}, nl + 1
+    for item in header["layout"]:
+        dt = np.dtype(item["dtype"])
+        count = int(np.prod(item["shape"], dtype=np.int64))
+        arrays[item["name"]] = np.frombuffer(body, dt, count, pos).reshape(item["shape"])
+        pos += count * dt.itemsize
+    if pos != len(body):
+        return None
+    return header, arrays

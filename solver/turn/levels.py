@@ -1,0 +1,146 @@
+"""A turn whose payoff is a function of the points it adds, with levels of permanent points.
+
+Near the end of a game (and in a game turn with permanent points) what ending the turn is
+worth depends on the points x it adds to the player's score: U[b, x] for x < H, U_inf[b]
+beyond (batch rows b: deficits, leader states, score pairs).  Permanent points (zilch-online)
+are levels: level k holds k permanent combinations; each level is solved with the level
+above as the source of its permanent choices, from the top down (above H every end of the
+turn is worth U_inf: the top level is constant).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..outcomes.model import TurnModel
+from ..rules import RuleSet
+from .engine import solve_turn
+from .payoff import Extra, Payoff, Permanent, Tail
+from .solution import TurnSolution
+from .state import StateValues, TurnState
+
+
+@dataclass(frozen=True, eq=False)
+class TurnLevels(Sequence):
+    """levels[k]: the optimal turn holding k permanent combinations (one level without
+    them), batch rows as solved."""
+    rules: RuleSet
+    levels: tuple[TurnSolution, ...]
+
+    def __getitem__(self, k):                       # type: ignore[override]
+        return self.levels[k]
+
+    def __len__(self) -> int:
+        return len(self.levels)
+
+    def __iter__(self) -> Iterator[TurnSolution]:
+        return iter(self.levels)
+
+    def value_at(self, state: TurnState, row: int = 0) -> StateValues:
+        """Rolling and banking in `state` for batch row `row`; permanent points beyond the
+        top level are the top level's (constant: the turn is decided there)."""
+        k = min(state.level(self.rules), len(self.levels) - 1)
+        roll, bank = self.levels[k].at(state.index(self.rules), state.at_risk(self.rules))
+        return StateValues.of(roll[row], bank[row])
+
+    def values(self, row, s, r, p) -> tuple[np.ndarray, np.ndarray]:
+        """Vectorised (roll, bank) at batch rows (one, or one per situation), states s,
+        at-risk r and permanent p units (arrays): a playing policy's values."""
+        s, r, p = np.broadcast_arrays(s, r, p)
+        step = self.rules.perm_step
+        k = np.minimum(p // step, len(self.levels) - 1) if step else np.zeros(s.shape, int)
+        roll, bank = np.empty(s.shape), np.empty(s.shape)
+        for lv in np.unique(k):
+            sel = k == lv
+            rw = row if np.ndim(row) == 0 else np.broadcast_to(row, s.shape)[sel]
+            roll[sel], bank[sel] = self.levels[lv].at_rows(rw, s[sel], r[sel])
+        return roll, bank
+
+
+def solve_levels(model: TurnModel, U: np.ndarray, U_inf: np.ndarray, on_board: bool,
+                 EU: np.ndarray | None = None, EU_inf: np.ndarray | None = None,
+                 chunks: int = 4) -> TurnLevels:
+    """The optimal turn for payoffs U (B, H) / U_inf (B,) over the points added.
+
+    EU (E, B, H) / EU_inf (E, B): other payoffs of the turn's end, evaluated under the
+    optimal policy (solution.extras).  Rows whose payoffs are constant past a short horizon
+    (a last turn: everything beyond the deficit wins) are solved in chunks of similar
+    horizon, each on a grid no longer than it needs."""
+    B, H = U.shape
+    diff = U != U_inf[:, None]
+    if EU is not None:
+        diff |= (EU != EU_inf[:, :, None]).any(axis=0)
+    horizon = np.where(diff.any(axis=1), H - np.argmax(diff[:, ::-1], axis=1), 1)
+    if chunks > 1 and B >= 2 * chunks and horizon.min() < 0.6 * horizon.max():
+        order = np.argsort(horizon, kind="stable")
+        parts = np.array_split(order, chunks)
+        solved = []
+        for rows in parts:
+            h = int(horizon[rows].max())
+            solved.append(solve_levels(
+                model, U[rows, :h], U_inf[rows], on_board,
+                None if EU is None else EU[:, rows, :h],
+                None if EU_inf is None else EU_inf[:, rows], chunks=1))
+        depth = max(len(lv) for lv in solved)
+        inverse = np.empty(B, np.int64)
+        inverse[np.concatenate(parts)] = np.arange(B)
+        levels = []
+        for k in range(depth):
+            # a chunk with fewer levels is decided beyond its last one: its top level
+            merged = TurnSolution.concat([lv[min(k, len(lv) - 1)] for lv in solved])
+            levels.append(merged.take(inverse))
+        return TurnLevels(model.rules, tuple(levels))
+    return _solve(model, U, U_inf, on_board, EU, EU_inf)
+
+
+def _solve(model, U, U_inf, on_board, EU, EU_inf) -> TurnLevels:
+    rules = model.rules
+    B, H = U.shape
+    m = rules.min_bank_units(on_board)
+    step = rules.perm_step
+    top = math.ceil(H / step) if step else 0
+    ne = 0 if EU is None else len(EU)
+
+    def at(arr, inf, x):
+        return np.where(x[None, :] < arr.shape[1], arr[:, np.minimum(x, arr.shape[1] - 1)],
+                        inf[:, None])
+
+    levels: dict[int, TurnSolution] = {}
+    key = np.zeros(B)            # rows with equal keys have equal solutions at the level
+    for k in range(top, -1, -1):
+        p = k * (step or 0)
+        if p >= H:
+            levels[k] = TurnSolution.constant(model, U_inf.astype(float))
+            if ne:
+                levels[k].with_constant_extras(EU_inf.astype(float))
+            key = np.unique(np.column_stack([U_inf] + ([EU_inf.T] if ne else [])), axis=0,
+                            return_inverse=True)[1].ravel().astype(float)
+            continue
+        zx = p if p >= m else 0
+        # rows whose payoffs from here on (and whose level above) agree are solved once: at
+        # a high level most leaders are already beaten by the permanent points alone
+        feats = [U[:, p:], U[:, zx:zx + 1], U_inf[:, None], key[:, None]]
+        for j in range(ne):
+            feats += [EU[j][:, p:], EU[j][:, zx:zx + 1], EU_inf[j][:, None]]
+        _, first, inverse = np.unique(np.concatenate(feats, axis=1), axis=0,
+                                      return_index=True, return_inverse=True)
+        inverse = inverse.ravel()
+        Ur, Uir = U[first], U_inf[first]
+        EUr = EU[:, first] if ne else None
+        EUir = EU_inf[:, first] if ne else None
+        extras = tuple(
+            Extra(bank=lambda r, p=p, j=j: at(EUr[j], EUir[j], r + p),
+                  zilch=at(EUr[j], EUir[j], np.array([zx]))[:, 0],
+                  tail=Tail.constant(EUir[j])) for j in range(ne))
+        pay = Payoff(
+            bank=lambda r, p=p: np.where(r[None, :] + p >= m, at(Ur, Uir, r + p), -np.inf),
+            zilch=at(Ur, Uir, np.array([zx]))[:, 0],
+            tail=Tail.constant(Uir, start=max(H - p, m - p, 0)),
+            permanent=Permanent(sources={step: levels[k + 1].take(first)} if step else {}),
+            extras=extras)
+        levels[k] = solve_turn(model, pay).take(inverse)
+        key = inverse.astype(float)
+    return TurnLevels(rules, tuple(levels[k] for k in range(top + 1)))

@@ -1,0 +1,58 @@
+"""The package's solvers as the tests call them, on the session's table folder (conftest)."""
+from dicesolver.objectives import final_round, game, last_turn
+from dicesolver.store import Store
+from dicesolver.tables import Tables
+from dicesolver.turn import TurnState
+
+
+def tables(rs, folder=None) -> Tables:
+    return Tables(rs, Store.resolve(folder))
+
+
+def model(rs):
+    return tables(rs).model
+
+
+def score_policy(rs, folder=None):
+    return tables(rs, folder).score
+
+
+def last_turn_table(rs):
+    return tables(rs).last_turn
+
+
+def solve_last_turn(rs, deficits, on_board=True):
+    return last_turn.solve_last_turn(model(rs), deficits, on_board)
+
+
+def solve_final_round(rs, leader, tied, scores, turn=0):
+    return final_round.solve_final_round(model(rs), leader, tied, scores,
+                                         tables(rs).reach_bound, turn)
+
+
+def solve_game(rs, target=None, **options):
+    return game.solve_game(model(rs), tables(rs).reach_bound, target, **options)
+
+
+def values(table, deficit, dice, turn, permanent=0, on_board=True):
+    """A last turn's (roll, bank) at a state, as numbers (bank None where not allowed)."""
+    v = table.value_at(deficit, TurnState(dice, turn, permanent), on_board)
+    return v.roll, v.bank
+
+
+def policy(rs, name="optimal", on_board=True):
+    """'optimal' or a policy file, as `zilch simulate --policy` reads it."""
+    from dicesolver.answers.checks import resolve_policy
+    return resolve_policy(name, tables(rs), on_board)
+
+
+def evaluate(rs, strategy, on_board=True, dice=None, turn=0, permanent=0):
+    """The exact distribution of a turn's points under `strategy`."""
+    from dicesolver.play.evaluate import evaluate as run
+    return run(model(rs), strategy, on_board, TurnState(dice or rs.dice, turn, permanent))
+
+
+def play(rs, strategy, n, rng, on_board=True):
+    """The points (not units) recorded by n simulated turns."""
+    from dicesolver.play.simulate import play_turns
+    return play_turns(model(rs), strategy, n, rng, on_board).points * rs.unit
