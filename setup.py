@@ -2,11 +2,20 @@
 
 Everything else is configured in pyproject.toml.  The extension is optional: if no C
 compiler is found, the package installs without it and the solver runs its numpy loop."""
+
 import sys
 
 from setuptools import Extension, setup
 
-threads = [] if sys.platform == "win32" else ["-pthread"]      # its rows shared by threads
-setup(ext_modules=[Extension("dicesolver.turn._kernel", ["solver/turn/_kernel.c"],
-                             optional=True, extra_compile_args=["-O3"] + threads,
-                             extra_link_args=threads)])
+threads = [] if sys.platform == "win32" else ["-pthread"]  # its rows shared by threads
+setup(
+    ext_modules=[
+        Extension(
+            "dicesolver.turn._kernel",
+            ["solver/turn/_kernel.c"],
+            optional=True,
+            extra_compile_args=["-O3"] + threads,
+            extra_link_args=threads,
+        )
+    ]
+)

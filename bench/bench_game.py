@@ -1,6 +1,7 @@
 """Issue 6 figures: the two-player game to 10000 from nothing — wall time, peak memory,
 stored table size, turn states evaluated per second.  Run: python bench/bench_game.py
 [preset ...] (farkle by default)."""
+
 import os
 import resource
 import sys
@@ -23,6 +24,7 @@ def main():
         # every backward pass, whichever module asked for the solve: its (row, total, state)s
         counted[0] += int((start + 1).sum()) * model.states
         return real(model, pay, src_list, ALL, roll, bank_pay, extra_bank, start, *rest)
+
     engine.backward = counting
     for name in names:
         rs = rules.load(name)
@@ -31,14 +33,19 @@ def main():
         t0 = time.perf_counter()
         g = Tables(rs, Store(folder)).game()
         dt = time.perf_counter() - t0
-        size = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder)
-                   if f.endswith(f"game{g.target}.dst"))
+        size = sum(
+            os.path.getsize(os.path.join(folder, f))
+            for f in os.listdir(folder)
+            if f.endswith(f"game{g.target}.dst")
+        )
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         h, p = fairest_head_start(g)
-        print(f"{name} to {g.target}: {dt:.1f} s from nothing, peak memory {peak:.0f} MiB, "
-              f"table {size / 1e6:.2f} MB, {counted[0] / dt / 1e6:.1f} M turn states/s "
-              f"({counted[0] / 1e6:.0f} M evaluated, Newton iterations included); "
-              f"P(first wins) {g.W[0, 0]:.6f}, fairest head start {h}")
+        print(
+            f"{name} to {g.target}: {dt:.1f} s from nothing, peak memory {peak:.0f} MiB, "
+            f"table {size / 1e6:.2f} MB, {counted[0] / dt / 1e6:.1f} M turn states/s "
+            f"({counted[0] / 1e6:.0f} M evaluated, Newton iterations included); "
+            f"P(first wins) {g.W[0, 0]:.6f}, fairest head start {h}"
+        )
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
 """Issue 4 figures: simulated turns per second (optimal policy, physical dice) and the exact
 evaluation time.  Run: python bench/bench_simulate.py"""
+
 import tempfile
 import time
 
 import numpy as np
-
 from dicesolver import rules
 from dicesolver.answers.checks import resolve_policy
 from dicesolver.play.evaluate import evaluate
@@ -29,8 +29,10 @@ def main():
         t0 = time.perf_counter()
         evaluate(tab.model, strat)
         ev = time.perf_counter() - t0
-        print(f"{name:13} simulate {n / dt / 1e6:.2f} M turns/s (2M turns in batches of 250k); "
-              f"exact evaluation {ev:.2f} s")
+        print(
+            f"{name:13} simulate {n / dt / 1e6:.2f} M turns/s (2M turns in batches of 250k); "
+            f"exact evaluation {ev:.2f} s"
+        )
 
 
 if __name__ == "__main__":

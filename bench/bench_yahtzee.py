@@ -1,5 +1,6 @@
 """Issue 5 figures: the full table from nothing (cold: numba compiling into an empty cache;
 warm: compiled code cached), its peak memory, and the reload.  Run: python bench/bench_yahtzee.py"""
+
 import os
 import subprocess
 import sys
@@ -30,8 +31,9 @@ print(f"{time.perf_counter() - t0:.3f}")
 
 
 def run(code, name, env):
-    out = subprocess.run([sys.executable, "-c", code, name], env=env, check=True,
-                         capture_output=True, text=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code, name], env=env, check=True, capture_output=True, text=True
+    ).stdout.split()
     return out
 
 
@@ -42,8 +44,10 @@ def main():
         cold = run(CHILD, name, env)
         warm = run(CHILD, name, env)
         reload = run(RELOAD, name, env)
-        print(f"{name:19} optimum {warm[2]}  from nothing: cold {cold[0]} s (with compile), "
-              f"warm {warm[0]} s; peak memory {warm[1]} MiB; reload {reload[0]} s")
+        print(
+            f"{name:19} optimum {warm[2]}  from nothing: cold {cold[0]} s (with compile), "
+            f"warm {warm[0]} s; peak memory {warm[1]} MiB; reload {reload[0]} s"
+        )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ command prints with ``--json``::
 
 The functions are imported on first use, so ``import dicesolver`` stays cheap.
 """
+
 from __future__ import annotations
 
 from importlib import import_module
@@ -23,22 +24,60 @@ SOLVER_VERSION = 3
 
 # name -> the module of the answers layer that defines it
 _API = {
-    "describe_rules": "zilch", "odds": "zilch", "strategy": "zilch", "advise": "zilch",
-    "endgame": "zilch", "game": "zilch", "export": "zilch",
-    "evaluate": "checks", "simulate": "checks", "verify": "checks",
-    "plot_endgame": "pictures", "plot_game": "pictures", "plot_distribution": "pictures",
-    "yahtzee_rules": "yahtzee", "yahtzee_advise": "yahtzee", "yahtzee_value": "yahtzee",
-    "yahtzee_simulate": "yahtzee", "yahtzee_export": "yahtzee",
+    "describe_rules": "zilch",
+    "odds": "zilch",
+    "strategy": "zilch",
+    "advise": "zilch",
+    "endgame": "zilch",
+    "game": "zilch",
+    "export": "zilch",
+    "evaluate": "checks",
+    "simulate": "checks",
+    "verify": "checks",
+    "plot_endgame": "pictures",
+    "plot_game": "pictures",
+    "plot_distribution": "pictures",
+    "yahtzee_rules": "yahtzee",
+    "yahtzee_advise": "yahtzee",
+    "yahtzee_value": "yahtzee",
+    "yahtzee_simulate": "yahtzee",
+    "yahtzee_export": "yahtzee",
 }
-__all__ = ["InputError", "Store", "__version__", *_API]
+__all__ = [
+    "InputError",
+    "Store",
+    "__version__",
+    "advise",
+    "describe_rules",
+    "endgame",
+    "evaluate",
+    "export",
+    "game",
+    "odds",
+    "plot_distribution",
+    "plot_endgame",
+    "plot_game",
+    "simulate",
+    "strategy",
+    "verify",
+    "yahtzee_advise",
+    "yahtzee_export",
+    "yahtzee_rules",
+    "yahtzee_simulate",
+    "yahtzee_value",
+]
 
 if TYPE_CHECKING:
     from .answers.checks import evaluate, simulate, verify
     from .answers.pictures import plot_distribution, plot_endgame, plot_game
-    from .answers.yahtzee import (yahtzee_advise, yahtzee_export, yahtzee_rules,
-                                  yahtzee_simulate, yahtzee_value)
-    from .answers.zilch import (advise, describe_rules, endgame, export, game, odds,
-                                strategy)
+    from .answers.yahtzee import (
+        yahtzee_advise,
+        yahtzee_export,
+        yahtzee_rules,
+        yahtzee_simulate,
+        yahtzee_value,
+    )
+    from .answers.zilch import advise, describe_rules, endgame, export, game, odds, strategy
     from .store import Store
 
 

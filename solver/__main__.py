@@ -1,4 +1,5 @@
 """python -m dicesolver: the zilch command."""
+
 from .cli import main
 
 main()

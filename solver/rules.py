@@ -4,6 +4,7 @@ A rule set file names the dice, the points of groups of equal faces, whole-roll 
 minimums, the set-aside and hot-dice rules and the end of the game.  The built-in presets are
 such files (``solver/rulesets/*.toml``); a user's file works wherever a preset name does.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -14,15 +15,22 @@ from dataclasses import asdict, dataclass
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
+from typing import Any, NoReturn
 
 from .errors import InputError
 
 FACES = 6
-PATTERN_KINDS = ("straight", "three_pairs", "four_kind_pair", "two_triplets", "colour_pairs",
-                 "no_score")
+PATTERN_KINDS = (
+    "straight",
+    "three_pairs",
+    "four_kind_pair",
+    "two_triplets",
+    "colour_pairs",
+    "no_score",
+)
 # Count signatures (sorted counts of the faces shown) of the six-dice patterns.  With
 # distinct = false, "three pairs" also reads 4+2 and 6 as pairs and "two triplets" reads 6.
-_SIGNATURES = {
+_SIGNATURES: dict[str, tuple[set[tuple[int, ...]], set[tuple[int, ...]]]] = {
     "three_pairs": ({(2, 2, 2)}, {(2, 4), (6,)}),
     "four_kind_pair": ({(2, 4)}, set()),
     "two_triplets": ({(3, 3)}, {(6,)}),
@@ -33,9 +41,9 @@ _SIGNATURES = {
 class Pattern:
     kind: str
     points: int
-    faces: tuple[int, ...] = ()      # straights: the faces it needs
-    permanent: bool = False          # points kept even if the turn ends in a zilch
-    distinct: bool = False           # three_pairs / two_triplets: faces must differ
+    faces: tuple[int, ...] = ()  # straights: the faces it needs
+    permanent: bool = False  # points kept even if the turn ends in a zilch
+    distinct: bool = False  # three_pairs / two_triplets: faces must differ
 
     @property
     def size(self) -> int:
@@ -54,16 +62,16 @@ class RuleSet:
     # faces[f-1][k-1]: points of one group of exactly k dice showing face f (0: not a group).
     faces: tuple[tuple[int, ...], ...]
     patterns: tuple[Pattern, ...]
-    set_aside: str = "forced"        # "forced": every scoring die frozen; "any": free choice
-    hot_dice: str = "optional"       # "mandatory": all dice scored -> must roll them again
-    entry_minimum: int = 0           # first bank of the game
-    bank_minimum: int = 0            # every later bank
+    set_aside: str = "forced"  # "forced": every scoring die frozen; "any": free choice
+    hot_dice: str = "optional"  # "mandatory": all dice scored -> must roll them again
+    entry_minimum: int = 0  # first bank of the game
+    bank_minimum: int = 0  # every later bank
     target: int | None = None
-    end: str = "final_round"         # "final_round": others get one last turn; "instant"
-    reach: str = "at_least"          # "at_least" or "more_than" the target ends the game
-    tie: float = 0.5                 # a tie's worth as a fraction of a win
-    piggyback: bool = False          # Zonk: the next player may take over the dice left
-    three_zilch_penalty: int = 0     # stored; not modelled by the single-turn solver
+    end: str = "final_round"  # "final_round": others get one last turn; "instant"
+    reach: str = "at_least"  # "at_least" or "more_than" the target ends the game
+    tie: float = 0.5  # a tie's worth as a fraction of a win
+    piggyback: bool = False  # Zonk: the next player may take over the dice left
+    three_zilch_penalty: int = 0  # stored; not modelled by the single-turn solver
 
     # --- facts every caller needs, derived here once --------------------------------------
     @cached_property
@@ -94,8 +102,10 @@ class RuleSet:
         if not amounts:
             return None
         if len(amounts) > 1:
-            raise InputError(f"{self.name}: the end-game and game solvers handle one permanent "
-                             f"amount, the rules have {list(amounts)}")
+            raise InputError(
+                f"{self.name}: the end-game and game solvers handle one permanent "
+                f"amount, the rules have {list(amounts)}"
+            )
         return amounts[0] // self.unit
 
     @property
@@ -131,15 +141,21 @@ class RuleSet:
     def check_score(self, what: str, score: int) -> None:
         """InputError unless a player can have this score."""
         if score < 0 or score % self.unit:
-            raise InputError(f"{what} {score} is impossible under {self.name}: scores are "
-                             f"non-negative multiples of {self.unit}")
+            raise InputError(
+                f"{what} {score} is impossible under {self.name}: scores are "
+                f"non-negative multiples of {self.unit}"
+            )
         if 0 < score < self.entry_minimum:
-            raise InputError(f"{what} {score} is impossible under {self.name}: the first bank "
-                             f"is at least {self.entry_minimum}")
+            raise InputError(
+                f"{what} {score} is impossible under {self.name}: the first bank "
+                f"is at least {self.entry_minimum}"
+            )
 
     def reach_units(self, target: int | None = None) -> int:
         """The smallest score (units) that reaches the target (the rules' own by default)."""
-        t = (self.target if target is None else target) // self.unit
+        target = self.target if target is None else target
+        assert target is not None
+        t = target // self.unit
         return t + 1 if self.reach == "more_than" else t
 
     def share(self, k: int) -> float:
@@ -157,7 +173,7 @@ class RuleSet:
         return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def _fail(src: str, key: str, what: str):
+def _fail(src: str, key: str, what: str) -> NoReturn:
     raise InputError(f"rules file {src}: key '{key}': {what}")
 
 
@@ -175,8 +191,18 @@ def _choice(src, key, v, allowed) -> str:
 
 def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
     """Validate a parsed TOML document into a RuleSet; errors name the file and the key."""
-    known = {"name", "description", "dice", "set_aside", "hot_dice", "entry_minimum",
-             "bank_minimum", "faces", "patterns", "game"}
+    known = {
+        "name",
+        "description",
+        "dice",
+        "set_aside",
+        "hot_dice",
+        "entry_minimum",
+        "bank_minimum",
+        "faces",
+        "patterns",
+        "game",
+    }
     for k in data:
         if k not in known:
             _fail(src, k, "unknown key")
@@ -208,11 +234,16 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
                 _fail(src, f"{key}.{k}", "unknown key")
         kind = _choice(src, f"{key}.kind", p.get("kind"), PATTERN_KINDS)
         pts = _int(src, f"{key}.points", p.get("points"), 1)
-        pf = ()
+        pf: Any = ()
         if kind == "straight":
             pf = p.get("faces")
-            if not isinstance(pf, list) or not pf or len(set(pf)) != len(pf) or len(pf) > dice \
-                    or any(isinstance(x, bool) or x not in range(1, 7) for x in pf):
+            if (
+                not isinstance(pf, list)
+                or not pf
+                or len(set(pf)) != len(pf)
+                or len(pf) > dice
+                or any(isinstance(x, bool) or x not in range(1, 7) for x in pf)
+            ):
                 _fail(src, f"{key}.faces", f"expected distinct faces 1..6, at most {dice}")
             pf = tuple(sorted(pf))
         elif dice != 6:
@@ -246,19 +277,25 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
     if not isinstance(desc, str):
         _fail(src, "description", "expected a string")
     rs = RuleSet(
-        name=name, description=desc, dice=dice, faces=tuple(faces), patterns=tuple(patterns),
+        name=name,
+        description=desc,
+        dice=dice,
+        faces=tuple(faces),
+        patterns=tuple(patterns),
         set_aside=_choice(src, "set_aside", data.get("set_aside", "forced"), ("forced", "any")),
-        hot_dice=_choice(src, "hot_dice", data.get("hot_dice", "optional"),
-                         ("optional", "mandatory")),
+        hot_dice=_choice(
+            src, "hot_dice", data.get("hot_dice", "optional"), ("optional", "mandatory")
+        ),
         entry_minimum=_int(src, "entry_minimum", data.get("entry_minimum", 0)),
         bank_minimum=_int(src, "bank_minimum", data.get("bank_minimum", 0)),
         target=target,
         end=_choice(src, "game.end", game.get("end", "final_round"), ("final_round", "instant")),
-        reach=_choice(src, "game.reach", game.get("reach", "at_least"),
-                      ("at_least", "more_than")),
-        tie=float(tie), piggyback=piggy,
-        three_zilch_penalty=_int(src, "game.three_zilch_penalty",
-                                 game.get("three_zilch_penalty", 0)),
+        reach=_choice(src, "game.reach", game.get("reach", "at_least"), ("at_least", "more_than")),
+        tie=float(tie),
+        piggyback=piggy,
+        three_zilch_penalty=_int(
+            src, "game.three_zilch_penalty", game.get("three_zilch_penalty", 0)
+        ),
     )
     if not any(any(r) for r in rs.faces) and not rs.patterns:
         _fail(src, "faces", "no combination scores: every roll would be a zilch")
@@ -267,12 +304,16 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
         # the turn; the solver relies on that (see turn.py) and the presets satisfy it.
         low = [p for p in rs.patterns if p.permanent and p.points < rs.min_bank(False)]
         if low:
-            _fail(src, "patterns.permanent",
-                  f"permanent points ({low[0].points}) below the minimum to bank "
-                  f"({rs.min_bank(False)}) are not supported")
+            _fail(
+                src,
+                "patterns.permanent",
+                f"permanent points ({low[0].points}) below the minimum to bank "
+                f"({rs.min_bank(False)}) are not supported",
+            )
         if rs.hot_dice == "mandatory":
-            _fail(src, "hot_dice", "permanent combinations with mandatory hot dice are not "
-                                   "supported")
+            _fail(
+                src, "hot_dice", "permanent combinations with mandatory hot dice are not supported"
+            )
     return rs
 
 

@@ -9,6 +9,7 @@ objective, the rule-set hash, the arrays' names, dtypes and shapes), the arrays'
 then the SHA-256 of everything before it.  A file whose checksum, versions or rule-set hash
 do not match is never trusted: ``load`` returns None and the caller rebuilds it.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -54,15 +55,23 @@ class Store:
         safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in rules_name)
         return self.folder / f"{safe}-{digest[:16]}-{objective}.dst"
 
-    def load(self, rules_name: str, digest: str, objective: str,
-             expect: dict | None = None) -> tuple[dict, Arrays] | None:
+    def load(
+        self, rules_name: str, digest: str, objective: str, expect: dict | None = None
+    ) -> tuple[dict, Arrays] | None:
         """A stored table, or None if it is missing, corrupt or stale."""
-        return load(self.path(rules_name, digest, objective),
-                    dict(expect or {}, objective=objective, rules_hash=digest))
+        return load(
+            self.path(rules_name, digest, objective),
+            dict(expect or {}, objective=objective, rules_hash=digest),
+        )
 
-    def cached(self, rules_name: str, digest: str, objective: str,
-               build: Callable[[], tuple[dict, Arrays]],
-               expect: dict | None = None) -> tuple[dict, Arrays]:
+    def cached(
+        self,
+        rules_name: str,
+        digest: str,
+        objective: str,
+        build: Callable[[], tuple[dict, Arrays]],
+        expect: dict | None = None,
+    ) -> tuple[dict, Arrays]:
         """Load a table, or build (meta, arrays) with ``build()``, store it and return it.
         Storing is best effort: a folder we cannot write to still answers the query."""
         expect = dict(expect or {}, objective=objective, rules_hash=digest)
@@ -88,6 +97,7 @@ class Store:
 class Checkpoint:
     """An interrupted solve's progress: saved now and then, resumed from, discarded at the
     end.  Best effort, like the tables."""
+
     path: Path
 
     def load(self, expect: dict) -> tuple[dict, Arrays] | None:
@@ -110,8 +120,10 @@ def save(path: Path, meta: dict, arrays: Arrays) -> None:
     """Write atomically: a temporary file in the same folder, fsync, then rename over.
     The arrays are streamed (and hashed) one by one: no copy of the whole table in memory."""
     arrays = {name: np.ascontiguousarray(arr) for name, arr in arrays.items()}
-    layout = [{"name": name, "dtype": arr.dtype.str, "shape": list(arr.shape)}
-              for name, arr in arrays.items()]
+    layout = [
+        {"name": name, "dtype": arr.dtype.str, "shape": list(arr.shape)}
+        for name, arr in arrays.items()
+    ]
     header = dict(meta, format=FORMAT_VERSION, solver=SOLVER_VERSION, layout=layout)
     head = MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -119,7 +131,9 @@ def save(path: Path, meta: dict, arrays: Arrays) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             digest = hashlib.sha256()
-            for part in [head] + [memoryview(arr).cast("B") for arr in arrays.values()]:
+            parts: list[bytes | memoryview] = [head]
+            parts += [arr.data.cast("B") for arr in arrays.values()]
+            for part in parts:
                 f.write(part)
                 digest.update(part)
             f.write(digest.digest())
@@ -140,9 +154,9 @@ def load(path: Path, expect: dict) -> tuple[dict, Arrays] | None:
     try:
         with open(path, "rb") as f:
             data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):           # missing, unreadable or empty
+    except (OSError, ValueError):  # missing, unreadable or empty
         return None
-    if len(data) < len(MAGIC) + 32 or data[:len(MAGIC)] != MAGIC:
+    if len(data) < len(MAGIC) + 32 or data[: len(MAGIC)] != MAGIC:
         return None
     view = memoryview(data)
     body, digest = view[:-32], view[-32:]
@@ -150,7 +164,7 @@ def load(path: Path, expect: dict) -> tuple[dict, Arrays] | None:
         return None
     nl = data.find(b"\n", len(MAGIC))
     try:
-        header = json.loads(data[len(MAGIC):nl])
+        header = json.loads(data[len(MAGIC) : nl])
     except ValueError:
         return None
     if header.get("format") != FORMAT_VERSION or header.get("solver") != SOLVER_VERSION:

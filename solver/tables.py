@@ -1,5 +1,6 @@
 """The stored tables of one rule set: each solved once, kept in the Store, reloaded (memory-
 mapped) by every later query.  This is the only place where solving meets storing."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -39,13 +40,15 @@ class Tables:
     @cached_property
     def reach_bound(self) -> int:
         """Units no turn adds with probability above TRUNCATION (last_turn.reach_bound)."""
-        _, arrays = self._cached("reach", lambda: ({}, {"D": np.array([reach_bound(self.model)])}),
-                                 {"eps": TRUNCATION})
+        _, arrays = self._cached(
+            "reach", lambda: ({}, {"D": np.array([reach_bound(self.model)])}), {"eps": TRUNCATION}
+        )
         return int(arrays["D"][0])
 
     @cached_property
     def score(self) -> ScorePolicy:
         """The expected-points policy (the strategy card)."""
+
         def build():
             main, secured = solve_score(self.model)
             arrays = main.to_arrays("main")
@@ -53,15 +56,17 @@ class Tables:
                 arrays.update(secured.to_arrays("secured"))
             arrays["reach"] = self.reachable(main.roll.shape[2])
             return {"rules_name": self.rules.name, "unit": self.rules.unit}, arrays
+
         header, arrays = self._cached("score", build)
-        secured = TurnSolution.from_arrays("secured", arrays) if "secured.cap" in arrays \
-            else None
-        return ScorePolicy(self.rules, TurnSolution.from_arrays("main", arrays), secured,
-                           arrays["reach"], header)
+        secured = TurnSolution.from_arrays("secured", arrays) if "secured.cap" in arrays else None
+        return ScorePolicy(
+            self.rules, TurnSolution.from_arrays("main", arrays), secured, arrays["reach"], header
+        )
 
     @cached_property
     def last_turn(self) -> LastTurnTable:
         """P(win) of a last turn for every deficit up to the target, both board flags."""
+
         def build():
             tab = LastTurnTable.solve(self.model)
             arrays: dict[str, np.ndarray] = {}
@@ -69,6 +74,7 @@ class Tables:
                 for k, sol in enumerate(tab.levels[flag]):
                     arrays.update(sol.to_arrays(f"{int(flag)}.{k}"))
             return {"rules_name": self.rules.name, "max_deficit": tab.max_deficit}, arrays
+
         header, arrays = self._cached("lastturn", build)
         levels = {}
         for flag in board_flags(self.rules):
@@ -80,8 +86,12 @@ class Tables:
         levels.setdefault(False, levels[True])
         return LastTurnTable(self.model, int(header["max_deficit"]), levels)
 
-    def game(self, target: int | None = None, progress: Callable[[int], None] | None = None,
-             solve_if_missing: bool = True) -> GameTable | None:
+    def game(
+        self,
+        target: int | None = None,
+        progress: Callable[[int], None] | None = None,
+        solve_if_missing: bool = True,
+    ) -> GameTable | None:
         """The two-player game table (solved and stored if missing, unless solve_if_missing
         is False: a query never starts a solve)."""
         rules = self.rules
@@ -92,41 +102,58 @@ class Tables:
         if got is None and not solve_if_missing:
             return None
         if got is None:
+
             def build():
-                g = solve_game(self.model, self.reach_bound, target, progress,
-                               self.store.checkpoint(rules.name, rules.digest(), objective))
+                g = solve_game(
+                    self.model,
+                    self.reach_bound,
+                    target,
+                    progress,
+                    self.store.checkpoint(rules.name, rules.digest(), objective),
+                )
                 arrays = {"W": g.W}
                 if g.O is not None:
-                    arrays.update({"O.shape": np.array(g.O.shape), "O.idx": g.O.idx,
-                                   "O.val": g.O.val})
+                    arrays.update(
+                        {"O.shape": np.array(g.O.shape), "O.idx": g.O.idx, "O.val": g.O.val}
+                    )
                 for flag, arr in (g.finals.opp or {}).items():
                     arrays[f"opp.{int(flag)}"] = arr
                 return {"rules_name": rules.name, "target": target}, arrays
+
             got = self._cached(objective, build)
         arrays = got[1]
         W = arrays["W"]
         finals = {bool(int(k[4:])): v for k, v in arrays.items() if k.startswith("opp.")}
         offers = None
         if "O.idx" in arrays:
-            offers = Offers(tuple(int(x) for x in arrays["O.shape"]), arrays["O.idx"],
-                            arrays["O.val"])
+            offers = Offers(
+                tuple(int(x) for x in arrays["O.shape"]), arrays["O.idx"], arrays["O.val"]
+            )
         assert target is not None
-        return GameTable(self.model, target, W, Finals(rules, W.shape[0], finals or None),
-                         offers)
+        return GameTable(self.model, target, W, Finals(rules, W.shape[0], finals or None), offers)
 
 
 @lru_cache(maxsize=32)
 def _model(rules: RuleSet, store: Store) -> TurnModel:
-    _, arrays = store.cached(rules.name, rules.digest(), "model",
-                             lambda: ({}, model_arrays(rules)), {"model_format": FORMAT})
+    _, arrays = store.cached(
+        rules.name,
+        rules.digest(),
+        "model",
+        lambda: ({}, model_arrays(rules)),
+        {"model_format": FORMAT},
+    )
     return TurnModel.from_arrays(rules, arrays)
 
 
 @lru_cache(maxsize=64)
 def _reachable(rules: RuleSet, store: Store, length: int) -> np.ndarray:
     """Stored like the model it comes from (a sweep in Python: ~40 ms)."""
-    _, arrays = store.cached(rules.name, rules.digest(), f"reachable{length}",
-                             lambda: ({}, {"reach": sweep(_model(rules, store), length)}))
+    _, arrays = store.cached(
+        rules.name,
+        rules.digest(),
+        f"reachable{length}",
+        lambda: ({}, {"reach": sweep(_model(rules, store), length)}),
+    )
     reach = arrays["reach"]
-    reach.flags.writeable = False       # shared by every caller
+    reach.flags.writeable = False  # shared by every caller
     return reach

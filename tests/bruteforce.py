@@ -5,8 +5,9 @@ subset by trying every way to peel combinations off it.  Nothing is shared with 
 except the RuleSet data.  Only for small games: few dice, optional or mandatory hot dice,
 no permanent points.
 """
+
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from itertools import combinations, product
 
 
@@ -27,8 +28,8 @@ def naive_choices(rules, roll):
     """{(points, dice left)} of every legal set-aside from the ordered roll."""
     table = combos(rules)
 
-    @lru_cache(maxsize=None)
-    def best(dice):       # most points peeling combinations off the sorted tuple, or None
+    @cache
+    def best(dice):  # most points peeling combinations off the sorted tuple, or None
         if not dice:
             return 0
         res = None
@@ -64,9 +65,11 @@ def solve(rules, min_bank):
     free state, and the forced hot-dice state is affine in t: A t + B, solved exactly.
     """
     N = rules.dice
-    rolls = {n: [naive_choices(rules, r) for r in product(range(1, 7), repeat=n)]
-             for n in range(1, N + 1)}
-    w = {n: Fraction(1, 6 ** n) for n in rolls}
+    rolls = {
+        n: [naive_choices(rules, r) for r in product(range(1, 7), repeat=n)]
+        for n in range(1, N + 1)
+    }
+    w = {n: Fraction(1, 6**n) for n in rolls}
     hot_forced = rules.hot_dice == "mandatory"
     # forced hot state at large t: V = A t + B, banking right after every non-hot roll
     ph = pz = Fraction(0)
@@ -88,22 +91,24 @@ def solve(rules, min_bank):
         if forced:
             return A * t + B
         return Fraction(t)
+
     # T: every free n gains nothing from one more roll followed by banking
     T = 0
     for n in range(1, N + 1):
-        for t in range(T, 10 ** 6, 50):
+        for t in range(T, 10**6, 50):
             gain = Fraction(0)
             for ch in rolls[n]:
                 if ch:
                     gain += w[n] * max(
                         (tail(N, t + p, hot_forced) if left == 0 else Fraction(t + p))
-                        for p, left in ch)
+                        for p, left in ch
+                    )
             if gain <= t and t >= min_bank:
                 break
         T = max(T, t)
-    T += 2000   # margin: the comparison below is made on states well inside [0, T)
+    T += 2000  # margin: the comparison below is made on states well inside [0, T)
 
-    @lru_cache(maxsize=None)
+    @cache
     def value(n, t, forced):
         if t >= T:
             return tail(n, t, forced)
@@ -112,7 +117,8 @@ def solve(rules, min_bank):
             if ch:
                 roll += w[n] * max(
                     value(N, t + p, hot_forced) if left == 0 else value(left, t + p, False)
-                    for p, left in ch)
+                    for p, left in ch
+                )
         if forced or t < min_bank:
             return roll
         return max(roll, Fraction(t))

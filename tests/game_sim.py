@@ -2,10 +2,10 @@
 round the other player then takes his optimal last turn; Zonk's offers are taken where the
 game table says so): the check of the game tables.  Every turn is played by the package's
 one simulator (play/simulate.py) with the game's own turn solution as the policy."""
+
 from __future__ import annotations
 
 import numpy as np
-
 from dicesolver.objectives.last_turn import solve_last_turn
 from dicesolver.play.policies import OptimalPolicy
 from dicesolver.play.simulate import play_turns
@@ -13,8 +13,7 @@ from dicesolver.play.simulate import play_turns
 
 def _policy(levels) -> OptimalPolicy:
     """The optimal play of solved turns, each situation on its own batch row."""
-    return OptimalPolicy(levels.values, None, cap=max(lv.cap for lv in levels),
-                         levels=len(levels))
+    return OptimalPolicy(levels.values, None, cap=max(lv.cap for lv in levels), levels=len(levels))
 
 
 def play_games(g, n_games: int, rng: np.random.Generator) -> np.ndarray:
@@ -25,31 +24,35 @@ def play_games(g, n_games: int, rng: np.random.Generator) -> np.ndarray:
     pairs = np.array([(a, b) for a in range(R) for b in range(R)])
     turns = _policy(g.turns(pairs).levels())
     score = np.zeros((n_games, 2), np.int64)
-    offer = np.zeros((n_games, 2), np.int64)    # piggyback: dice left and total banked
+    offer = np.zeros((n_games, 2), np.int64)  # piggyback: dice left and total banked
     result = np.full(n_games, -1.0)
     mover = 0
     while (result < 0).any():
         act = np.nonzero(result < 0)[0]
         me, opp = score[act, mover], score[act, 1 - mover]
         start = None
-        if g.O is not None:         # take the offer where that beats a fresh start
+        if g.O is not None:  # take the offer where that beats a fresh start
             n, t = offer[act, 0], offer[act, 1]
             take = (t > 0) & np.isfinite(g.O.lookup(me, opp, n, np.minimum(t, R - 1)))
             start = (np.where(take, n, 0), np.where(take, t, 0), 0)
-        played = play_turns(model, turns, len(act), rng, (me > 0) | (not rules.entry_minimum),
-                            start, me * R + opp)
+        played = play_turns(
+            model, turns, len(act), rng, (me > 0) | (not rules.entry_minimum), start, me * R + opp
+        )
         offer[act] = np.column_stack([played.left, played.points])
         score[act, mover] += played.points
         done = act[score[act, mover] >= R]
         if rules.end == "instant":
             result[done] = 1.0 if mover == 0 else 0.0
-        elif len(done):                         # the other player's last turn
+        elif len(done):  # the other player's last turn
             last = score[done, 1 - mover] + _last_turns(
-                model, score[done, mover] - score[done, 1 - mover], score[done, 1 - mover] > 0,
-                rng)
+                model, score[done, mover] - score[done, 1 - mover], score[done, 1 - mover] > 0, rng
+            )
             # as the solver counts it: the last player's tie value is taken from the leader
-            mine = np.where(score[done, mover] > last, 1.0,
-                            np.where(score[done, mover] == last, 1.0 - rules.tie, 0.0))
+            mine = np.where(
+                score[done, mover] > last,
+                1.0,
+                np.where(score[done, mover] == last, 1.0 - rules.tie, 0.0),
+            )
             result[done] = mine if mover == 0 else 1.0 - mine
         mover = 1 - mover
     return result
@@ -64,7 +67,8 @@ def _last_turns(model, deficits: np.ndarray, on_board: np.ndarray, rng) -> np.nd
     for flag in np.unique(flags):
         games = np.nonzero(flags == flag)[0]
         ds, row = np.unique(deficits[games], return_inverse=True)
-        levels = solve_last_turn(model, ds * rules.unit, bool(flag))   # every deficit at once
-        out[games] = play_turns(model, _policy(levels), len(games), rng, bool(flag),
-                                rows=row.ravel()).points
+        levels = solve_last_turn(model, ds * rules.unit, bool(flag))  # every deficit at once
+        out[games] = play_turns(
+            model, _policy(levels), len(games), rng, bool(flag), rows=row.ravel()
+        ).points
     return out

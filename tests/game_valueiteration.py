@@ -6,8 +6,8 @@ the unmerged outcomes of scoring.scored (the scoring is shared).  The opponent's
 (final-round rules) is a value iteration of its own.  Turn totals stop at a bound past which
 banking is optimal (checked: rolling there is worth less than banking in the result).
 """
-import numpy as np
 
+import numpy as np
 from dicesolver.outcomes.scoring import p_zilch, scored
 
 
@@ -91,16 +91,24 @@ def game(rules, R, Tm, finals=None, offers=False):
     ROLL = np.zeros_like(V)
     for _ in range(20_000):
         old = V.copy()
-        start = V[:, :, 0, 0]                       # W[a, b]
-        zilch = 1.0 - start.T                       # the opponent moves from (b, a)
+        start = V[:, :, 0, 0]  # W[a, b]
+        zilch = 1.0 - start.T  # the opponent moves from (b, a)
         bank = np.broadcast_to(bank_value(start, t), (R, R, Tm))
         bank = np.where(t * u >= mins, bank, -np.inf)
-        if offers:                                  # by dice left: the opponent's offer
+        if offers:  # by dice left: the opponent's offer
             f = np.minimum(a + t, R - 1)
-            take = np.stack([np.maximum(start[b, f], ROLL[b, f, s, np.minimum(t, R - 1)])
-                             for s in range(N + 1)], axis=2)          # (R, R, N + 1, Tm)
-            banks = np.where(((a + t) < R)[:, :, None, :] & (t > 0)[:, :, None, :],
-                             1.0 - take, bank[:, :, None, :])
+            take = np.stack(
+                [
+                    np.maximum(start[b, f], ROLL[b, f, s, np.minimum(t, R - 1)])
+                    for s in range(N + 1)
+                ],
+                axis=2,
+            )  # (R, R, N + 1, Tm)
+            banks = np.where(
+                ((a + t) < R)[:, :, None, :] & (t > 0)[:, :, None, :],
+                1.0 - take,
+                bank[:, :, None, :],
+            )
             banks = np.where((t * u >= mins)[:, :, None, :], banks, -np.inf)
         forced_far = ((1 - pzN - p_hot) + pzN * zilch) / (1 - p_hot)
 
@@ -109,6 +117,7 @@ def game(rules, R, Tm, finals=None, offers=False):
                 return bank_value(start, tt)
             assert finals is None, "final-round rules: use optional hot dice here"
             return forced_far[:, :, None]
+
         for s in range(N + 1):
             n = N if s == 0 else s
             roll = _roll(V, moves, n, Tm, beyond) + moves[n][2] * zilch[:, :, None]

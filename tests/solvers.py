@@ -1,4 +1,5 @@
 """The package's solvers as the tests call them, on the session's table folder (conftest)."""
+
 from dicesolver.objectives import final_round, game, last_turn
 from dicesolver.store import Store
 from dicesolver.tables import Tables
@@ -26,8 +27,9 @@ def solve_last_turn(rs, deficits, on_board=True):
 
 
 def solve_final_round(rs, leader, tied, scores, turn=0):
-    return final_round.solve_final_round(model(rs), leader, tied, scores,
-                                         tables(rs).reach_bound, turn)
+    return final_round.solve_final_round(
+        model(rs), leader, tied, scores, tables(rs).reach_bound, turn
+    )
 
 
 def solve_game(rs, target=None, **options):
@@ -43,16 +45,19 @@ def values(table, deficit, dice, turn, permanent=0, on_board=True):
 def policy(rs, name="optimal", on_board=True):
     """'optimal' or a policy file, as `zilch simulate --policy` reads it."""
     from dicesolver.answers.checks import resolve_policy
+
     return resolve_policy(name, tables(rs), on_board)
 
 
 def evaluate(rs, strategy, on_board=True, dice=None, turn=0, permanent=0):
     """The exact distribution of a turn's points under `strategy`."""
     from dicesolver.play.evaluate import evaluate as run
+
     return run(model(rs), strategy, on_board, TurnState(dice or rs.dice, turn, permanent))
 
 
 def play(rs, strategy, n, rng, on_board=True):
     """The points (not units) recorded by n simulated turns."""
     from dicesolver.play.simulate import play_turns
+
     return play_turns(model(rs), strategy, n, rng, on_board).points * rs.unit

@@ -1,4 +1,5 @@
 """The zilch CLI: JSON contracts, human output, exports, and one-line errors (exit 2)."""
+
 import csv
 import io
 import json
@@ -28,9 +29,9 @@ def test_advise_before_rolling_json():
     d = js("advise", "--rules", "farkle", "--dice", "3", "--turn", "450")
     assert d["action"] == "bank"
     d = js("advise", "--rules", "zilch", "--dice", "2", "--turn", "300")
-    assert d["action"] == "roll" and d["values"]["bank"] is None     # below the 350 minimum
+    assert d["action"] == "roll" and d["values"]["bank"] is None  # below the 350 minimum
     d = js("advise", "--rules", "zilch", "--dice", "3", "--turn", "400", "--not-on-board")
-    assert d["values"]["bank"] is None                               # entry minimum 500
+    assert d["values"]["bank"] is None  # entry minimum 500
 
 
 def test_advise_with_a_roll_ranks_choices():
@@ -39,16 +40,18 @@ def test_advise_with_a_roll_ranks_choices():
     assert sorted(map(tuple, keeps)) == [(1,), (1, 1), (1, 1, 5)]
     assert d["options"][0]["loss"] == 0
     assert all(a["value"] >= b["value"] for a, b in zip(d["options"], d["options"][1:]))
-    d = js("advise", "--rules", "zilch-online", "--dice", "5", "--turn", "100",
-           "--roll", "2,2,3,3,4")
+    d = js(
+        "advise", "--rules", "zilch-online", "--dice", "5", "--turn", "100", "--roll", "2,2,3,3,4"
+    )
     assert d["zilch"] and d["options"] == []
     out = run("advise", "--rules", "farkle", "--dice", "6", "--roll", "1,1,5,3,4,6").stdout
     assert "set aside" in out
 
 
 def test_advise_permanent_points_and_take_over():
-    d = js("advise", "--rules", "zilch-online", "--dice", "6", "--turn", "1500",
-           "--permanent", "1500")
+    d = js(
+        "advise", "--rules", "zilch-online", "--dice", "6", "--turn", "1500", "--permanent", "1500"
+    )
     assert d["action"] == "roll" and d["values"]["roll"] > 1500
     d = js("advise", "--rules", "zonk-chicago", "--take-over", "3,200")
     assert d["action"] in ("take_over", "fresh") and set(d["values"]) == {"take_over", "fresh"}
@@ -56,8 +59,7 @@ def test_advise_permanent_points_and_take_over():
 
 def test_strategy_json_contract():
     d = js("strategy", "--rules", "farkle")
-    assert d["bank_thresholds"] == {"6": 16400, "5": 3050, "4": 1050, "3": 450, "2": 250,
-                                    "1": 300}
+    assert d["bank_thresholds"] == {"6": 16400, "5": 3050, "4": 1050, "3": 450, "2": 250, "1": 300}
     assert isinstance(d["expected_turn_score"], float)
     assert js("strategy", "--rules", "zilch")["bank_thresholds"]["6"] is None
 
@@ -73,8 +75,15 @@ def test_rules_list_and_show():
 def test_export_csv_json_parquet(tmp_path):
     out = run("export", "--rules", "farkle", "--format", "csv").stdout
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert set(rows[0]) == {"dice", "turn_total", "permanent", "on_board", "action",
-                            "value_roll", "value_bank"}
+    assert set(rows[0]) == {
+        "dice",
+        "turn_total",
+        "permanent",
+        "on_board",
+        "action",
+        "value_roll",
+        "value_bank",
+    }
     six = [r for r in rows if r["dice"] == "6" and r["turn_total"] == "16400"]
     assert six and all(r["action"] == "bank" for r in six)
     p = tmp_path / "f.json"
@@ -89,20 +98,23 @@ def test_export_csv_json_parquet(tmp_path):
     assert t.num_rows > 100 and "value_bank" in t.column_names
 
 
-@pytest.mark.parametrize("args", [
-    ["advise", "--rules", "farkle", "--dice", "6", "--roll", "1,2,7,3,4,5"],   # a die showing 7
-    ["advise", "--rules", "farkle", "--dice", "7"],                            # seven dice
-    ["advise", "--rules", "zonk-chicago", "--dice", "6"],
-    ["advise", "--rules", "farkle", "--dice", "3", "--turn", "30"],            # not producible
-    ["advise", "--rules", "farkle", "--dice", "6", "--turn", "50"],
-    ["advise", "--rules", "farkle", "--dice", "6", "--roll", "1,2"],
-    ["advise", "--rules", "nosuchpreset"],
-    ["advise", "--bogus"],
-    ["odds", "--dice", "0"],
-    ["advise", "--rules", "farkle", "--take-over", "3,300"],                   # no piggyback
-    ["advise", "--rules", "zilch-online", "--turn", "100", "--permanent", "1500"],
-    ["export", "--format", "parquet"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["advise", "--rules", "farkle", "--dice", "6", "--roll", "1,2,7,3,4,5"],  # a die showing 7
+        ["advise", "--rules", "farkle", "--dice", "7"],  # seven dice
+        ["advise", "--rules", "zonk-chicago", "--dice", "6"],
+        ["advise", "--rules", "farkle", "--dice", "3", "--turn", "30"],  # not producible
+        ["advise", "--rules", "farkle", "--dice", "6", "--turn", "50"],
+        ["advise", "--rules", "farkle", "--dice", "6", "--roll", "1,2"],
+        ["advise", "--rules", "nosuchpreset"],
+        ["advise", "--bogus"],
+        ["odds", "--dice", "0"],
+        ["advise", "--rules", "farkle", "--take-over", "3,300"],  # no piggyback
+        ["advise", "--rules", "zilch-online", "--turn", "100", "--permanent", "1500"],
+        ["export", "--format", "parquet"],
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(args):
     res = run(*args, code=2)
     err = res.stderr.strip()

@@ -1,11 +1,12 @@
 """Exact roll outcomes: multinomial probabilities summing to exactly 1, colour pairs."""
+
 from fractions import Fraction
 from itertools import product
 
 import pytest
-from hypothesis import given, strategies as st
-
 from dicesolver.outcomes.dice import colour_match_probability, outcomes
+from hypothesis import given
+from hypothesis import strategies as st
 
 
 @pytest.mark.parametrize("n, distinct", [(1, 6), (2, 21), (3, 56), (4, 126), (5, 252), (6, 462)])
@@ -18,7 +19,7 @@ def test_outcomes_sum_to_exactly_one(n, distinct):
 def test_colour_aware_six_dice_sum_to_one():
     outs = outcomes(6, colour_pairs=True)
     assert sum(o.prob for o in outs) == 1
-    assert sum(o.prob for o in outs if o.matched) == Fraction(6 ** 3, 6 ** 6)  # 3 pairs match
+    assert sum(o.prob for o in outs if o.matched) == Fraction(6**3, 6**6)  # 3 pairs match
 
 
 def test_three_distinct_pairs_colour_matched_6_in_90():
@@ -40,9 +41,9 @@ def test_colour_probability_by_brute_force_over_ordered_dice():
             matched[key] = matched.get(key, 0) + 1
     for o in outcomes(6, colour_pairs=True):
         if o.matched:
-            assert o.prob == Fraction(matched[o.counts], 6 ** 6)
+            assert o.prob == Fraction(matched[o.counts], 6**6)
         else:
-            assert o.prob == Fraction(total[o.counts] - matched.get(o.counts, 0), 6 ** 6)
+            assert o.prob == Fraction(total[o.counts] - matched.get(o.counts, 0), 6**6)
 
 
 @given(st.integers(1, 4))
@@ -52,4 +53,4 @@ def test_multinomial_matches_ordered_enumeration(n):
         key = tuple(roll.count(f) for f in range(6))
         counts[key] = counts.get(key, 0) + 1
     for o in outcomes(n):
-        assert o.prob == Fraction(counts[o.counts], 6 ** n)
+        assert o.prob == Fraction(counts[o.counts], 6**n)

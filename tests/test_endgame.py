@@ -1,16 +1,16 @@
 """End-game: last turn and final round, by the probability of winning."""
+
 import json
 from fractions import Fraction
 
+import dicesolver as ds
 import numpy as np
 import pytest
-
-from .clirun import zilch as run
-import dicesolver as ds
 from dicesolver import rules
 from dicesolver.play.policies import OptimalPolicy
 from dicesolver.play.simulate import play_turns
 
+from .clirun import zilch as run
 from .solvers import last_turn_table, model, solve_final_round, solve_last_turn, tables, values
 
 
@@ -42,7 +42,7 @@ def test_not_on_board_needs_the_entry_minimum():
     assert off == pytest.approx([off[-1]] * 4, abs=1e-15)
     assert values(tab, 100, 6, 0, on_board=True)[0] > off[1] + 0.05
     # (at deficit 0 a zilch ties, which is worth something: a different problem)
-    assert values(tab, 100, 3, 450, on_board=False)[1] is None     # cannot bank 450
+    assert values(tab, 100, 3, 450, on_board=False)[1] is None  # cannot bank 450
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,7 @@ def test_seed_001_player_1_rolls_on_below_5000(seed_001):
             if 2500 + r * 50 < 5000:
                 assert sol.bank[0, s, r] == 0 and sol.roll[0, s, r] > 0
                 checked += 1
-            elif 2500 + r * 50 == 5000:      # a tie with #4 is worth less than rolling on
+            elif 2500 + r * 50 == 5000:  # a tie with #4 is worth less than rolling on
                 assert 0 < sol.bank[0, s, r] < sol.roll[0, s, r]
     assert checked > 100
 
@@ -78,8 +78,9 @@ def test_seed_001_player_2_after_rolling_250_should_roll_the_two_dice():
     """#2 rolled 250 (5150 if kept) while #1 leads with 5100 and #3 (4950) is still to play.
     Keeping wins only if #3 fails to beat 5150; rolling the two dice wins more often: the
     seed's #2 was right to roll (and zilched)."""
-    d = ds.advise("zilch-online", dice=2, turn=250, score=4900,
-                  opponents=[4950, 5000, 5100]).to_dict()
+    d = ds.advise(
+        "zilch-online", dice=2, turn=250, score=4900, opponents=[4950, 5000, 5100]
+    ).to_dict()
     assert d["situation"] == "final round" and d["leader"] == 5100
     assert d["action"] == "roll"
     assert d["p_win"]["roll"] == pytest.approx(0.186803, abs=1e-6)
@@ -90,18 +91,18 @@ def test_last_player_is_the_last_turn_table():
     """The last player of a final round faces exactly the last-turn problem."""
     rs = rules.load("farkle")
     fr = solve_final_round(rs, 10000, 1, [9000])
-    assert fr.p_players[0] == pytest.approx(values(last_turn_table(rs), 1000, 6, 0)[0],
-                                            abs=1e-13)
+    assert fr.p_players[0] == pytest.approx(values(last_turn_table(rs), 1000, 6, 0)[0], abs=1e-13)
 
 
-@pytest.mark.parametrize("name, deficit", [("zilch", 1000), ("zilch-online", 2000),
-                                           ("farkle", 500), ("zonk-detroit", 3000)])
+@pytest.mark.parametrize(
+    "name, deficit",
+    [("zilch", 1000), ("zilch-online", 2000), ("farkle", 500), ("zonk-detroit", 3000)],
+)
 def test_simulated_last_turn_wins_within_4_standard_errors(name, deficit):
     rs = rules.load(name)
     levels = solve_last_turn(rs, [deficit])
     exact = levels[0].roll[0, 0, 0]
-    strategy = OptimalPolicy(levels.values, 0, cap=max(lv.cap for lv in levels),
-                             levels=len(levels))
+    strategy = OptimalPolicy(levels.values, 0, cap=max(lv.cap for lv in levels), levels=len(levels))
     res = play_turns(model(rs), strategy, 200_000, np.random.default_rng(11)).points * rs.unit
     win = (res > deficit) + rs.tie * (res == deficit)
     se = win.std(ddof=1) / np.sqrt(len(win))
@@ -111,40 +112,108 @@ def test_simulated_last_turn_wins_within_4_standard_errors(name, deficit):
 def test_cli_endgame_and_advise_json():
     d = json.loads(run("endgame", "--rules", "zilch", "--deficit", "1000", "--json").stdout)
     assert 0 < d["p_win"] < 1
-    d = json.loads(run("advise", "--rules", "zilch-online", "--dice", "2", "--turn", "250",
-                       "--score", "4900", "--opponents", "4950,5000,5100", "--json").stdout)
+    d = json.loads(
+        run(
+            "advise",
+            "--rules",
+            "zilch-online",
+            "--dice",
+            "2",
+            "--turn",
+            "250",
+            "--score",
+            "4900",
+            "--opponents",
+            "4950,5000,5100",
+            "--json",
+        ).stdout
+    )
     assert d["action"] == "roll" and set(d["p_win"]) == {"roll", "bank"}
-    d = json.loads(run("advise", "--rules", "farkle", "--dice", "3", "--turn", "600",
-                       "--score", "9000", "--opponents", "10200", "--json").stdout)
+    d = json.loads(
+        run(
+            "advise",
+            "--rules",
+            "farkle",
+            "--dice",
+            "3",
+            "--turn",
+            "600",
+            "--score",
+            "9000",
+            "--opponents",
+            "10200",
+            "--json",
+        ).stdout
+    )
     assert d["situation"] == "last turn" and d["p_win"]["bank"] == 0.0
-    d = json.loads(run("endgame", "--rules", "zilch-online", "--final-round", "--scores",
-                       "5000,2500,4900,4950", "--json").stdout)
+    d = json.loads(
+        run(
+            "endgame",
+            "--rules",
+            "zilch-online",
+            "--final-round",
+            "--scores",
+            "5000,2500,4900,4950",
+            "--json",
+        ).stdout
+    )
     assert abs(sum(p["p_win"] for p in d["players"]) - 1) < 1e-12
 
 
 def test_cli_trigger_turn_is_outside_and_said_plainly():
-    d = json.loads(run("advise", "--rules", "farkle", "--dice", "3", "--turn", "600",
-                       "--score", "9000", "--opponents", "8000", "--json").stdout)
+    d = json.loads(
+        run(
+            "advise",
+            "--rules",
+            "farkle",
+            "--dice",
+            "3",
+            "--turn",
+            "600",
+            "--score",
+            "9000",
+            "--opponents",
+            "8000",
+            "--json",
+        ).stdout
+    )
     assert d["solved"] is False and d["action"] is None and "full-game" in d["note"]
-    assert "NOT SOLVED" in run("advise", "--rules", "farkle", "--score", "9000",
-                               "--opponents", "8000").stdout
+    assert (
+        "NOT SOLVED"
+        in run("advise", "--rules", "farkle", "--score", "9000", "--opponents", "8000").stdout
+    )
 
 
 def test_cli_zonk_reach_the_target_this_turn():
-    d = json.loads(run("advise", "--rules", "zonk-chicago", "--dice", "5", "--score", "9000",
-                       "--opponents", "9500", "--json").stdout)
+    d = json.loads(
+        run(
+            "advise",
+            "--rules",
+            "zonk-chicago",
+            "--dice",
+            "5",
+            "--score",
+            "9000",
+            "--opponents",
+            "9500",
+            "--json",
+        ).stdout
+    )
     assert d["situation"] == "reach target" and 0 < d["p_win"]["roll"] < 1
 
 
-@pytest.mark.parametrize("args", [
-    ["advise", "--rules", "farkle", "--score", "9000"],                      # no opponents
-    ["advise", "--rules", "farkle", "--score", "10500", "--opponents", "9000"],
-    ["advise", "--rules", "farkle", "--score", "9030", "--opponents", "10000"],
-    ["advise", "--rules", "farkle", "--score", "9000", "--opponents", "x"],
-    ["endgame", "--rules", "farkle", "--deficit", "75"],
-    ["endgame", "--rules", "farkle", "--deficit", "-100"],
-    ["endgame", "--rules", "farkle", "--final-round", "--scores", "9000,8000"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["advise", "--rules", "farkle", "--score", "9000"],  # no opponents
+        ["advise", "--rules", "farkle", "--score", "10500", "--opponents", "9000"],
+        ["advise", "--rules", "farkle", "--score", "9030", "--opponents", "10000"],
+        ["advise", "--rules", "farkle", "--score", "9000", "--opponents", "x"],
+        ["endgame", "--rules", "farkle", "--deficit", "75"],
+        ["endgame", "--rules", "farkle", "--deficit", "-100"],
+        ["endgame", "--rules", "farkle", "--final-round", "--scores", "9000,8000"],
+    ],
+)
 def test_cli_endgame_bad_input(args):
     err = run(*args, code=2).stderr.strip()
     assert "error" in err and "\n" not in err
@@ -168,6 +237,7 @@ def test_need_space_last_player_equals_the_plain_last_turn(name):
     zilch at need 0 keeps the tie, included; zilch: the totals below its 350 to bank solved
     per deficit)."""
     from dicesolver.objectives.final_round import last_player_need_space
+
     rs = rules.load(name)
     X = 200
     d = np.arange(1, X)
@@ -179,6 +249,7 @@ def test_need_space_last_player_equals_the_plain_last_turn(name):
 
 def test_final_round_need_space_equals_rows(monkeypatch):
     import dicesolver.objectives.final_round as E
+
     rs = rules.load("zilch-online")
     fast = solve_final_round(rs, 5000, 1, [2500, 4950])
     monkeypatch.setattr(E, "need_space_ok", lambda r, s: False)
@@ -187,21 +258,24 @@ def test_final_round_need_space_equals_rows(monkeypatch):
     assert np.allclose(fast.p_players, rows.p_players, atol=1e-13, rtol=0)
 
 
-@pytest.mark.parametrize("name, S, on_board", [("zilch-online", 90, True), ("farkle", 180, True),
-                                                ("zilch", 280, True), ("zilch", 0, False)])
+@pytest.mark.parametrize(
+    "name, S, on_board",
+    [("zilch-online", 90, True), ("farkle", 180, True), ("zilch", 280, True), ("zilch", 0, False)],
+)
 def test_leader_rows_equal_one_plain_solve_per_row(name, S, on_board):
     """solve_leader_rows (a few class problems above the leaders, each row solved only up
     to its leader) gives every row exactly what the plain solver gives that row's payoff:
     G above the leader, T at it, 0 (extras C) below; random payoffs, increasing in G."""
     from dicesolver.objectives.final_round import solve_leader_rows
     from dicesolver.turn import solve_levels
+
     rs = rules.load(name)
     rng = np.random.default_rng(3)
     H, E = 160, 2
     G = np.sort(rng.uniform(0.2, 1.0, H))
     EG = rng.uniform(0, 1, (E, H))
     F = np.sort(rng.choice(np.arange(S + 1, S + H - 20), 40, replace=False))
-    F[1] = F[0]                                  # a leader tied with another row
+    F[1] = F[0]  # a leader tied with another row
     T, ET, C = rng.uniform(0, 0.5, 40), rng.uniform(0, 1, (E, 40)), rng.uniform(0, 1, (E, 40))
     x = S + np.arange(H)[None, :]
     Fi = F[:, None]
@@ -212,7 +286,7 @@ def test_leader_rows_equal_one_plain_solve_per_row(name, S, on_board):
     value, ex = rows.start()
     assert np.abs(value - plain[0].roll[:, 0, 0]).max() < 1e-13
     assert np.abs(ex - plain[0].extras[:, :, 0, 0]).max() < 1e-13
-    for i in (0, 17, 39):                        # every state of every level
+    for i in (0, 17, 39):  # every state of every level
         for k, (mine, ref) in enumerate(zip(rows.levels(i), plain)):
             n = min(mine.roll.shape[2], ref.roll.shape[2])
             assert np.abs(mine.roll[0, :, :n] - ref.roll[i, :, :n]).max() < 1e-12, k
@@ -222,12 +296,14 @@ def test_leader_rows_equal_one_plain_solve_per_row(name, S, on_board):
 def test_compiled_backward_pass_equals_the_numpy_loop(monkeypatch):
     """The C kernel (built by pip install) and the numpy loop give the same final round."""
     import dicesolver.turn.kernel as T
-    assert T.compiled() is not None, \
+
+    assert T.compiled() is not None, (
         "solver/turn/_kernel.c is not built next to these sources: pip install -e '.[test]'"
+    )
     rs = rules.load("zilch-online")
     fast = solve_final_round(rs, 5000, 1, [2500, 4900, 4950])
-    fast_levels = fast.players[1].levels(5)         # solved again on demand: before the patch
-    monkeypatch.setattr(T, "compiled", lambda name="backward": None)   # numpy does all
+    fast_levels = fast.players[1].levels(5)  # solved again on demand: before the patch
+    monkeypatch.setattr(T, "compiled", lambda name="backward": None)  # numpy does all
     slow = solve_final_round(rs, 5000, 1, [2500, 4900, 4950])
     assert abs(fast.p_leaders - slow.p_leaders) < 1e-14
     assert np.abs(np.array(fast.p_players) - slow.p_players).max() < 1e-14
@@ -240,6 +316,7 @@ def test_kernel_threads_share_rows_without_changing_a_bit(monkeypatch):
     """The C backward pass splits its rows between threads; each row is computed alone, so
     one thread and three give identical final rounds."""
     import dicesolver.turn.kernel as T
+
     rs = rules.load("zilch-online")
     monkeypatch.setattr(T, "threads", lambda work: 1)
     one = solve_final_round(rs, 5000, 1, [2500, 4900, 4950])
@@ -252,6 +329,7 @@ def test_copy_runs_compiled_and_numpy_agree_and_refuse_runs_outside(monkeypatch)
     """turn.copy_runs (rows of different lengths moved as runs): C and numpy give the same
     array, with and without the scaled second source; a run past the end is refused."""
     import dicesolver.turn.kernel as T
+
     rng = np.random.default_rng(3)
     src, z = rng.uniform(size=100), rng.uniform(size=100)
     n = np.array([5, 0, 17, 3])

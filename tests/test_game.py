@@ -1,10 +1,10 @@
 """The two-player game: the fast solver against a plain value iteration, invariants, and
 simulated games."""
+
 import json
 
 import numpy as np
 import pytest
-
 from dicesolver import rules
 
 from . import game_valueiteration as VI
@@ -12,13 +12,13 @@ from .clirun import zilch as run
 from .solvers import model, solve_game
 
 
-@pytest.mark.parametrize("name, target, Tm", [("zonk-chicago", 1000, 60),
-                                              ("farkle", 500, 90)])
+@pytest.mark.parametrize("name, target, Tm", [("zonk-chicago", 1000, 60), ("farkle", 500, 90)])
 def test_fast_solver_equals_plain_value_iteration(name, target, Tm):
     """Issue 6: at a small target the score-sum solver agrees to 1e-9 with a plain value
     iteration over the whole state space (farkle: its final round included; zonk-chicago
     here without its piggyback, which has a test of its own)."""
     import dataclasses
+
     rs = dataclasses.replace(rules.load(name), piggyback=False)
     R = rs.reach_units(target)
     finals = VI.last_turn(rs, R + Tm + 130) if rs.end != "instant" else None
@@ -42,16 +42,18 @@ def test_piggyback_equals_plain_value_iteration():
     assert len(a) > 1000 and np.all(t <= b) and np.all((n >= 1) & (n < rs.dice))
     assert np.abs(g.O.val - ROLL[a, b, n, t]).max() < 1e-9
     # every offer that can be made: 1 to N - 1 dice (hot dice are mandatory), t <= b
-    a, b, n, t = np.meshgrid(np.arange(R), np.arange(R), np.arange(1, rs.dice), np.arange(1, R),
-                             indexing="ij")
+    a, b, n, t = np.meshgrid(
+        np.arange(R), np.arange(R), np.arange(1, rs.dice), np.arange(1, R), indexing="ij"
+    )
     ok = t <= b
     a, b, n, t = a[ok], b[ok], n[ok], t[ok]
     kept = np.isfinite(g.O.lookup(a, b, n, t))
     assert np.all(ROLL[a, b, n, t][~kept] <= W_vi[a, b][~kept] + 1e-9)
     # and a take-over value not kept is its turn's, solved on demand
     i = np.nonzero(~kept)[0][123]
-    assert g.take_over(a[i] * 50, b[i] * 50, n[i], t[i] * 50) == \
-        pytest.approx(ROLL[a[i], b[i], n[i], t[i]], abs=1e-9)
+    assert g.take_over(a[i] * 50, b[i] * 50, n[i], t[i] * 50) == pytest.approx(
+        ROLL[a[i], b[i], n[i], t[i]], abs=1e-9
+    )
 
 
 @pytest.mark.parametrize("name", ["farkle", "zilch-5000", "zonk-chicago"])
@@ -62,15 +64,17 @@ def test_game_invariants(name):
     # more points of one's own never hurt, more for the opponent never help (on the board)
     assert np.all(np.diff(W[1:, :], axis=0) >= -1e-9)
     assert np.all(np.diff(W[:, 1:], axis=1) <= 1e-9)
-    assert 0.5 < W[0, 0] < 0.65                      # moving first is an advantage
+    assert 0.5 < W[0, 0] < 0.65  # moving first is an advantage
 
 
-@pytest.mark.parametrize("name, target", [("zonk-chicago", 1000), ("farkle", 1000),
-                                          ("zilch", 1500)])
+@pytest.mark.parametrize(
+    "name, target", [("zonk-chicago", 1000), ("farkle", 1000), ("zilch", 1500)]
+)
 def test_simulated_games_reproduce_the_first_players_chance(name, target):
     """Optimal against optimal, played with physical dice, to a small target; with a final
     round (farkle, zilch) the other player then plays his optimal last turn."""
     from .game_sim import play_games
+
     rs = rules.load(name)
     g = solve_game(rs, target)
     res = play_games(g, 20_000, np.random.default_rng(3))
@@ -79,11 +83,15 @@ def test_simulated_games_reproduce_the_first_players_chance(name, target):
 
 
 def test_cli_game_json_and_fairness():
-    d = json.loads(run("game", "--rules", "zonk-chicago", "--target", "1000", "--scores",
-                       "0,0", "--json").stdout)
+    d = json.loads(
+        run(
+            "game", "--rules", "zonk-chicago", "--target", "1000", "--scores", "0,0", "--json"
+        ).stdout
+    )
     assert 0.5 < d["p_win"] < 0.65
-    d = json.loads(run("game", "--rules", "zonk-chicago", "--target", "1000", "--fairness",
-                       "--json").stdout)
+    d = json.loads(
+        run("game", "--rules", "zonk-chicago", "--target", "1000", "--fairness", "--json").stdout
+    )
     assert d["head_start"] >= 0 and abs(d["p_win_first"] - 0.5) < 0.1
 
 
@@ -92,7 +100,9 @@ def test_neller_busche_fairest_head_start_is_about_200():
     and three of a kind only, hot dice, first to 10000, the fairest head start for the second
     player is about 200 points.  (The full 10000-point game, solved here.)"""
     from pathlib import Path
+
     from dicesolver.objectives.game import fairest_head_start
+
     rs = rules.load(str(Path(__file__).parent / "data" / "farkle-neller-busche.toml"))
     h, p = fairest_head_start(solve_game(rs))
     assert h == 200 and abs(p - 0.5) < 0.01
@@ -114,6 +124,7 @@ def test_interrupted_solve_resumes_from_its_checkpoint(tmp_path):
     rs = rules.load("zilch-5000")
     full = solve_game(rs, 1000).W
     from dicesolver.store import Checkpoint
+
     ck = Checkpoint(tmp_path / "game.partial")
     seen = []
 
@@ -121,6 +132,7 @@ def test_interrupted_solve_resumes_from_its_checkpoint(tmp_path):
         seen.append(sigma)
         if len(seen) == 15:
             raise KeyboardInterrupt
+
     with pytest.raises(KeyboardInterrupt):
         solve_game(rs, 1000, progress=interrupt, checkpoint=ck, checkpoint_every=0)
     assert ck.path.exists()
@@ -136,8 +148,9 @@ def test_optimal_beats_the_expected_points_player_by_the_predicted_margin():
     against an optimal opponent."""
     from .solvers import evaluate, policy
     from .versus import play_versus, solve_versus
+
     rs = rules.load("zonk-chicago")
-    es = policy(rs)                                # the expected-points policy of the core
+    es = policy(rs)  # the expected-points policy of the core
     v = solve_versus(model(rs), evaluate(rs, es).as_dict(), 1000)
     opt = solve_game(rs, 1000).W
     assert v.X[0, 0] > opt[0, 0] + 0.02 and v.Y[0, 0] > 1 - opt[0, 0] + 0.02
@@ -162,50 +175,109 @@ def test_zilch_online_game_invariants():
     assert np.all(np.diff(W[1:, :], axis=0) >= -1e-9)
 
 
-@pytest.mark.parametrize("preset, target, state", [
-    ("zonk-chicago", 1000, ("3", "200", "100", "200")),
-    ("zilch-online", 1000, ("3", "300", "500", "600"))])
+@pytest.mark.parametrize(
+    "preset, target, state",
+    [
+        ("zonk-chicago", 1000, ("3", "200", "100", "200")),
+        ("zilch-online", 1000, ("3", "300", "500", "600")),
+    ],
+)
 def test_two_player_advise_uses_the_stored_game(tmp_path, preset, target, state):
     """With the game table stored, advise answers every turn by P(win of the game), also
     the turn that may trigger the end (before, it says plainly it has no answer)."""
     src = rules.canonical_source(preset)
     src["game"]["target"] = target
-    lines = [f'name = "{preset}-short"', f"dice = {src['dice']}",
-             f'set_aside = "{src["set_aside"]}"', f'hot_dice = "{src["hot_dice"]}"',
-             f"entry_minimum = {src.get('entry_minimum', 0)}",
-             f"bank_minimum = {src.get('bank_minimum', 0)}", "[faces]"]
+    lines = [
+        f'name = "{preset}-short"',
+        f"dice = {src['dice']}",
+        f'set_aside = "{src["set_aside"]}"',
+        f'hot_dice = "{src["hot_dice"]}"',
+        f"entry_minimum = {src.get('entry_minimum', 0)}",
+        f"bank_minimum = {src.get('bank_minimum', 0)}",
+        "[faces]",
+    ]
     lines += [f"{k} = {v}" for k, v in src["faces"].items()]
     for pat in src.get("patterns", []):
         lines.append("[[patterns]]")
-        lines += [f"{k} = " + (f'"{v}"' if isinstance(v, str) else str(v).lower()
-                               if isinstance(v, bool) else str(v)) for k, v in pat.items()]
+        lines += [
+            f"{k} = "
+            + (
+                f'"{v}"'
+                if isinstance(v, str)
+                else str(v).lower()
+                if isinstance(v, bool)
+                else str(v)
+            )
+            for k, v in pat.items()
+        ]
     lines.append("[game]")
-    lines += [f"{k} = " + (f'"{v}"' if isinstance(v, str) else str(v).lower()
-                           if isinstance(v, bool) else str(v)) for k, v in src["game"].items()]
+    lines += [
+        f"{k} = "
+        + (f'"{v}"' if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else str(v))
+        for k, v in src["game"].items()
+    ]
     f = tmp_path / "short.toml"
     f.write_text("\n".join(lines) + "\n")
     dice, turn, me, opp = state
-    args = ["advise", "--rules", str(f), "--dice", dice, "--turn", turn, "--score", me,
-            "--opponents", opp, "--json"]
-    before = json.loads(run(*args).stdout)     # no game table yet: no guess
-    assert before["situation"] == "reach target" if preset.startswith("zonk") else \
-        before["solved"] is False
+    args = [
+        "advise",
+        "--rules",
+        str(f),
+        "--dice",
+        dice,
+        "--turn",
+        turn,
+        "--score",
+        me,
+        "--opponents",
+        opp,
+        "--json",
+    ]
+    before = json.loads(run(*args).stdout)  # no game table yet: no guess
+    assert (
+        before["situation"] == "reach target"
+        if preset.startswith("zonk")
+        else before["solved"] is False
+    )
     run("game", "--rules", str(f))
     d = json.loads(run(*args).stdout)
     assert d["situation"] == "game" and d["action"] in ("roll", "bank")
     assert 0 < d["p_win"]["roll"] < 1 and 0 < d["p_win"]["bank"] < 1
-    if preset == "zonk-chicago":     # piggyback: take over the offer, by P(win) of the game
+    if preset == "zonk-chicago":  # piggyback: take over the offer, by P(win) of the game
         assert "piggyback included" in d["note"]
         g = solve_game(rules.load(str(f)))
         # (offers a bank can leave: 4 dice at 300 after hot dice at 250 and a single 5)
         for offer, want in (("2,150", "fresh"), ("4,300", "take_over")):
-            t = json.loads(run("advise", "--rules", str(f), "--score", "100", "--opponents",
-                               "300", "--take-over", offer, "--json").stdout)
+            t = json.loads(
+                run(
+                    "advise",
+                    "--rules",
+                    str(f),
+                    "--score",
+                    "100",
+                    "--opponents",
+                    "300",
+                    "--take-over",
+                    offer,
+                    "--json",
+                ).stdout
+            )
             n, total = (int(x) for x in offer.split(","))
             assert t["p_win"]["take_over"] == pytest.approx(
-                g.take_over(100, 300, n, total), abs=1e-12)
+                g.take_over(100, 300, n, total), abs=1e-12
+            )
             assert t["p_win"]["fresh"] == pytest.approx(g.W[2, 6], abs=1e-12)
             assert t["action"] == want
-        err = run("advise", "--rules", str(f), "--score", "100", "--opponents", "200",
-                  "--take-over", "2,250", code=2).stderr      # more than the opponent has
+        err = run(
+            "advise",
+            "--rules",
+            str(f),
+            "--score",
+            "100",
+            "--opponents",
+            "200",
+            "--take-over",
+            "2,250",
+            code=2,
+        ).stderr  # more than the opponent has
         assert "impossible offer" in err and "\n" not in err.strip()

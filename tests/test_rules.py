@@ -1,6 +1,6 @@
 """Rule sets: presets as data, user files, and one-line errors that name the file and key."""
-import pytest
 
+import pytest
 from dicesolver import InputError, rules
 
 EXAMPLE = """
@@ -58,8 +58,15 @@ three_zilch_penalty = 500
 
 def test_every_preset_loads_with_unit_50():
     names = rules.preset_names()
-    assert set(names) >= {"zilch", "zilch-10000", "zilch-5000", "zilch-online", "zonk-chicago",
-                          "zonk-detroit", "farkle"}
+    assert set(names) >= {
+        "zilch",
+        "zilch-10000",
+        "zilch-5000",
+        "zilch-online",
+        "zonk-chicago",
+        "zonk-detroit",
+        "farkle",
+    }
     for n in names:
         rs = rules.load(n)
         assert rs.name == n and rs.unit == 50
@@ -67,8 +74,12 @@ def test_every_preset_loads_with_unit_50():
 
 def test_preset_decisions_of_RULES_md():
     z = rules.load("zilch")
-    assert (z.set_aside, z.hot_dice, z.entry_minimum, z.bank_minimum) == ("forced", "mandatory",
-                                                                          500, 350)
+    assert (z.set_aside, z.hot_dice, z.entry_minimum, z.bank_minimum) == (
+        "forced",
+        "mandatory",
+        500,
+        350,
+    )
     assert (z.target, z.reach, z.end) == (15000, "more_than", "final_round")
     online = rules.load("zilch-online")
     assert online.has_permanent and online.hot_dice == "optional" and online.target == 5000
@@ -87,6 +98,7 @@ def test_user_file_example_from_docs_loads(tmp_path):
 def test_docs_example_is_the_tested_one():
     """docs/rules-format.md shows exactly the file this module tests."""
     from pathlib import Path
+
     doc = (Path(__file__).parent.parent / "docs" / "rules-format.md").read_text()
     assert EXAMPLE.strip() in doc
 
@@ -102,18 +114,21 @@ def test_digest_ignores_name_but_not_rules(tmp_path):
     assert a.digest() == b.digest() != c.digest()
 
 
-@pytest.mark.parametrize("edit, key", [
-    (("dice = 6\n", ""), "dice"),
-    (("dice = 6", "dice = 9"), "dice"),
-    (("1 = [100, 0, 1000, 1000, 2000, 3000]", "1 = [100, 0]"), "faces.1"),
-    (("2 = [0, 0, 200,", "2 = [0, -5, 200,"), "faces.2[1]"),
-    (('kind = "no_score"', 'kind = "rainbow"'), "patterns[5].kind"),
-    (("faces = [1, 2, 3, 4, 5]\n", "faces = [1, 1, 9]\n"), "patterns[0].faces"),
-    (('set_aside = "any"', 'set_aside = "some"'), "set_aside"),
-    (("tie = 0.5", "tie = 2"), "game.tie"),
-    (("target = 10000", "targte = 10000"), "game.targte"),
-    (("bank_minimum = 300", "bank_minimum = 300\ncolour = 1"), "colour"),
-])
+@pytest.mark.parametrize(
+    "edit, key",
+    [
+        (("dice = 6\n", ""), "dice"),
+        (("dice = 6", "dice = 9"), "dice"),
+        (("1 = [100, 0, 1000, 1000, 2000, 3000]", "1 = [100, 0]"), "faces.1"),
+        (("2 = [0, 0, 200,", "2 = [0, -5, 200,"), "faces.2[1]"),
+        (('kind = "no_score"', 'kind = "rainbow"'), "patterns[5].kind"),
+        (("faces = [1, 2, 3, 4, 5]\n", "faces = [1, 1, 9]\n"), "patterns[0].faces"),
+        (('set_aside = "any"', 'set_aside = "some"'), "set_aside"),
+        (("tie = 0.5", "tie = 2"), "game.tie"),
+        (("target = 10000", "targte = 10000"), "game.targte"),
+        (("bank_minimum = 300", "bank_minimum = 300\ncolour = 1"), "colour"),
+    ],
+)
 def test_bad_rule_file_names_file_and_key(tmp_path, edit, key):
     p = tmp_path / "bad.toml"
     p.write_text(EXAMPLE.replace(*edit, 1))

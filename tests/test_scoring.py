@@ -1,8 +1,8 @@
 """Scoring of single rolls: every worked example of the seeds and the scoring lists."""
+
 from fractions import Fraction
 
 import pytest
-
 from dicesolver import rules
 from dicesolver.outcomes.scoring import p_zilch, parse_roll, score_outcome
 
@@ -16,25 +16,28 @@ def forced(name, faces, matched=False):
 
 
 # --- seed 001 (zilch-online): every roll of its worked turns ---------------------------------
-@pytest.mark.parametrize("faces, expect", [
-    ([1, 1, 2, 3, 3, 4], (200, 4)),      # "set aside the two ones (200 points)"
-    ([1, 2, 3, 3], (100, 3)),            # second roll: 300 in all, not 1000
-    ([1, 1, 6, 3, 3, 3], (550, 0)),      # 100+100+50+300 = 550, all six set aside
-    ([1, 1, 1, 2, 2, 2], (1200, 0)),     # 1000+200
-    ([1, 2, 3, 4, 4, 5], (100, 5)),      # "scores as 100"
-    ([2, 2, 3, 3, 4], None),             # zilch: loses 1850
-    ([3, 3, 3, 3, 3], (300, 2)),         # Fred: three more dice set aside
-    ([6, 5], (50, 1)),                   # Fred: 450 in all
-    ([4], None),
-    ([1, 2, 2, 2, 4, 4], (300, 2)),
-    ([2, 2, 3, 3, 4, 5], None),          # fives do not score in zilch-online
-    ([2, 2, 3, 6, 6, 6], (600, 3)),
-    ([2, 2, 2, 3, 3, 6], (250, 2)),
-    ([1, 1, 1, 5, 5, 5], (1500, 0)),
-    ([1, 2, 3, 4, 5, 6], (1500, 0)),     # permanent straight
-    ([2, 3, 4, 4, 5, 5], None),
-    ([1, 1, 1, 6, 6, 5], (1100, 1)),     # "rolls the remaining die"
-])
+@pytest.mark.parametrize(
+    "faces, expect",
+    [
+        ([1, 1, 2, 3, 3, 4], (200, 4)),  # "set aside the two ones (200 points)"
+        ([1, 2, 3, 3], (100, 3)),  # second roll: 300 in all, not 1000
+        ([1, 1, 6, 3, 3, 3], (550, 0)),  # 100+100+50+300 = 550, all six set aside
+        ([1, 1, 1, 2, 2, 2], (1200, 0)),  # 1000+200
+        ([1, 2, 3, 4, 4, 5], (100, 5)),  # "scores as 100"
+        ([2, 2, 3, 3, 4], None),  # zilch: loses 1850
+        ([3, 3, 3, 3, 3], (300, 2)),  # Fred: three more dice set aside
+        ([6, 5], (50, 1)),  # Fred: 450 in all
+        ([4], None),
+        ([1, 2, 2, 2, 4, 4], (300, 2)),
+        ([2, 2, 3, 3, 4, 5], None),  # fives do not score in zilch-online
+        ([2, 2, 3, 6, 6, 6], (600, 3)),
+        ([2, 2, 2, 3, 3, 6], (250, 2)),
+        ([1, 1, 1, 5, 5, 5], (1500, 0)),
+        ([1, 2, 3, 4, 5, 6], (1500, 0)),  # permanent straight
+        ([2, 3, 4, 4, 5, 5], None),
+        ([1, 1, 1, 6, 6, 5], (1100, 1)),  # "rolls the remaining die"
+    ],
+)
 def test_seed_001_worked_rolls(faces, expect):
     assert forced("zilch-online", faces) == expect
 
@@ -68,23 +71,36 @@ def test_seed_003_detroit_straight_and_colour_pairs():
 
 
 # --- the zilch scoring list (seeds 000/004) ---------------------------------------------------
-@pytest.mark.parametrize("faces, pts", [
-    ([4] * 6, 6000), ([4] * 5 + [2], 5000), ([4] * 4 + [2, 3], 4000),
-    ([2, 2, 2, 3, 3, 3], 3000), ([2, 2, 3, 3, 4, 4], 2000), ([1, 2, 3, 4, 5, 6], 1500),
-    ([6, 6, 6], 600), ([5, 5, 5], 500), ([4, 4, 4], 400), ([3, 3, 3], 300), ([2, 2, 2], 200),
-    ([1, 1, 1], 1000), ([1], 100), ([5], 50),
-    ([2, 2, 2, 2, 1, 3], 4100),          # "four 2s plus a 1 = 4000 + 100"
-    ([2, 2, 2, 2, 3, 3], 4000),          # four of a kind beats the three pairs it makes
-])
+@pytest.mark.parametrize(
+    "faces, pts",
+    [
+        ([4] * 6, 6000),
+        ([4] * 5 + [2], 5000),
+        ([4] * 4 + [2, 3], 4000),
+        ([2, 2, 2, 3, 3, 3], 3000),
+        ([2, 2, 3, 3, 4, 4], 2000),
+        ([1, 2, 3, 4, 5, 6], 1500),
+        ([6, 6, 6], 600),
+        ([5, 5, 5], 500),
+        ([4, 4, 4], 400),
+        ([3, 3, 3], 300),
+        ([2, 2, 2], 200),
+        ([1, 1, 1], 1000),
+        ([1], 100),
+        ([5], 50),
+        ([2, 2, 2, 2, 1, 3], 4100),  # "four 2s plus a 1 = 4000 + 100"
+        ([2, 2, 2, 2, 3, 3], 4000),  # four of a kind beats the three pairs it makes
+    ],
+)
 def test_zilch_scoring_list(faces, pts):
     assert forced("zilch", faces)[0] == pts
 
 
 def test_zilch_variants():
-    assert forced("zilch-10000", [2, 2, 2, 2, 3, 3]) == (2000, 0)   # any three pairs
-    assert forced("zilch-10000", [4] * 6) == (3000, 0)               # two triplets
+    assert forced("zilch-10000", [2, 2, 2, 2, 3, 3]) == (2000, 0)  # any three pairs
+    assert forced("zilch-10000", [4] * 6) == (3000, 0)  # two triplets
     assert forced("zilch-10000", [1, 1, 1, 1]) == (1100, 0)
-    assert forced("zilch-10000", [2, 2, 2, 2, 1, 3]) == (300, 2)     # fourth 2 not a counter
+    assert forced("zilch-10000", [2, 2, 2, 2, 1, 3]) == (300, 2)  # fourth 2 not a counter
     assert forced("zilch-5000", [1] * 6) == (2000, 0)
     assert forced("zilch-5000", [2] * 6) == (400, 0)
     assert forced("zilch-5000", [2, 2, 3, 3, 4, 4]) is None
@@ -94,10 +110,11 @@ def test_farkle_scoring():
     def best(faces):
         rs = rules.load("farkle")
         return max(c.points for c in score_outcome(rs, parse_roll(rs, faces)).choices)
+
     assert best([2, 2, 2, 2]) == 400 and best([2] * 5) == 600 and best([2] * 6) == 800
     assert best([1, 1, 1, 1]) == 2000
     assert best([2, 2, 3, 3, 4, 4]) == 750 and best([1, 2, 3, 4, 5, 6]) == 1500
-    assert best([2, 2, 2, 2, 3, 3]) == 400     # four of a kind + pair is not three pairs
+    assert best([2, 2, 2, 2, 3, 3]) == 400  # four of a kind + pair is not three pairs
 
 
 def test_farkle_free_choices_are_every_undominated_keep():

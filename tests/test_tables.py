@@ -1,9 +1,9 @@
 """Table files: reload, integrity (corrupt, truncated, stale), atomic writes, locations."""
+
 import multiprocessing as mp
 import os
 
 import numpy as np
-
 from dicesolver import rules
 from dicesolver import store as tables
 from dicesolver.store import Store
@@ -23,6 +23,7 @@ def test_solve_once_then_reload_without_solving(tmp_path, monkeypatch):
 
     def no_solving(_):
         raise AssertionError("a stored, valid table must be reloaded, not solved again")
+
     monkeypatch.setattr("dicesolver.tables.solve_score", no_solving)
     b = score_policy(rs, str(tmp_path))
     assert np.array_equal(a.main.roll, b.main.roll)
@@ -33,7 +34,9 @@ def test_solving_twice_is_bit_identical(tmp_path):
     rs = rules.load("zilch")
     score_policy(rs, str(tmp_path / "a"))
     score_policy(rs, str(tmp_path / "b"))
-    assert _path(tmp_path / "a", "zilch").read_bytes() == _path(tmp_path / "b", "zilch").read_bytes()
+    assert (
+        _path(tmp_path / "a", "zilch").read_bytes() == _path(tmp_path / "b", "zilch").read_bytes()
+    )
 
 
 def test_corrupt_truncated_and_stale_files_are_rebuilt(tmp_path):
@@ -51,10 +54,12 @@ def test_corrupt_truncated_and_stale_files_are_rebuilt(tmp_path):
     # stale: another rule set's hash, or an older solver version
     assert tables.load(p, {"objective": "score", "rules_hash": "0" * 64}) is None
     header, arrays = tables.load(p, expect)
-    tables.save(p, {k: v for k, v in header.items()
-                    if k not in ("layout", "format", "solver")}, arrays)
+    tables.save(
+        p, {k: v for k, v in header.items() if k not in ("layout", "format", "solver")}, arrays
+    )
     assert tables.load(p, expect) is not None
     import dicesolver.store as t
+
     old = t.SOLVER_VERSION
     try:
         t.SOLVER_VERSION = old + 1
@@ -75,13 +80,15 @@ def test_two_processes_solving_at_once_leave_one_good_file(tmp_path):
     for pr in procs:
         pr.join(60)
         assert pr.exitcode == 0
-    files = [f for f in os.listdir(tmp_path)]        # (with the model the table comes from)
-    assert all(f.endswith(".dst") for f in files)      # no temporary file left
+    files = [f for f in os.listdir(tmp_path)]  # (with the model the table comes from)
+    assert all(f.endswith(".dst") for f in files)  # no temporary file left
     files = [f for f in files if f.endswith("-score.dst")]
     assert len(files) == 1
     rs = rules.load("zilch-online")
-    assert tables.load(tmp_path / files[0], {"objective": "score",
-                                             "rules_hash": rs.digest()}) is not None
+    assert (
+        tables.load(tmp_path / files[0], {"objective": "score", "rules_hash": rs.digest()})
+        is not None
+    )
 
 
 def test_table_dir_env_option_and_cache_fallback(tmp_path, monkeypatch):
@@ -111,6 +118,7 @@ def test_tables_are_memory_mapped_and_read_only(tmp_path):
     """Issue 6: tables are memory-mapped from tables/, not read into memory: the arrays
     are read-only views of a mapping of the file."""
     import mmap
+
     p = tmp_path / "t.dst"
     W = np.arange(12.0).reshape(3, 4)
     tables.save(p, {"objective": "x"}, {"W": W})
@@ -122,7 +130,7 @@ def test_tables_are_memory_mapped_and_read_only(tmp_path):
         base = base.base
     assert isinstance(base.obj, mmap.mmap)
     empty = tmp_path / "empty.dst"
-    empty.write_bytes(b"")                   # an empty file is no table (cannot be mapped)
+    empty.write_bytes(b"")  # an empty file is no table (cannot be mapped)
     assert tables.load(empty, {"objective": "x"}) is None
 
 
@@ -130,10 +138,24 @@ def test_a_query_with_tables_writes_nothing_anywhere_else(tmp_path, monkeypatch)
     """Issue 11: --tables A with DICESOLVER_TABLES=B: every file a query stores (the model,
     the reachable totals, the reach bound, the policy) goes to A, none to B."""
     from .clirun import zilch
+
     a, b = tmp_path / "a", tmp_path / "b"
     monkeypatch.setenv("DICESOLVER_TABLES", str(b))
-    zilch("advise", "--rules", "zilch-online", "--dice", "2", "--turn", "250", "--score",
-          "4900", "--opponents", "4950,5000,5100", "--tables", str(a))
+    zilch(
+        "advise",
+        "--rules",
+        "zilch-online",
+        "--dice",
+        "2",
+        "--turn",
+        "250",
+        "--score",
+        "4900",
+        "--opponents",
+        "4950,5000,5100",
+        "--tables",
+        str(a),
+    )
     zilch("endgame", "--rules", "farkle", "--deficit", "500", "--tables", str(a))
     written = sorted(f.name for f in a.iterdir())
     assert any(f.endswith("-model.dst") for f in written)

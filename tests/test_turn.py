@@ -1,11 +1,10 @@
 """The single-turn solver: published thresholds, exact brute force, the cap, invariants, and
 a simulation cross-check for every preset."""
-import numpy as np
-import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
 
 import dataclasses
 
+import numpy as np
+import pytest
 from dicesolver import rules
 from dicesolver.answers.checks import resolve_policy
 from dicesolver.objectives.score import score_payoff, solve_score
@@ -14,6 +13,8 @@ from dicesolver.play.simulate import play_turns
 from dicesolver.rules import from_dict
 from dicesolver.turn import TurnState, solve_turn
 from dicesolver.turn.reach import sweep
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from . import bruteforce
 from .solvers import score_policy, tables
@@ -39,20 +40,34 @@ def test_busche_farkle_bank_thresholds():
 
 
 def _small(dice, set_aside, hot, entry=0, bank=0, straight=None):
-    faces = {str(f): ([100 if f == 1 else 50 if f == 5 else 0, 0, 1000 if f == 1 else 100 * f]
-                      + [0] * (dice - 3))[:dice] for f in range(1, 7)}
-    d = {"dice": dice, "set_aside": set_aside, "hot_dice": hot, "entry_minimum": entry,
-         "bank_minimum": bank, "faces": faces}
+    faces = {
+        str(f): (
+            [100 if f == 1 else 50 if f == 5 else 0, 0, 1000 if f == 1 else 100 * f]
+            + [0] * (dice - 3)
+        )[:dice]
+        for f in range(1, 7)
+    }
+    d = {
+        "dice": dice,
+        "set_aside": set_aside,
+        "hot_dice": hot,
+        "entry_minimum": entry,
+        "bank_minimum": bank,
+        "faces": faces,
+    }
     if straight:
         d["patterns"] = [{"kind": "straight", "faces": straight, "points": 300}]
     return from_dict(d, "small.toml")
 
 
-@pytest.mark.parametrize("rs, min_bank", [
-    (_small(3, "any", "optional", straight=[1, 2, 3]), 0),
-    (_small(3, "forced", "mandatory", bank=150), 150),
-    (_small(4, "forced", "optional", entry=300), 300),
-])
+@pytest.mark.parametrize(
+    "rs, min_bank",
+    [
+        (_small(3, "any", "optional", straight=[1, 2, 3]), 0),
+        (_small(3, "forced", "mandatory", bank=150), 150),
+        (_small(4, "forced", "optional", entry=300), 300),
+    ],
+)
 def test_fast_solver_equals_exact_brute_force_on_every_reachable_state(rs, min_bank):
     """DESIGN.md: an independent naive solver over ordered dice in Fractions agrees on every
     reachable state of a reduced game."""
@@ -80,14 +95,17 @@ def test_cap_is_exact_extending_the_grid_changes_nothing(name):
     rs = rules.load(name)
     model = turn_model(rs)
     main, secured = solve_score(model)
-    pay = score_payoff(rs, [rs.min_bank(False), rs.min_bank(True)],
-                       {a: secured for a in {int(p) for p in model.perm if p}})
+    pay = score_payoff(
+        rs,
+        [rs.min_bank(False), rs.min_bank(True)],
+        {a: secured for a in {int(p) for p in model.perm if p}},
+    )
     long = solve_turn(model, _longer(pay, 3 * main.cap))
     assert long.cap >= 3 * main.cap
     L = main.roll.shape[2]
     np.testing.assert_allclose(long.value[:, :, :L], main.value, rtol=1e-12, atol=1e-9)
     # beyond the cap banking is optimal wherever it is a free choice
-    assert np.all(main.bank[:, 1:, main.cap:] >= main.roll[:, 1:, main.cap:])
+    assert np.all(main.bank[:, 1:, main.cap :] >= main.roll[:, 1:, main.cap :])
 
 
 @pytest.mark.parametrize("name", rules.preset_names())
@@ -110,19 +128,34 @@ def test_simulated_mean_within_4_standard_errors_of_exact(name, on_board):
     rs = rules.load(name)
     pol = score_policy(rs)
     tab = tables(rs)
-    res = play_turns(tab.model, resolve_policy("optimal", tab, on_board), 200_000,
-                     np.random.default_rng(2026), on_board).points * rs.unit
+    res = (
+        play_turns(
+            tab.model,
+            resolve_policy("optimal", tab, on_board),
+            200_000,
+            np.random.default_rng(2026),
+            on_board,
+        ).points
+        * rs.unit
+    )
     exact = pol.expected_turn_score(on_board)
     se = res.std(ddof=1) / np.sqrt(len(res))
     assert abs(res.mean() - exact) < 4 * se
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(dice=st.integers(2, 6), single1=st.sampled_from([100, 200]),
-       single5=st.sampled_from([0, 50]), triple=st.sampled_from([0, 100, 300]),
-       mandatory=st.booleans(), forced=st.booleans(), minimum=st.sampled_from([0, 300]))
-def test_random_house_rules_solve_consistently(dice, single1, single5, triple, mandatory,
-                                                forced, minimum):
+@given(
+    dice=st.integers(2, 6),
+    single1=st.sampled_from([100, 200]),
+    single5=st.sampled_from([0, 50]),
+    triple=st.sampled_from([0, 100, 300]),
+    mandatory=st.booleans(),
+    forced=st.booleans(),
+    minimum=st.sampled_from([0, 300]),
+)
+def test_random_house_rules_solve_consistently(
+    dice, single1, single5, triple, mandatory, forced, minimum
+):
     """Property: for any house rules the grid solution satisfies the Bellman equation past
     the cap (a longer grid agrees) and values are monotone in the turn total."""
     faces = {str(f): [0] * dice for f in range(1, 7)}
@@ -130,9 +163,17 @@ def test_random_house_rules_solve_consistently(dice, single1, single5, triple, m
     if dice >= 3 and triple:
         for f in range(2, 7):
             faces[str(f)][2] = triple * f // 2 // 50 * 50 or 50
-    rs = from_dict({"dice": dice, "faces": faces, "set_aside": "forced" if forced else "any",
-                    "hot_dice": "mandatory" if mandatory else "optional",
-                    "entry_minimum": minimum, "bank_minimum": 0}, "prop.toml")
+    rs = from_dict(
+        {
+            "dice": dice,
+            "faces": faces,
+            "set_aside": "forced" if forced else "any",
+            "hot_dice": "mandatory" if mandatory else "optional",
+            "entry_minimum": minimum,
+            "bank_minimum": 0,
+        },
+        "prop.toml",
+    )
     main, _ = solve_score(turn_model(rs))
     pay = score_payoff(rs, [rs.min_bank(False), rs.min_bank(True)])
     long = solve_turn(turn_model(rs), _longer(pay, 2 * main.cap + 10))

@@ -1,12 +1,12 @@
 """The optimal player against a fixed, score-blind turn policy (the expected-points optimum,
 say), where reaching the target wins at once: the exact "versus" table, and simulated games
 that must reproduce it.  A test oracle for the game solver."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
-
 from dicesolver.objectives.game import NEWTON_TOL, _bank_minimums, check_supported, turn_payoff
 from dicesolver.play.policies import OptimalPolicy
 from dicesolver.play.simulate import play_turns
@@ -18,6 +18,7 @@ class VersusTable:
     """The optimal player against a fixed turn policy, where reaching the target wins at
     once.  X[a, b]: the optimal player moves with a against b; Y[b, a]: the other moves
     with b against a.  Both are the optimal player's chance of winning."""
+
     model: object
     X: np.ndarray
     Y: np.ndarray
@@ -70,8 +71,9 @@ def solve_versus(model, turn_points: dict[int, float], target: int | None = None
     return VersusTable(model, X, Y)
 
 
-def play_versus(v: VersusTable, strategy, n_games: int, rng: np.random.Generator,
-                optimal_first: bool = True) -> np.ndarray:
+def play_versus(
+    v: VersusTable, strategy, n_games: int, rng: np.random.Generator, optimal_first: bool = True
+) -> np.ndarray:
     """The optimal player against `strategy` (a turn policy, see play/policies.py): 1 where
     the optimal player wins."""
     model = v.model
@@ -86,14 +88,15 @@ def play_versus(v: VersusTable, strategy, n_games: int, rng: np.random.Generator
     sol = solve_turn(model, turn_payoff(model, U, v.Y[b, a], _bank_minimums(rules, a)))
     optimal = OptimalPolicy(TurnLevels(rules, (sol,)).values, None, sol.cap, 1)
     other = strategy.compile(model)
-    score = np.zeros((n_games, 2), np.int64)       # [optimal, other]
+    score = np.zeros((n_games, 2), np.int64)  # [optimal, other]
     winner = np.full(n_games, -1)
     mover = 0 if optimal_first else 1
     while (winner < 0).any():
         act = np.nonzero(winner < 0)[0]
         if mover == 0:
-            pts = play_turns(model, optimal, len(act), rng, True,
-                             rows=score[act, 0] * R + score[act, 1]).points
+            pts = play_turns(
+                model, optimal, len(act), rng, True, rows=score[act, 0] * R + score[act, 1]
+            ).points
         else:
             pts = play_turns(model, other, len(act), rng, True).points
         score[act, mover] += pts

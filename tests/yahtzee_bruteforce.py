@@ -5,8 +5,9 @@ multinomial probabilities, tries every keep, writes out the bonus and joker rule
 again in words, and recurses over states (filled boxes, upper total, Yahtzee box holds 50).
 Only the ordinary box scores (scoring.score) are shared.
 """
+
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from itertools import combinations_with_replacement
 from math import factorial, prod
 
@@ -17,7 +18,7 @@ from dicesolver.yahtzee.scoring import JOKER_VALUES, score
 def multisets(j):
     for c in combinations_with_replacement(range(1, 7), j):
         counts = [c.count(f) for f in range(1, 7)]
-        yield c, Fraction(factorial(j) // prod(factorial(x) for x in counts), 6 ** j)
+        yield c, Fraction(factorial(j) // prod(factorial(x) for x in counts), 6**j)
 
 
 def solve(rules):
@@ -34,11 +35,11 @@ def solve(rules):
         case = "normal"
         if extra and rules.joker == "forced":
             own = UPPER[face - 1]
-            if own in open_boxes:                     # 1. its own upper box, as usual
+            if own in open_boxes:  # 1. its own upper box, as usual
                 allowed, case = [own], "own upper"
             elif any(b not in UPPER for b in open_boxes):
                 allowed = [b for b in open_boxes if b not in UPPER]
-                case = "lower joker"                  # 2. a lower box, straights etc. count
+                case = "lower joker"  # 2. a lower box, straights etc. count
             else:
                 allowed, case = open_boxes, "upper zero"  # 3. another upper box, for 0
         else:
@@ -50,8 +51,7 @@ def solve(rules):
                 pts = 0
             elif case == "lower joker" and b in JOKER_VALUES:
                 pts = JOKER_VALUES[b]
-            if extra and rules.joker == "free" and b in JOKER_VALUES \
-                    and UPPER[face - 1] in filled:
+            if extra and rules.joker == "free" and b in JOKER_VALUES and UPPER[face - 1] in filled:
                 pts = JOKER_VALUES[b]
             gain = pts + (rules.yahtzee_bonus if extra and y50 else 0)
             nup = up
@@ -63,20 +63,20 @@ def solve(rules):
             out.append((gain, (filled | {b}, nup, ny)))
         return out
 
-    @lru_cache(maxsize=None)
+    @cache
     def E(filled, up, y50):
         if len(filled) == len(boxes):
             return Fraction(0)
-        final = {h: max(g + E(frozenset(s[0]), s[1], s[2])
-                        for g, s in options(h, filled, up, y50))
-                 for h, _ in multisets(5)}
+        final = {
+            h: max(g + E(frozenset(s[0]), s[1], s[2]) for g, s in options(h, filled, up, y50))
+            for h, _ in multisets(5)
+        }
         vals = final
-        for _ in range(2):                      # two more rolls before the last one
+        for _ in range(2):  # two more rolls before the last one
             keep_val = {}
             for j in range(6):
                 for k, _ in multisets(j):
-                    keep_val[k] = sum(p * vals[tuple(sorted(k + m))]
-                                      for m, p in multisets(5 - j))
+                    keep_val[k] = sum(p * vals[tuple(sorted(k + m))] for m, p in multisets(5 - j))
             vals = {}
             for h, _ in multisets(5):
                 subs = set()

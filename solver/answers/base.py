@@ -1,5 +1,6 @@
 """What every answer shares: a frozen dataclass whose to_dict() is exactly the command's
 JSON, the inputs as the command line and the Python API both give them, and progress."""
+
 from __future__ import annotations
 
 import math
@@ -101,8 +102,9 @@ def dice_list(value: str | Sequence[int], what: str) -> list[int]:
         try:
             faces = [int(x) for x in value.replace(" ", "").split(",") if x]
         except ValueError:
-            raise InputError(f"{what} must be comma-separated die faces such as 1,1,5,3,4,6, "
-                             f"got {value!r}") from None
+            raise InputError(
+                f"{what} must be comma-separated die faces such as 1,1,5,3,4,6, got {value!r}"
+            ) from None
     else:
         faces = [_int(x, what) for x in value]
     bad = [f for f in faces if not 1 <= f <= 6]
@@ -123,13 +125,11 @@ def finite(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
 
-
-
-
 def out_path(path: str, suffix: str | None = None) -> str:
     """An output file, checked before any long work: its folder exists and it is not a
     folder itself.  suffix: added where the name has none (what the writer would do)."""
     from pathlib import Path
+
     p = Path(path)
     if suffix and not p.suffix:
         p = p.with_name(p.name + suffix)

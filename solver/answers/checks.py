@@ -1,5 +1,6 @@
 """Checking a simulator: the exact distribution of a policy's turn (evaluate), the same turns
 played with physical dice (simulate), and a verdict on someone's samples (verify)."""
+
 from __future__ import annotations
 
 import math
@@ -18,8 +19,8 @@ from ..store import Store
 from ..tables import Tables
 from ..turn import TurnState
 from .base import Answer, hidden, rule_set, tables_of
-from .progress import SILENT, Progress
 from .export import write_atomic
+from .progress import SILENT, Progress
 
 Rules = str | RuleSet
 Tables_ = str | Store | None
@@ -49,9 +50,15 @@ class Evaluation(Answer):
     turn: int
 
 
-def evaluate(rules: Rules = "farkle", policy: str = "optimal", dice: int | None = None,
-             turn: int = 0, permanent: int = 0, not_on_board: bool = False,
-             tables: Tables_ = None) -> Evaluation:
+def evaluate(
+    rules: Rules = "farkle",
+    policy: str = "optimal",
+    dice: int | None = None,
+    turn: int = 0,
+    permanent: int = 0,
+    not_on_board: bool = False,
+    tables: Tables_ = None,
+) -> Evaluation:
     """The exact distribution of the points a turn records under a policy."""
     rs = rule_set(rules)
     tab = tables_of(rs, tables)
@@ -59,9 +66,18 @@ def evaluate(rules: Rules = "farkle", policy: str = "optimal", dice: int | None 
     tab.score.check(state)
     on = not not_on_board
     dist = exact_distribution(tab.model, resolve_policy(policy, tab, on), on, state)
-    return Evaluation(rs.name, policy, dist.mean, dist.std, dist.p_zilch,
-                      {k: dist.quantile(k / 100) for k in QUANTILES}, dist.as_dict(),
-                      dist.residual, state.dice, turn)
+    return Evaluation(
+        rs.name,
+        policy,
+        dist.mean,
+        dist.std,
+        dist.p_zilch,
+        {k: dist.quantile(k / 100) for k in QUANTILES},
+        dist.as_dict(),
+        dist.residual,
+        state.dice,
+        turn,
+    )
 
 
 # --- zilch simulate ------------------------------------------------------------------------
@@ -86,9 +102,16 @@ class Simulation(Answer):
     counts: dict[int, int] = hidden()
 
 
-def simulate(rules: Rules = "farkle", policy: str = "optimal", turns: int = 1_000_000,
-             seed: int = 0, not_on_board: bool = False, out: str | None = None,
-             tables: Tables_ = None, progress: Progress = SILENT) -> Simulation:
+def simulate(
+    rules: Rules = "farkle",
+    policy: str = "optimal",
+    turns: int = 1_000_000,
+    seed: int = 0,
+    not_on_board: bool = False,
+    out: str | None = None,
+    tables: Tables_ = None,
+    progress: Progress = SILENT,
+) -> Simulation:
     """Monte Carlo turns with physical dice (seeded), next to the exact figures.  Played
     in batches, counted as they come (memory does not grow with the turns); out: also
     every turn's score, one per line."""
@@ -99,10 +122,10 @@ def simulate(rules: Rules = "farkle", policy: str = "optimal", turns: int = 1_00
     on = not not_on_board
     strat = resolve_policy(policy, tab, on)
     model = tab.model
-    fast = strat.compile(model)                                 # type: ignore[attr-defined]
+    fast = strat.compile(model)  # type: ignore[attr-defined]
     rng = np.random.default_rng(seed)
     counts: dict[int, int] = {}
-    lines = [] if out else None
+    lines: list[str] | None = [] if out else None
     progress.start("simulating", turns)
     try:
         done = 0
@@ -127,9 +150,22 @@ def simulate(rules: Rules = "farkle", policy: str = "optimal", turns: int = 1_00
     var = max(sq / turns - mean * mean, 0.0)
     se = math.sqrt(var * turns / (turns - 1) / turns) if turns > 1 else 0.0
     dist = {v: c / turns for v, c in sorted(counts.items())}
-    return Simulation(rs.name, policy, turns, seed, mean, se, exact.mean,
-                      (mean - exact.mean) / se if se else 0.0, math.sqrt(var), exact.std,
-                      exact.p_zilch, dist, exact, dict(sorted(counts.items())))
+    return Simulation(
+        rs.name,
+        policy,
+        turns,
+        seed,
+        mean,
+        se,
+        exact.mean,
+        (mean - exact.mean) / se if se else 0.0,
+        math.sqrt(var),
+        exact.std,
+        exact.p_zilch,
+        dist,
+        exact,
+        dict(sorted(counts.items())),
+    )
 
 
 # --- zilch verify --------------------------------------------------------------------------
@@ -160,9 +196,16 @@ class RollVerdict(Answer):
     alpha: float
 
 
-def verify(rules: Rules = "farkle", results: str = "", policy: str = "optimal",
-           column: str | None = None, rolls: bool = False, alpha: float = 0.001,
-           not_on_board: bool = False, tables: Tables_ = None) -> ScoreVerdict | RollVerdict:
+def verify(
+    rules: Rules = "farkle",
+    results: str = "",
+    policy: str = "optimal",
+    column: str | None = None,
+    rolls: bool = False,
+    alpha: float = 0.001,
+    not_on_board: bool = False,
+    tables: Tables_ = None,
+) -> ScoreVerdict | RollVerdict:
     """Is your simulator right?  Its turn scores (or single rolls) against the exact
     distribution: consistent or not at significance alpha."""
     rs = rule_set(rules)
@@ -170,12 +213,19 @@ def verify(rules: Rules = "farkle", results: str = "", policy: str = "optimal",
         raise InputError(f"--alpha must be a number strictly between 0 and 1, got {alpha!r}")
     if rolls:
         rep = verify_rolls(rs, read_rolls(results, rs.dice), alpha)
-        return RollVerdict(rep["n"], rep["consistent"], rep["p_value"], rep["by_dice"],
-                           rs.name, alpha)
+        return RollVerdict(
+            rep["n"], rep["consistent"], rep["p_value"], rep["by_dice"], rs.name, alpha
+        )
     tab = tables_of(rs, tables)
     samples = read_scores(results, column)
     on = not not_on_board
     exact = exact_distribution(tab.model, resolve_policy(policy, tab, on), on)
     v = verify_scores(samples, exact, alpha).as_dict()
-    return ScoreVerdict(**v, rules=rs.name, policy=policy, alpha=alpha,
-                        mean=float(samples.mean()), exact_mean=exact.mean)
+    return ScoreVerdict(
+        **v,
+        rules=rs.name,
+        policy=policy,
+        alpha=alpha,
+        mean=float(samples.mean()),
+        exact_mean=exact.mean,
+    )

@@ -1,5 +1,6 @@
 """Whole policies as rows (CSV, JSON or Parquet): expected points, the last turn by
 deficit, the two-player game, Yahtzee's states."""
+
 from __future__ import annotations
 
 import csv
@@ -22,6 +23,7 @@ FORMATS = ("csv", "json", "parquet")
 @dataclass(frozen=True)
 class Table(Answer):
     """Rows as columns of equal length; to_dict() is the JSON export."""
+
     meta: dict
     columns: dict[str, list]
 
@@ -40,10 +42,12 @@ class Table(Answer):
                 import pyarrow as pa
                 import pyarrow.parquet as pq
             except ImportError:
-                raise InputError("parquet export needs pyarrow: pip install "
-                                 "'dicesolver[parquet]'") from None
+                raise InputError(
+                    "parquet export needs pyarrow: pip install 'dicesolver[parquet]'"
+                ) from None
             table = pa.table(self.columns).replace_schema_metadata(
-                {k: str(v) for k, v in self.meta.items()})
+                {k: str(v) for k, v in self.meta.items()}
+            )
             buf = pa.BufferOutputStream()
             pq.write_table(table, buf)
             return buf.getvalue().to_pybytes()
@@ -55,8 +59,9 @@ class Table(Answer):
         w = csv.writer(sio, lineterminator="\n")
         w.writerow(self.columns)
         for vals in zip(*self.columns.values()):
-            w.writerow(["" if v is None else (repr(v) if isinstance(v, float) else v)
-                        for v in vals])
+            w.writerow(
+                ["" if v is None else (repr(v) if isinstance(v, float) else v) for v in vals]
+            )
         return sio.getvalue().encode()
 
     def write(self, path: str, fmt: str) -> None:
@@ -80,15 +85,23 @@ def _meta(tab: Tables, objective: str) -> dict:
     return {"rules": tab.rules.name, "rules_hash": tab.rules.digest(), "objective": objective}
 
 
-SCORE_COLUMNS = ("dice", "turn_total", "permanent", "on_board", "action", "value_roll",
-                 "value_bank")
+SCORE_COLUMNS = (
+    "dice",
+    "turn_total",
+    "permanent",
+    "on_board",
+    "action",
+    "value_roll",
+    "value_bank",
+)
 
 
 def score_rows(tab: Tables) -> Table:
     """One row per reachable state (turn totals up to the solver's cap; beyond it banking
     is optimal wherever it is allowed)."""
     rs, pol = tab.rules, tab.score
-    u, cols = rs.unit, {c: [] for c in SCORE_COLUMNS}
+    u = rs.unit
+    cols: dict[str, list] = {c: [] for c in SCORE_COLUMNS}
 
     def add(sol_roll, sol_bank, s, r_idx, perm, on_board):
         roll, bank = sol_roll[s, r_idx] + perm, sol_bank[s, r_idx] + perm
@@ -104,28 +117,49 @@ def score_rows(tab: Tables) -> Table:
     L = pol.reach.shape[1]
     for row, on_board in ((0, False), (1, True)):
         for s in range(rs.dice + 1):
-            add(pol.main.roll[row, :, :L], pol.main.bank[row, :, :L], s,
-                np.nonzero(pol.reach[s])[0], 0, on_board)
+            add(
+                pol.main.roll[row, :, :L],
+                pol.main.bank[row, :, :L],
+                s,
+                np.nonzero(pol.reach[s])[0],
+                0,
+                on_board,
+            )
     if pol.secured is not None:
         step = min(rs.permanent_amounts)
         Ls = pol.secured.cap + 1
         for perm in range(step, pol.main.cap * u + 1, step):
             for on_board in (False, True):
                 for s in range(1, rs.dice + 1):
-                    add(pol.secured.roll[0, :, :Ls], pol.secured.bank[0, :, :Ls], s,
-                        np.arange(Ls), perm, on_board)
+                    add(
+                        pol.secured.roll[0, :, :Ls],
+                        pol.secured.bank[0, :, :Ls],
+                        s,
+                        np.arange(Ls),
+                        perm,
+                        on_board,
+                    )
     return Table(_meta(tab, "score"), cols)
 
 
-LAST_TURN_COLUMNS = ("deficit", "dice", "turn_total", "permanent", "on_board", "action",
-                     "p_win_roll", "p_win_bank")
+LAST_TURN_COLUMNS = (
+    "deficit",
+    "dice",
+    "turn_total",
+    "permanent",
+    "on_board",
+    "action",
+    "p_win_roll",
+    "p_win_bank",
+)
 
 
 def last_turn_rows(tab: Tables) -> Table:
     """One row per deficit (0..target) and reachable state with the turn total at most the
     deficit plus one unit (beyond, banking wins outright)."""
     rs, last = tab.rules, tab.last_turn
-    u, cols = rs.unit, {c: [] for c in LAST_TURN_COLUMNS}
+    u = rs.unit
+    cols: dict[str, list] = {c: [] for c in LAST_TURN_COLUMNS}
     step = rs.perm_step or 0
     flags = (False, True) if last.levels[False] is not last.levels[True] else (True,)
     for on_board in flags:
@@ -136,7 +170,7 @@ def last_turn_rows(tab: Tables) -> Table:
                 break
             p = k * step
             for s in range(rs.dice + 1):
-                if s == 0 and k:           # permanent points come after the first roll
+                if s == 0 and k:  # permanent points come after the first roll
                     continue
                 rr = np.nonzero(reach[s])[0] if k == 0 else np.arange(sol.roll.shape[2])
                 for d in range(last.max_deficit + 1):
@@ -153,8 +187,7 @@ def last_turn_rows(tab: Tables) -> Table:
                     cols["on_board"] += [on_board] * n
                     cols["action"] += np.where(bank >= roll, "bank", "roll").tolist()
                     cols["p_win_roll"] += roll.tolist()
-                    cols["p_win_bank"] += [None if not np.isfinite(b) else b
-                                           for b in bank.tolist()]
+                    cols["p_win_bank"] += [None if not np.isfinite(b) else b for b in bank.tolist()]
     return Table(_meta(tab, "last-turn"), cols)
 
 
@@ -163,10 +196,16 @@ def game_rows(tab: Tables) -> Table:
     rs = tab.rules
     g = tab.game(solve_if_missing=False)
     if g is None:
-        raise InputError(f"no game table for {rs.name} yet: solve it first with zilch game "
-                         f"--rules {rs.name}")
+        raise InputError(
+            f"no game table for {rs.name} yet: solve it first with zilch game --rules {rs.name}"
+        )
     R = g.W.shape[0]
     a, b = np.meshgrid(np.arange(R), np.arange(R), indexing="ij")
-    return Table(_meta(tab, "game"), {"score": (a.ravel() * rs.unit).tolist(),
-                                      "opponent": (b.ravel() * rs.unit).tolist(),
-                                      "p_win": g.W.ravel().tolist()})
+    return Table(
+        _meta(tab, "game"),
+        {
+            "score": (a.ravel() * rs.unit).tolist(),
+            "opponent": (b.ravel() * rs.unit).tolist(),
+            "p_win": g.W.ravel().tolist(),
+        },
+    )

@@ -1,5 +1,6 @@
 """Pictures (matplotlib, written to PNG files; no display needed): the last turn, a turn's
 score distribution, and the two-player game."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ class Picture(Answer):
 def _pyplot():
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
@@ -34,8 +36,12 @@ def _pyplot():
     return plt
 
 
-def plot_endgame(rules: Rules = "farkle", out: str = "endgame.png", not_on_board: bool = False,
-                 tables: Tables_ = None) -> Picture:
+def plot_endgame(
+    rules: Rules = "farkle",
+    out: str = "endgame.png",
+    not_on_board: bool = False,
+    tables: Tables_ = None,
+) -> Picture:
     """Left: P(win) of a last turn against the deficit, one line per dice count at turn
     total 0 (log scale: it falls geometrically).  Right: P(win) with N-1 dice over (deficit,
     turn total), and the roll/bank boundary (the smallest total at which banking is optimal;
@@ -52,15 +58,23 @@ def plot_endgame(rules: Rules = "farkle", out: str = "endgame.png", not_on_board
         s = 0 if n == rs.dice else n
         ax1.plot(d * u, np.maximum(sol.roll[d, s, 0], sol.bank[d, s, 0]), label=f"{n} dice")
     ax1.set_yscale("log")
-    ax1.set(xlabel="deficit (points behind the leader)", ylabel="P(win) from turn total 0",
-            title=f"{rs.name}: last turn")
+    ax1.set(
+        xlabel="deficit (points behind the leader)",
+        ylabel="P(win) from turn total 0",
+        title=f"{rs.name}: last turn",
+    )
     ax1.legend()
     ax1.grid(alpha=0.3, which="both")
     n = max(rs.dice - 1, 1)
     T = min(sol.roll.shape[2], tab.max_deficit + 2)
     grid = np.maximum(sol.roll[:, n, :T], sol.bank[:, n, :T])
-    im = ax2.imshow(grid.T, origin="lower", aspect="auto", cmap="viridis",
-                    extent=(0, tab.max_deficit * u, 0, (T - 1) * u))
+    im = ax2.imshow(
+        grid.T,
+        origin="lower",
+        aspect="auto",
+        cmap="viridis",
+        extent=(0, tab.max_deficit * u, 0, (T - 1) * u),
+    )
     act = sol.bank[:, n, :T] >= sol.roll[:, n, :T]
     first = np.where(act.any(axis=1), act.argmax(axis=1), np.nan)
     ax2.plot(d * u, first * u, "w-", lw=1.2, label="bank from here up")
@@ -73,10 +87,15 @@ def plot_endgame(rules: Rules = "farkle", out: str = "endgame.png", not_on_board
     return Picture(out)
 
 
-def plot_distribution(rules: Rules = "farkle", out: str = "distribution.png",
-                      policy: str = "optimal", results: str | None = None,
-                      column: str | None = None, not_on_board: bool = False,
-                      tables: Tables_ = None) -> Picture:
+def plot_distribution(
+    rules: Rules = "farkle",
+    out: str = "distribution.png",
+    policy: str = "optimal",
+    results: str | None = None,
+    column: str | None = None,
+    not_on_board: bool = False,
+    tables: Tables_ = None,
+) -> Picture:
     """The exact probability of each recorded turn score (bars), a simulator's frequencies
     (dots) over it."""
     rs = rule_set(rules)
@@ -89,20 +108,33 @@ def plot_distribution(rules: Rules = "farkle", out: str = "distribution.png",
     return Picture(out)
 
 
-def _draw_distribution(rs: RuleSet, dist: Distribution, out: str, policy: str,
-                       samples) -> None:
+def _draw_distribution(rs: RuleSet, dist: Distribution, out: str, policy: str, samples) -> None:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(11, 4.8))
     keep = dist.probs > 1e-7
-    ax.bar(dist.totals[keep], dist.probs[keep], width=rs.unit * 0.8, color="#4477aa",
-           label=f"exact (mean {dist.mean:.1f}, P(zilch) {dist.p_zilch:.4f})")
+    ax.bar(
+        dist.totals[keep],
+        dist.probs[keep],
+        width=rs.unit * 0.8,
+        color="#4477aa",
+        label=f"exact (mean {dist.mean:.1f}, P(zilch) {dist.p_zilch:.4f})",
+    )
     if samples is not None and len(samples):
         vals, cnt = np.unique(samples, return_counts=True)
-        ax.plot(vals, cnt / len(samples), "o", ms=3.5, color="#ee6677",
-                label=f"simulated (n = {len(samples)}, mean {samples.mean():.1f})")
+        ax.plot(
+            vals,
+            cnt / len(samples),
+            "o",
+            ms=3.5,
+            color="#ee6677",
+            label=f"simulated (n = {len(samples)}, mean {samples.mean():.1f})",
+        )
     ax.set_yscale("log")
-    ax.set(xlabel="points recorded by the turn", ylabel="probability",
-           title=f"{rs.name}: turn score under the {policy} policy")
+    ax.set(
+        xlabel="points recorded by the turn",
+        ylabel="probability",
+        title=f"{rs.name}: turn score under the {policy} policy",
+    )
     ax.set_xlim(-rs.unit, dist.quantile(0.9999) + rs.unit)
     ax.legend()
     ax.grid(alpha=0.3)
@@ -111,8 +143,13 @@ def _draw_distribution(rs: RuleSet, dist: Distribution, out: str, policy: str,
     plt.close(fig)
 
 
-def plot_game(rules: Rules = "farkle", out: str = "game.png", target: int | None = None,
-              step: int | None = None, tables: Tables_ = None) -> Picture:
+def plot_game(
+    rules: Rules = "farkle",
+    out: str = "game.png",
+    target: int | None = None,
+    step: int | None = None,
+    tables: Tables_ = None,
+) -> Picture:
     """Top left: P(win) of the player to move over (my score, opponent score).  Then, for
     each dice count, the smallest turn total at which optimal play banks (no permanent points
     held yet), on a coarser grid of score pairs: each pair's turn solved on demand by the
@@ -121,16 +158,20 @@ def plot_game(rules: Rules = "farkle", out: str = "game.png", target: int | None
     out = out_path(out, ".png")
     g = tables_of(rs, tables).game(target, solve_if_missing=False)
     if g is None:
-        raise InputError(f"no game table for {rs.name} yet: solve it first with zilch game "
-                         f"--rules {rs.name}" + (f" --target {target}" if target else ""))
+        raise InputError(
+            f"no game table for {rs.name} yet: solve it first with zilch game "
+            f"--rules {rs.name}" + (f" --target {target}" if target else "")
+        )
     W = g.W
     R, u = W.shape[0], rs.unit
     if step is not None and (step <= 0 or step % u):
         raise InputError(f"--step must be a positive multiple of {u}, got {step}")
     step_u = max(1, (step // u) if step else R // 20)
     if (R // step_u + 1) ** 2 > 10_000:
-        raise InputError(f"--step {step}: {(R // step_u + 1) ** 2} score pairs to solve; "
-                         f"use a step of at least {u * -(-R // 99)}")
+        raise InputError(
+            f"--step {step}: {(R // step_u + 1) ** 2} score pairs to solve; "
+            f"use a step of at least {u * -(-R // 99)}"
+        )
     pts = np.arange(0, R, step_u)
     rows = np.array([(a, b) for a in pts for b in pts])
     sol = g.turns(rows).levels()[0]
@@ -139,23 +180,29 @@ def plot_game(rules: Rules = "farkle", out: str = "game.png", target: int | None
     plt = _pyplot()
     n_plots = rs.dice + 1
     cols = 4
-    fig, axes = plt.subplots((n_plots + cols - 1) // cols, cols, figsize=(4.2 * cols, 3.6 * (
-        (n_plots + cols - 1) // cols)))
+    fig, axes = plt.subplots(
+        (n_plots + cols - 1) // cols,
+        cols,
+        figsize=(4.2 * cols, 3.6 * ((n_plots + cols - 1) // cols)),
+    )
     axes = axes.ravel()
     ext = (0, (R - 1) * u, 0, (R - 1) * u)
     im = axes[0].imshow(W.T, origin="lower", extent=ext, cmap="viridis", vmin=0, vmax=1)
-    axes[0].set(title=f"{rs.name} to {g.target}: P(win)", xlabel="my score",
-                ylabel="opponent's score")
+    axes[0].set(
+        title=f"{rs.name} to {g.target}: P(win)", xlabel="my score", ylabel="opponent's score"
+    )
     fig.colorbar(im, ax=axes[0])
     for i, n in enumerate(range(rs.dice, 0, -1), start=1):
         if n == rs.dice and rs.hot_dice == "mandatory":
             axes[i].set_axis_off()
             continue
         first = np.where(banks[:, n].any(axis=1), banks[:, n].argmax(axis=1), np.nan) * u
-        im = axes[i].imshow(first.reshape(len(pts), len(pts)).T, origin="lower", extent=ext,
-                            cmap="magma")
-        axes[i].set(title=f"bank from (turn total), {n} dice", xlabel="my score",
-                    ylabel="opponent's score")
+        im = axes[i].imshow(
+            first.reshape(len(pts), len(pts)).T, origin="lower", extent=ext, cmap="magma"
+        )
+        axes[i].set(
+            title=f"bank from (turn total), {n} dice", xlabel="my score", ylabel="opponent's score"
+        )
         fig.colorbar(im, ax=axes[i])
     for ax in axes[n_plots:]:
         ax.set_axis_off()

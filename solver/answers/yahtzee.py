@@ -1,4 +1,5 @@
 """The questions of the Yahtzee family, one function per command of `yahtzee`."""
+
 from __future__ import annotations
 
 import math
@@ -12,8 +13,8 @@ from ..store import Store
 from ..yahtzee import game as Y
 from ..yahtzee.rules import PRESETS, YahtzeeRules, load
 from .base import Answer
-from .progress import SILENT, Progress
 from .export import Table
+from .progress import SILENT, Progress
 
 Tables_ = str | Store | None
 
@@ -25,13 +26,14 @@ def _rules(rules: str | YahtzeeRules) -> YahtzeeRules:
 def _table(rs: YahtzeeRules, tables: Tables_, progress: Progress) -> np.ndarray:
     """The stored table; progress only when it has to be solved (a few seconds)."""
     store = tables if isinstance(tables, Store) else Store.resolve(tables)
-    started = []
+    started: list[bool] = []
 
     def on_level(done: int) -> None:
         if not started:
             progress.start(f"solving {rs.name} (first use)", rs.n_boxes)
             started.append(True)
         progress.advance(1)
+
     try:
         return Y.game_table(rs, store, progress=on_level)
     finally:
@@ -56,12 +58,15 @@ class YahtzeePresets(Answer):
 
 def yahtzee_rules() -> YahtzeePresets:
     """The rule sets of the Yahtzee family."""
-    return YahtzeePresets(tuple(YahtzeePreset(n, r.description, list(r.boxes))
-                                for n, r in PRESETS.items()))
+    return YahtzeePresets(
+        tuple(YahtzeePreset(n, r.description, list(r.boxes)) for n, r in PRESETS.items())
+    )
 
 
 def _filled(filled: str | Sequence[str] | None) -> str:
-    return filled if isinstance(filled, str) or filled is None else ",".join(filled)
+    if filled is None:
+        return ""
+    return filled if isinstance(filled, str) else ",".join(filled)
 
 
 @dataclass(frozen=True)
@@ -75,10 +80,16 @@ class YahtzeeAdvice(Answer):
     options: list[dict]
 
 
-def yahtzee_advise(rules: str | YahtzeeRules = "yahtzee", dice: str | Sequence[int] = "",
-                   rolls_left: int = 2, filled: str | Sequence[str] | None = "",
-                   upper: int = 0, yahtzee_bonus: bool = False, tables: Tables_ = None,
-                   progress: Progress = SILENT) -> YahtzeeAdvice:
+def yahtzee_advise(
+    rules: str | YahtzeeRules = "yahtzee",
+    dice: str | Sequence[int] = "",
+    rolls_left: int = 2,
+    filled: str | Sequence[str] | None = "",
+    upper: int = 0,
+    yahtzee_bonus: bool = False,
+    tables: Tables_ = None,
+    progress: Progress = SILENT,
+) -> YahtzeeAdvice:
     """Every keep (or, with no rolls left, every open box) ranked by the expected final
     score from now on."""
     rs = _rules(rules)
@@ -87,9 +98,15 @@ def yahtzee_advise(rules: str | YahtzeeRules = "yahtzee", dice: str | Sequence[i
     if rolls_left not in (0, 1, 2):
         raise InputError(f"--rolls-left is 0, 1 or 2, got {rolls_left}")
     opts = Y.advise(rs, _table(rs, tables, progress), state, hand, rolls_left)
-    return YahtzeeAdvice(rs.name, list(hand), rolls_left,
-                         [b for i, b in enumerate(rs.boxes) if state.mask >> i & 1], upper,
-                         yahtzee_bonus, opts)
+    return YahtzeeAdvice(
+        rs.name,
+        list(hand),
+        rolls_left,
+        [b for i, b in enumerate(rs.boxes) if state.mask >> i & 1],
+        upper,
+        yahtzee_bonus,
+        opts,
+    )
 
 
 @dataclass(frozen=True)
@@ -101,9 +118,14 @@ class YahtzeeValue(Answer):
     yahtzee_bonus: bool
 
 
-def yahtzee_value(rules: str | YahtzeeRules = "yahtzee", filled: str | Sequence[str] | None = "",
-                  upper: int = 0, yahtzee_bonus: bool = False, tables: Tables_ = None,
-                  progress: Progress = SILENT) -> YahtzeeValue:
+def yahtzee_value(
+    rules: str | YahtzeeRules = "yahtzee",
+    filled: str | Sequence[str] | None = "",
+    upper: int = 0,
+    yahtzee_bonus: bool = False,
+    tables: Tables_ = None,
+    progress: Progress = SILENT,
+) -> YahtzeeValue:
     """The expected score still to come from a state between turns (default: the empty
     sheet: the game's optimum)."""
     rs = _rules(rules)
@@ -124,9 +146,13 @@ class YahtzeeSimulation(Answer):
     quantiles: dict[int, float]
 
 
-def yahtzee_simulate(rules: str | YahtzeeRules = "yahtzee", games: int = 100_000,
-                     seed: int = 0, tables: Tables_ = None,
-                     progress: Progress = SILENT) -> YahtzeeSimulation:
+def yahtzee_simulate(
+    rules: str | YahtzeeRules = "yahtzee",
+    games: int = 100_000,
+    seed: int = 0,
+    tables: Tables_ = None,
+    progress: Progress = SILENT,
+) -> YahtzeeSimulation:
     """Optimal play simulated: mean, standard deviation and quantiles, beside the exact
     mean."""
     rs = _rules(rules)
@@ -136,12 +162,14 @@ def yahtzee_simulate(rules: str | YahtzeeRules = "yahtzee", games: int = 100_000
     res = Y.simulate(rs, E, games, np.random.default_rng(seed))
     se = float(res.std(ddof=1) / math.sqrt(games)) if games > 1 else 0.0
     q = {p: float(np.percentile(res, p)) for p in (1, 5, 10, 25, 50, 75, 90, 95, 99)}
-    return YahtzeeSimulation(rs.name, games, seed, float(res.mean()), se, float(res.std()),
-                             float(E[0, 0, 0]), q)
+    return YahtzeeSimulation(
+        rs.name, games, seed, float(res.mean()), se, float(res.std()), float(E[0, 0, 0]), q
+    )
 
 
-def yahtzee_export(rules: str | YahtzeeRules = "yahtzee", tables: Tables_ = None,
-                   progress: Progress = SILENT) -> Table:
+def yahtzee_export(
+    rules: str | YahtzeeRules = "yahtzee", tables: Tables_ = None, progress: Progress = SILENT
+) -> Table:
     """The value of every reachable state between turns."""
     rs = _rules(rules)
     cols = Y.export_rows(rs, _table(rs, tables, progress))

@@ -1,4 +1,5 @@
 """The command lines: parse options, call an answer (answers/), render it as text or JSON."""
+
 from .yahtzee import yahtzee_main
 from .zilch import main
 

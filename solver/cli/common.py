@@ -1,5 +1,6 @@
 """What both command lines share: one-line errors, the common options, printing an answer,
 and the progress bar."""
+
 from __future__ import annotations
 
 import json
@@ -38,9 +39,14 @@ class OneLineErrors(click.Group):
             sys.exit(2)
 
 
-TABLES_OPT = click.option("--tables", "tables", default=None, metavar="DIR",
-                          help="Folder for solved tables (default: $DICESOLVER_TABLES, the "
-                               "project's tables/ or the user cache).")
+TABLES_OPT = click.option(
+    "--tables",
+    "tables",
+    default=None,
+    metavar="DIR",
+    help="Folder for solved tables (default: $DICESOLVER_TABLES, the "
+    "project's tables/ or the user cache).",
+)
 JSON_OPT = click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 
 
@@ -53,7 +59,7 @@ class Bar(Progress):
     """A progress bar on stderr, drawn once long work starts."""
 
     def __init__(self) -> None:
-        self._bar = None
+        self._bar: Any = None
 
     def start(self, label: str, total: int) -> None:
         self._bar = click.progressbar(length=total, label=label, file=sys.stderr)

@@ -1,4 +1,5 @@
 """Answers as text for people (--json prints their to_dict() instead)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -10,16 +11,20 @@ def frac(p: Any) -> str:
 
 # --- zilch ---------------------------------------------------------------------------------
 def presets(a) -> str:
-    return "\n".join(f"{p.name:14} {p.description.split(':')[0].split('(')[0].strip()}"
-                     for p in a.presets)
+    return "\n".join(
+        f"{p.name:14} {p.description.split(':')[0].split('(')[0].strip()}" for p in a.presets
+    )
 
 
 def rule_set(a) -> str:
     rs = a.ruleset
-    lines = [f"{rs.name}: {rs.description}", "",
-             f"dice {rs.dice}; set-aside {rs.set_aside}; hot dice {rs.hot_dice}; "
-             f"entry minimum {rs.entry_minimum}; bank minimum {rs.bank_minimum}",
-             "groups of equal faces (k dice -> points):"]
+    lines = [
+        f"{rs.name}: {rs.description}",
+        "",
+        f"dice {rs.dice}; set-aside {rs.set_aside}; hot dice {rs.hot_dice}; "
+        f"entry minimum {rs.entry_minimum}; bank minimum {rs.bank_minimum}",
+        "groups of equal faces (k dice -> points):",
+    ]
     for f in range(6):
         row = ", ".join(f"{k + 1}: {p}" for k, p in enumerate(rs.faces[f]) if p)
         lines.append(f"  face {f + 1}: {row or '-'}")
@@ -28,87 +33,121 @@ def rule_set(a) -> str:
         extra += " (permanent)" if p.permanent else ""
         extra += " (distinct faces)" if p.distinct else ""
         lines.append(f"  {p.kind}{extra}: {p.points}")
-    lines.append(f"game: target {rs.target} ({rs.reach.replace('_', ' ')}), end {rs.end}, "
-                 f"tie {rs.tie}, piggyback {str(rs.piggyback).lower()}")
+    lines.append(
+        f"game: target {rs.target} ({rs.reach.replace('_', ' ')}), end {rs.end}, "
+        f"tie {rs.tie}, piggyback {str(rs.piggyback).lower()}"
+    )
     lines.append(f"rules hash {rs.digest()[:16]}")
     return "\n".join(lines)
 
 
 def odds(a) -> str:
-    lines = [f"{a.rules}, {a.dice} dice: P(zilch) = {frac(a.p_zilch)} = {a.p_zilch_decimal:.6f}",
-             "", "combination available in the roll      probability"]
+    lines = [
+        f"{a.rules}, {a.dice} dice: P(zilch) = {frac(a.p_zilch)} = {a.p_zilch_decimal:.6f}",
+        "",
+        "combination available in the roll      probability",
+    ]
     for c in a.combinations:
-        lines.append(f"  {c.combination:<22} {c.points:>6}   {frac(c.probability):>14}"
-                     f"  {c.decimal:.6f}")
+        lines.append(
+            f"  {c.combination:<22} {c.points:>6}   {frac(c.probability):>14}  {c.decimal:.6f}"
+        )
     lines += ["", "best immediate points                  probability"]
     for k, v in a.best_points.items():
-        lines.append(f"  {k:>6}{'  (zilch)' if k == 0 else '':<9}{'':>14}{frac(v.probability):>10}"
-                     f"  {v.decimal:.6f}")
+        lines.append(
+            f"  {k:>6}{'  (zilch)' if k == 0 else '':<9}{'':>14}{frac(v.probability):>10}"
+            f"  {v.decimal:.6f}"
+        )
     lines.append(f"  mean {a.mean_best_points:.4f}")
     return "\n".join(lines)
 
 
 def _state_text(rs, dice, turn, on_board, permanent) -> str:
     extra = f", {permanent} of it permanent" if permanent else ""
-    board = "" if not (rs.entry_minimum or rs.bank_minimum) else (
-        " (on the board)" if on_board else " (not yet on the board)")
+    board = (
+        ""
+        if not (rs.entry_minimum or rs.bank_minimum)
+        else (" (on the board)" if on_board else " (not yet on the board)")
+    )
     return f"{rs.name}: {dice} dice to roll, turn total {turn}{extra}{board}"
 
 
 def advice(a) -> str:
     v = a.values
-    lines = [_state_text(a.ruleset, a.dice, a.turn, a.on_board, a.permanent), a.action.upper(),
-             f"  roll: {v.roll:.2f} expected points banked this turn",
-             f"  bank: {'not allowed (' + a.note + ')' if v.bank is None else v.bank}"]
+    lines = [
+        _state_text(a.ruleset, a.dice, a.turn, a.on_board, a.permanent),
+        a.action.upper(),
+        f"  roll: {v.roll:.2f} expected points banked this turn",
+        f"  bank: {'not allowed (' + a.note + ')' if v.bank is None else v.bank}",
+    ]
     if a.margin is not None:
         lines.append(f"  margin: {a.margin:.2f} points in favour of {a.action}")
     return "\n".join(lines)
 
 
 def ranking(a) -> str:
-    lines = [_state_text(a.ruleset, a.dice, a.turn, a.on_board, a.permanent),
-             f"rolled {' '.join(map(str, a.roll))}"]
+    lines = [
+        _state_text(a.ruleset, a.dice, a.turn, a.on_board, a.permanent),
+        f"rolled {' '.join(map(str, a.roll))}",
+    ]
     if not a.options:
         lines.append(f"ZILCH: the turn ends, {a.zilch_keeps} points kept")
         return "\n".join(lines)
     lines.append("  set aside        points  turn total  dice left  then   value    loss")
     for o in a.options:
         kept = " ".join(map(str, o.keep))
-        lines.append(f"  {kept:<16} {o.points:>6}  {o.turn:>10}  {o.dice_left:>9}  "
-                     f"{o.then:<5} {o.value:>8.2f} {o.loss:>7.2f}")
+        lines.append(
+            f"  {kept:<16} {o.points:>6}  {o.turn:>10}  {o.dice_left:>9}  "
+            f"{o.then:<5} {o.value:>8.2f} {o.loss:>7.2f}"
+        )
     return "\n".join(lines)
 
 
 def take_over(a) -> str:
-    return (f"{a.rules}: take over {a.take_over.dice} dice and {a.take_over.turn} points: "
-            f"{a.values.take_over:.2f}; start fresh: {a.values.fresh:.2f}\n"
-            f"{'TAKE OVER' if a.action == 'take_over' else 'START FRESH'} "
-            f"(by {a.margin:.2f} expected points)")
+    return (
+        f"{a.rules}: take over {a.take_over.dice} dice and {a.take_over.turn} points: "
+        f"{a.values.take_over:.2f}; start fresh: {a.values.fresh:.2f}\n"
+        f"{'TAKE OVER' if a.action == 'take_over' else 'START FRESH'} "
+        f"(by {a.margin:.2f} expected points)"
+    )
 
 
 def game_take_over(a) -> str:
-    return (f"{a.rules}: {a.score} against {a.opponents[0]}: take over {a.take_over.dice} dice "
-            f"and {a.take_over.turn} points: P(win) {a.p_win.take_over:.6f}; start fresh: "
-            f"{a.p_win.fresh:.6f}\n"
-            f"{'TAKE OVER' if a.action == 'take_over' else 'START FRESH'}")
+    return (
+        f"{a.rules}: {a.score} against {a.opponents[0]}: take over {a.take_over.dice} dice "
+        f"and {a.take_over.turn} points: P(win) {a.p_win.take_over:.6f}; start fresh: "
+        f"{a.p_win.fresh:.6f}\n"
+        f"{'TAKE OVER' if a.action == 'take_over' else 'START FRESH'}"
+    )
 
 
 def endgame_advice(a) -> str:
-    head = (f"{a.rules}: {a.dice} dice to roll, turn total {a.turn}"
-            f"{', ' + str(a.permanent) + ' permanent' if a.permanent else ''}; "
-            f"score {a.score}, opponents {', '.join(map(str, a.opponents))}")
+    head = (
+        f"{a.rules}: {a.dice} dice to roll, turn total {a.turn}"
+        f"{', ' + str(a.permanent) + ' permanent' if a.permanent else ''}; "
+        f"score {a.score}, opponents {', '.join(map(str, a.opponents))}"
+    )
     if not a.solved:
         return f"{head}\nNOT SOLVED: {a.note}"
     what = "P(reach the target this turn)" if a.situation == "reach target" else "P(win)"
     where = ""
     if a.leader is not None:
-        where = (f" (leader {a.leader}" + (f", {a.tied} tied" if a.tied > 1 else "")
-                 + (f"; still to play: {', '.join(map(str, a.still_to_play))}"
-                    if a.still_to_play else "") + ")")
-    lines = [head, f"situation: {a.situation}{where}", a.action.upper(),
-             f"  roll: {what} = {a.p_win.roll:.6f}",
-             "  bank: " + ("not allowed" if a.p_win.bank is None
-                           else f"{what} = {a.p_win.bank:.6f}")]
+        where = (
+            f" (leader {a.leader}"
+            + (f", {a.tied} tied" if a.tied > 1 else "")
+            + (
+                f"; still to play: {', '.join(map(str, a.still_to_play))}"
+                if a.still_to_play
+                else ""
+            )
+            + ")"
+        )
+    lines = [
+        head,
+        f"situation: {a.situation}{where}",
+        a.action.upper(),
+        f"  roll: {what} = {a.p_win.roll:.6f}",
+        "  bank: " + ("not allowed" if a.p_win.bank is None else f"{what} = {a.p_win.bank:.6f}"),
+    ]
     if a.note:
         lines.append(f"note: {a.note}")
     return "\n".join(lines)
@@ -116,8 +155,11 @@ def endgame_advice(a) -> str:
 
 def strategy(a) -> str:
     rs = a.ruleset
-    lines = [f"{a.rules}{'' if a.on_board else ' (not yet on the board)'}: a fresh turn is "
-             f"worth {a.expected_turn_score:.4f} points", "dice left   bank from turn total"]
+    lines = [
+        f"{a.rules}{'' if a.on_board else ' (not yet on the board)'}: a fresh turn is "
+        f"worth {a.expected_turn_score:.4f} points",
+        "dice left   bank from turn total",
+    ]
     for k, v in a.bank_thresholds.items():
         if v is not None:
             why = f"{v}"
@@ -133,9 +175,11 @@ def strategy(a) -> str:
 
 def last_turn(a) -> str:
     bank = "not allowed" if a.values.bank is None else format(a.values.bank, ".6f")
-    return (f"{a.rules}: last turn, {a.deficit} behind, {a.dice} dice to roll, turn total "
-            f"{a.turn}\nP(win) = {a.p_win:.6f} ({a.action}; roll {a.values.roll:.6f}, bank "
-            f"{bank})")
+    return (
+        f"{a.rules}: last turn, {a.deficit} behind, {a.dice} dice to roll, turn total "
+        f"{a.turn}\nP(win) = {a.p_win:.6f} ({a.action}; roll {a.values.roll:.6f}, bank "
+        f"{bank})"
+    )
 
 
 def final_round(a) -> str:
@@ -143,32 +187,40 @@ def final_round(a) -> str:
     for p in a.players:
         rule = ""
         if p.stopping_rule is not None:
-            rule = "; banks from " + ", ".join(
-                f"{t} with {n}" for n, t in p.stopping_rule.items() if t is not None) \
+            rule = (
+                "; banks from "
+                + ", ".join(f"{t} with {n}" for n, t in p.stopping_rule.items() if t is not None)
                 + " dice (if the lead stays)"
+            )
         lines.append(f"  #{p.player} ({p.score}, {p.role}): {p.p_win:.6f}{rule}")
     lines.append(f"  sum {a.total:.12f}")
     return "\n".join(lines)
 
 
 def game(a) -> str:
-    text = (f"{a.rules} to {a.target}: the player to move ({a.scores[0]}) against "
-            f"{a.scores[1]} wins with probability {a.p_win:.6f}")
+    text = (
+        f"{a.rules} to {a.target}: the player to move ({a.scores[0]}) against "
+        f"{a.scores[1]} wins with probability {a.p_win:.6f}"
+    )
     return text + (f"\nnote: {a.note}" if a.note else "")
 
 
 def fairness(a) -> str:
-    text = (f"{a.rules} to {a.target}: the first player wins {a.p_win_first_no_head_start:.6f} "
-            f"from 0-0; a head start of {a.head_start} for the second player makes it "
-            f"{a.p_win_first:.6f}")
+    text = (
+        f"{a.rules} to {a.target}: the first player wins {a.p_win_first_no_head_start:.6f} "
+        f"from 0-0; a head start of {a.head_start} for the second player makes it "
+        f"{a.p_win_first:.6f}"
+    )
     return text + (f"\nnote: {a.note}" if a.note else "")
 
 
 def evaluation(a) -> str:
-    lines = [f"{a.rules}, policy {a.policy}: from {a.dice} dice and turn total {a.turn}",
-             f"  mean {a.mean:.6f}   std {a.std:.6f}   P(zilch) {a.p_zilch:.6f}",
-             "  quantiles " + "  ".join(f"{k}%: {v}" for k, v in a.quantiles.items()),
-             "  total     probability"]
+    lines = [
+        f"{a.rules}, policy {a.policy}: from {a.dice} dice and turn total {a.turn}",
+        f"  mean {a.mean:.6f}   std {a.std:.6f}   P(zilch) {a.p_zilch:.6f}",
+        "  quantiles " + "  ".join(f"{k}%: {v}" for k, v in a.quantiles.items()),
+        "  total     probability",
+    ]
     for t, p in list(a.distribution.items())[:40]:
         lines.append(f"  {t:>6}    {p:.10f}")
     if len(a.distribution) > 40:
@@ -178,10 +230,12 @@ def evaluation(a) -> str:
 
 def simulation(a) -> str:
     exact = a.exact.as_dict()
-    lines = [f"{a.rules}, policy {a.policy}: {a.turns} turns, seed {a.seed}",
-             f"  mean {a.mean:.4f} +- {a.stderr:.4f} (exact {a.exact_mean:.4f}, z = {a.z:+.2f})",
-             f"  std  {a.std:.4f} (exact {a.exact_std:.4f})",
-             "  total    observed      exact"]
+    lines = [
+        f"{a.rules}, policy {a.policy}: {a.turns} turns, seed {a.seed}",
+        f"  mean {a.mean:.4f} +- {a.stderr:.4f} (exact {a.exact_mean:.4f}, z = {a.z:+.2f})",
+        f"  std  {a.std:.4f} (exact {a.exact_std:.4f})",
+        "  total    observed      exact",
+    ]
     top = sorted(a.counts, key=lambda v: -a.counts[v])[:15]
     for v in sorted(top):
         lines.append(f"  {v:>6}  {a.counts[v] / a.turns:.6f}  {exact.get(v, 0):.6f}")
@@ -189,15 +243,18 @@ def simulation(a) -> str:
 
 
 def score_verdict(a) -> str:
-    lines = [f"{a.rules}, policy {a.policy}: {a.n} turn scores are "
-             + ("CONSISTENT" if a.consistent else "NOT CONSISTENT")
-             + f" with the exact distribution at alpha = {a.alpha}",
-             f"  distribution: G-test p = {a.p_value:.3g} ({a.dof} degrees of freedom)",
-             f"  mean: {a.mean:.4f} vs exact {a.exact_mean:.4f}, z = {a.mean_z:+.2f} "
-             f"(p = {a.p_value_mean:.3g})"]
+    lines = [
+        f"{a.rules}, policy {a.policy}: {a.n} turn scores are "
+        + ("CONSISTENT" if a.consistent else "NOT CONSISTENT")
+        + f" with the exact distribution at alpha = {a.alpha}",
+        f"  distribution: G-test p = {a.p_value:.3g} ({a.dof} degrees of freedom)",
+        f"  mean: {a.mean:.4f} vs exact {a.exact_mean:.4f}, z = {a.mean_z:+.2f} "
+        f"(p = {a.p_value_mean:.3g})",
+    ]
     if a.impossible_totals:
-        lines.append("  totals the rules cannot produce: "
-                     + ", ".join(map(str, a.impossible_totals)))
+        lines.append(
+            "  totals the rules cannot produce: " + ", ".join(map(str, a.impossible_totals))
+        )
     lines.append("  largest discrepancies (totals: observed vs expected):")
     for d in a.largest_discrepancies:
         lines.append(f"    {d['totals']:>12}: {d['observed']} vs {d['expected']:.1f}")
@@ -205,12 +262,17 @@ def score_verdict(a) -> str:
 
 
 def roll_verdict(a) -> str:
-    lines = [f"{a.rules}: {a.n} rolls: " + ("CONSISTENT" if a.consistent else "NOT CONSISTENT")
-             + f" with the exact odds at alpha = {a.alpha}"]
+    lines = [
+        f"{a.rules}: {a.n} rolls: "
+        + ("CONSISTENT" if a.consistent else "NOT CONSISTENT")
+        + f" with the exact odds at alpha = {a.alpha}"
+    ]
     for n, r in a.by_dice.items():
-        lines.append(f"  {n} dice: {r['rolls']} rolls, G-test p = {r['p_value']:.3g}; "
-                     f"zilch rate {r['zilch_rate']:.5f} vs {r['exact_p_zilch']:.5f} "
-                     f"(p = {r['p_value_zilch']:.3g})")
+        lines.append(
+            f"  {n} dice: {r['rolls']} rolls, G-test p = {r['p_value']:.3g}; "
+            f"zilch rate {r['zilch_rate']:.5f} vs {r['exact_p_zilch']:.5f} "
+            f"(p = {r['p_value_zilch']:.3g})"
+        )
     return "\n".join(lines)
 
 
@@ -221,8 +283,11 @@ def yahtzee_presets(a) -> str:
 
 def yahtzee_advice(a) -> str:
     what = "score in" if a.rolls_left == 0 else "keep"
-    lines = [f"{a.rules}: dice {' '.join(map(str, a.dice))}, {a.rolls_left} rolls left; "
-             "expected score from now to the end of the game", f"  {what:<22} value      loss"]
+    lines = [
+        f"{a.rules}: dice {' '.join(map(str, a.dice))}, {a.rolls_left} rolls left; "
+        "expected score from now to the end of the game",
+        f"  {what:<22} value      loss",
+    ]
     for o in a.options[:15]:
         label = o["box"] if "box" in o else (" ".join(map(str, o["keep"])) or "(reroll all)")
         lines.append(f"  {label:<22} {o['value']:9.4f} {o['loss']:9.4f}")
@@ -236,16 +301,27 @@ def yahtzee_value(a) -> str:
 
 
 def yahtzee_simulation(a) -> str:
-    return (f"{a.rules}: {a.games} games of optimal play, seed {a.seed}\n"
-            f"  mean {a.mean:.4f} +- {a.stderr:.4f} (exact {a.exact_mean:.7f})\n"
-            f"  std {a.std:.4f}\n  quantiles "
-            + "  ".join(f"{k}%: {v:g}" for k, v in a.quantiles.items()))
+    return (
+        f"{a.rules}: {a.games} games of optimal play, seed {a.seed}\n"
+        f"  mean {a.mean:.4f} +- {a.stderr:.4f} (exact {a.exact_mean:.7f})\n"
+        f"  std {a.std:.4f}\n  quantiles "
+        + "  ".join(f"{k}%: {v:g}" for k, v in a.quantiles.items())
+    )
 
 
-TEXT = {"Advice": advice, "Ranking": ranking, "TakeOver": take_over,
-        "GameTakeOver": game_take_over, "EndgameAdvice": endgame_advice,
-        "LastTurnAdvice": last_turn, "FinalRoundReport": final_round, "GameChance": game,
-        "Fairness": fairness, "ScoreVerdict": score_verdict, "RollVerdict": roll_verdict}
+TEXT = {
+    "Advice": advice,
+    "Ranking": ranking,
+    "TakeOver": take_over,
+    "GameTakeOver": game_take_over,
+    "EndgameAdvice": endgame_advice,
+    "LastTurnAdvice": last_turn,
+    "FinalRoundReport": final_round,
+    "GameChance": game,
+    "Fairness": fairness,
+    "ScoreVerdict": score_verdict,
+    "RollVerdict": roll_verdict,
+}
 
 
 def text(a) -> str:

@@ -1,4 +1,5 @@
 """`yahtzee`: exact optimal solitaire play for the Yahtzee family, from the command line."""
+
 from __future__ import annotations
 
 import click
@@ -7,27 +8,46 @@ from . import render
 from .common import JSON_OPT, TABLES_OPT, Bar, OneLineErrors, emit
 from .zilch import FORMAT_OPT, write_table
 
-RULES_OPT = click.option("--rules", default="yahtzee", show_default=True, metavar="PRESET",
-                         help="yahtzee, yahtzee-free-joker or yatzy.")
+RULES_OPT = click.option(
+    "--rules",
+    default="yahtzee",
+    show_default=True,
+    metavar="PRESET",
+    help="yahtzee, yahtzee-free-joker or yatzy.",
+)
 
 
 def _state_opts(f):
-    f = click.option("--yahtzee-bonus", is_flag=True,
-                     help="The Yahtzee box holds 50 (extra Yahtzees earn the bonus).")(f)
-    f = click.option("--upper", type=int, default=0, show_default=True,
-                     help="Total of the upper boxes filled so far.")(f)
-    f = click.option("--filled", default="", metavar="BOX,BOX,...",
-                     help="Boxes already filled, e.g. ones,fullhouse.")(f)
+    f = click.option(
+        "--yahtzee-bonus",
+        is_flag=True,
+        help="The Yahtzee box holds 50 (extra Yahtzees earn the bonus).",
+    )(f)
+    f = click.option(
+        "--upper",
+        type=int,
+        default=0,
+        show_default=True,
+        help="Total of the upper boxes filled so far.",
+    )(f)
+    f = click.option(
+        "--filled",
+        default="",
+        metavar="BOX,BOX,...",
+        help="Boxes already filled, e.g. ones,fullhouse.",
+    )(f)
     return f
 
 
 def _answers():
     from ..answers import yahtzee
+
     return yahtzee
 
 
-@click.group(name="yahtzee", cls=OneLineErrors,
-             context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    name="yahtzee", cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.version_option(package_name="dicesolver", prog_name="yahtzee")
 def yahtzee_main():
     """Exact optimal solitaire play for Yahtzee and Yatzy.
@@ -50,8 +70,13 @@ def y_rules(as_json):
 @yahtzee_main.command("advise")
 @RULES_OPT
 @click.option("--dice", required=True, metavar="D,D,D,D,D", help="The five dice showing.")
-@click.option("--rolls-left", type=int, default=2, show_default=True,
-              help="Rolls still to come this turn (2 after the first roll, 0: score now).")
+@click.option(
+    "--rolls-left",
+    type=int,
+    default=2,
+    show_default=True,
+    help="Rolls still to come this turn (2 after the first roll, 0: score now).",
+)
 @_state_opts
 @TABLES_OPT
 @JSON_OPT
@@ -72,27 +97,33 @@ def y_value(as_json, **opts):
 
 @yahtzee_main.command("simulate")
 @RULES_OPT
-@click.option("--games", type=click.IntRange(1), default=100_000, show_default=True,
-              help="Games to play.")
-@click.option("--seed", type=click.IntRange(0), default=0, show_default=True,
-              help="Seed of the dice.")
+@click.option(
+    "--games", type=click.IntRange(1), default=100_000, show_default=True, help="Games to play."
+)
+@click.option(
+    "--seed", type=click.IntRange(0), default=0, show_default=True, help="Seed of the dice."
+)
 @TABLES_OPT
 @JSON_OPT
 def y_simulate(as_json, **opts):
     """Optimal play simulated: mean, standard deviation and quantiles, beside the exact mean."""
-    emit(_answers().yahtzee_simulate(progress=Bar(), **opts), as_json,
-         render.yahtzee_simulation)
+    emit(_answers().yahtzee_simulate(progress=Bar(), **opts), as_json, render.yahtzee_simulation)
 
 
 @yahtzee_main.command("export")
 @RULES_OPT
 @FORMAT_OPT
-@click.option("--out", default=None, metavar="PATH", help="Output file (default: standard "
-                                                          "output; parquet needs a file).")
+@click.option(
+    "--out",
+    default=None,
+    metavar="PATH",
+    help="Output file (default: standard output; parquet needs a file).",
+)
 @TABLES_OPT
 def y_export(fmt, out, **opts):
     """The value of every reachable state between turns."""
     if out:
         from ..answers.base import out_path
+
         out_path(out)
     write_table(_answers().yahtzee_export(progress=Bar(), **opts), fmt, out, "states")

@@ -4,6 +4,7 @@ Each command parses its options, calls the answer of the same name (answers/, th
 API) and renders it: text for people, or --json (exactly the answer's to_dict()).  Answers
 are imported inside the commands so that `zilch --help` starts fast.
 """
+
 from __future__ import annotations
 
 import sys
@@ -14,19 +15,36 @@ from ..errors import InputError
 from . import render
 from .common import JSON_OPT, TABLES_OPT, Bar, OneLineErrors, emit
 
-RULES_OPT = click.option("--rules", default="farkle", show_default=True, metavar="PRESET|FILE",
-                         help="A preset name or a rule-set TOML file.")
-NOT_ON_BOARD_OPT = click.option("--not-on-board", is_flag=True,
-                                help="The player has not banked the entry minimum yet.")
-POLICY_OPT = click.option("--policy", default="optimal", show_default=True,
-                          metavar="optimal|FILE", help="The optimal policy or a policy file "
-                                                       "(TOML/JSON, see docs/policies.md).")
-FORMAT_OPT = click.option("--format", "fmt", type=click.Choice(["csv", "json", "parquet"]),
-                          default="csv", show_default=True, help="Format of the table.")
+RULES_OPT = click.option(
+    "--rules",
+    default="farkle",
+    show_default=True,
+    metavar="PRESET|FILE",
+    help="A preset name or a rule-set TOML file.",
+)
+NOT_ON_BOARD_OPT = click.option(
+    "--not-on-board", is_flag=True, help="The player has not banked the entry minimum yet."
+)
+POLICY_OPT = click.option(
+    "--policy",
+    default="optimal",
+    show_default=True,
+    metavar="optimal|FILE",
+    help="The optimal policy or a policy file (TOML/JSON, see docs/policies.md).",
+)
+FORMAT_OPT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "json", "parquet"]),
+    default="csv",
+    show_default=True,
+    help="Format of the table.",
+)
 
 
 def _answers():
     from ..answers import zilch
+
     return zilch
 
 
@@ -34,6 +52,7 @@ def write_table(table, fmt: str, out: str | None, what: str = "rows") -> None:
     """A table to a file (atomically), or to standard output."""
     if out:
         from ..answers.base import out_path
+
         table.write(out_path(out), fmt)
         click.echo(f"wrote {table.rows} {what} to {out}", err=True)
     elif fmt == "parquet":
@@ -42,8 +61,9 @@ def write_table(table, fmt: str, out: str | None, what: str = "rows") -> None:
         sys.stdout.write(table.encode(fmt).decode())
 
 
-@click.group(name="zilch", cls=OneLineErrors,
-             context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    name="zilch", cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.version_option(package_name="dicesolver", prog_name="zilch")
 def main():
     """Exact solver for Zilch, Farkle, Zonk and Ten Thousand.
@@ -51,8 +71,10 @@ def main():
     \b
     Should I roll?      zilch advise --rules farkle --dice 3 --turn 400
     Which dice to keep? zilch advise --rules farkle --dice 6 --roll 1,1,5,3,4,6
-    Can I still win?    zilch advise --rules farkle --dice 3 --turn 600 --score 9000 --opponents 10200
-    Final round:        zilch endgame --rules zilch-online --final-round --scores 5000,2500,4900,4950
+    Can I still win?    zilch advise --rules farkle --dice 3 --turn 600
+                                     --score 9000 --opponents 10200
+    Final round:        zilch endgame --rules zilch-online --final-round
+                                      --scores 5000,2500,4900,4950
     Two players:        zilch game --rules farkle --scores 2000,7000
     Strategy card:      zilch strategy --rules zilch
     Exact odds:         zilch odds --rules farkle --dice 6
@@ -85,21 +107,41 @@ def odds(as_json, **opts):
 @click.option("--turn", type=int, default=0, show_default=True, help="Turn total so far.")
 @click.option("--permanent", type=int, default=0, help="Permanent part of the turn total.")
 @NOT_ON_BOARD_OPT
-@click.option("--roll", default=None, metavar="D,D,...",
-              help="The dice just thrown: rank every set-aside choice.")
-@click.option("--matched", is_flag=True, help="With --roll: the colour pairs match "
-                                              "(zonk-detroit).")
-@click.option("--take-over", default=None, metavar="DICE,TOTAL",
-              help="Zonk piggyback: take over the previous player's dice and total, or start "
-                   "fresh?")
-@click.option("--score", type=int, default=None,
-              help="Your score before this turn: advice by the probability of winning.")
-@click.option("--opponents", default=None, metavar="A,B,...",
-              help="The others' scores, in turn order after you.")
-@click.option("--final-round", is_flag=True,
-              help="The final round has been triggered (else inferred from the scores).")
-@click.option("--last-turn", is_flag=True,
-              help="Everybody else has finished: this is the last turn of the game.")
+@click.option(
+    "--roll",
+    default=None,
+    metavar="D,D,...",
+    help="The dice just thrown: rank every set-aside choice.",
+)
+@click.option("--matched", is_flag=True, help="With --roll: the colour pairs match (zonk-detroit).")
+@click.option(
+    "--take-over",
+    default=None,
+    metavar="DICE,TOTAL",
+    help="Zonk piggyback: take over the previous player's dice and total, or start fresh?",
+)
+@click.option(
+    "--score",
+    type=int,
+    default=None,
+    help="Your score before this turn: advice by the probability of winning.",
+)
+@click.option(
+    "--opponents",
+    default=None,
+    metavar="A,B,...",
+    help="The others' scores, in turn order after you.",
+)
+@click.option(
+    "--final-round",
+    is_flag=True,
+    help="The final round has been triggered (else inferred from the scores).",
+)
+@click.option(
+    "--last-turn",
+    is_flag=True,
+    help="Everybody else has finished: this is the last turn of the game.",
+)
 @TABLES_OPT
 @JSON_OPT
 def advise(as_json, **opts):
@@ -130,10 +172,15 @@ def strategy(as_json, **opts):
 @click.option("--permanent", type=int, default=0, help="Permanent part of the turn total.")
 @NOT_ON_BOARD_OPT
 @click.option("--table", is_flag=True, help="The whole last-turn table (see --format, --out).")
-@click.option("--final-round", is_flag=True,
-              help="With --scores: the final round, every player's chance.")
-@click.option("--scores", default=None, metavar="T,A,B,...",
-              help="The trigger's score first, then the others in turn order.")
+@click.option(
+    "--final-round", is_flag=True, help="With --scores: the final round, every player's chance."
+)
+@click.option(
+    "--scores",
+    default=None,
+    metavar="T,A,B,...",
+    help="The trigger's score first, then the others in turn order.",
+)
 @FORMAT_OPT
 @click.option("--out", default=None, metavar="PATH", help="With --table: output file.")
 @TABLES_OPT
@@ -149,6 +196,7 @@ def endgame(as_json, fmt, out, **opts):
     """
     if out and opts["table"]:
         from ..answers.base import out_path
+
         out_path(out)
     a = _answers().endgame(**opts)
     if opts["table"] and not (opts["final_round"] or opts["scores"]):
@@ -169,16 +217,23 @@ def endgame(as_json, fmt, out, **opts):
 def evaluate(as_json, **opts):
     """Exact distribution of the points a turn records under a policy."""
     from ..answers import checks
+
     emit(checks.evaluate(**opts), as_json, render.evaluation)
 
 
 @main.command()
 @RULES_OPT
 @POLICY_OPT
-@click.option("--turns", type=click.IntRange(1), default=1_000_000, show_default=True,
-              help="Turns to play.")
-@click.option("--seed", type=click.IntRange(0), default=0, show_default=True,
-              help="Seed of the dice (the same seed plays the same turns).")
+@click.option(
+    "--turns", type=click.IntRange(1), default=1_000_000, show_default=True, help="Turns to play."
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    help="Seed of the dice (the same seed plays the same turns).",
+)
 @NOT_ON_BOARD_OPT
 @click.option("--out", default=None, metavar="FILE.csv", help="Also write every turn score.")
 @TABLES_OPT
@@ -187,26 +242,43 @@ def simulate(as_json, out, **opts):
     """Monte Carlo turns (physical dice, seeded), next to the exact figures."""
     from ..answers import checks
     from ..answers.base import out_path
-    emit(checks.simulate(out=out_path(out) if out else None, progress=Bar(), **opts), as_json,
-         render.simulation)
+
+    emit(
+        checks.simulate(out=out_path(out) if out else None, progress=Bar(), **opts),
+        as_json,
+        render.simulation,
+    )
 
 
 @main.command()
 @RULES_OPT
 @POLICY_OPT
-@click.option("--results", required=True, metavar="FILE",
-              help="Turn scores from your simulator (one per line or a CSV column).")
+@click.option(
+    "--results",
+    required=True,
+    metavar="FILE",
+    help="Turn scores from your simulator (one per line or a CSV column).",
+)
 @click.option("--column", default=None, help="Column name in a CSV file with a header.")
-@click.option("--rolls", is_flag=True,
-              help="The file holds single rolls (faces per line): check roll odds instead.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
-              default=0.001, show_default=True, help="Significance level of the verdict.")
+@click.option(
+    "--rolls",
+    is_flag=True,
+    help="The file holds single rolls (faces per line): check roll odds instead.",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.001,
+    show_default=True,
+    help="Significance level of the verdict.",
+)
 @NOT_ON_BOARD_OPT
 @TABLES_OPT
 @JSON_OPT
 def verify(as_json, **opts):
     """Is your simulator right?  Exit 0 when consistent with the exact figures, 1 when not."""
     from ..answers import checks
+
     a = checks.verify(**opts)
     emit(a, as_json, render.text)
     sys.exit(0 if a.consistent else 1)
@@ -214,12 +286,24 @@ def verify(as_json, **opts):
 
 @main.command()
 @RULES_OPT
-@click.option("--target", type=int, default=None, help="Play to this target instead of the "
-                                                       "rules' (e.g. a short game).")
-@click.option("--scores", default="0,0", show_default=True, metavar="ME,OPP",
-              help="The scores of the player to move and of the opponent.")
-@click.option("--fairness", is_flag=True,
-              help="The head start for the second player that makes the game closest to even.")
+@click.option(
+    "--target",
+    type=int,
+    default=None,
+    help="Play to this target instead of the rules' (e.g. a short game).",
+)
+@click.option(
+    "--scores",
+    default="0,0",
+    show_default=True,
+    metavar="ME,OPP",
+    help="The scores of the player to move and of the opponent.",
+)
+@click.option(
+    "--fairness",
+    is_flag=True,
+    help="The head start for the second player that makes the game closest to even.",
+)
 @TABLES_OPT
 @JSON_OPT
 def game(as_json, **opts):
@@ -243,21 +327,28 @@ def plot():
 def plot_endgame(**opts):
     """P(win) of a last turn against the deficit, per dice count, and the bank boundary."""
     from ..answers import pictures
+
     click.echo(f"wrote {pictures.plot_endgame(**opts).wrote}", err=True)
 
 
 @plot.command("game")
 @RULES_OPT
 @click.option("--out", required=True, metavar="FILE.png", help="The picture's file.")
-@click.option("--target", type=int, default=None, help="The game table's target (default: "
-                                                       "the rules').")
-@click.option("--step", type=int, default=None, help="Score grid of the bank heat maps "
-                                                     "(default: about 20 steps per axis).")
+@click.option(
+    "--target", type=int, default=None, help="The game table's target (default: the rules')."
+)
+@click.option(
+    "--step",
+    type=int,
+    default=None,
+    help="Score grid of the bank heat maps (default: about 20 steps per axis).",
+)
 @TABLES_OPT
 def plot_game(**opts):
     """The win-probability surface and, per dice count, the turn total at which optimal play
     banks, as heat maps over (my score, opponent score)."""
     from ..answers import pictures
+
     click.echo(f"wrote {pictures.plot_game(**opts).wrote}", err=True)
 
 
@@ -272,22 +363,33 @@ def plot_game(**opts):
 def plot_distribution(**opts):
     """The exact turn-score distribution (with a simulator's frequencies overlaid)."""
     from ..answers import pictures
+
     click.echo(f"wrote {pictures.plot_distribution(**opts).wrote}", err=True)
 
 
 @main.command()
 @RULES_OPT
 @FORMAT_OPT
-@click.option("--out", default=None, metavar="PATH",
-              help="Output file (default: standard output; parquet needs a file).")
-@click.option("--objective", type=click.Choice(["score", "last-turn", "game"]), default="score",
-              show_default=True, help="Expected points; P(win) of a last turn by deficit; or "
-                                      "the two-player game's start-of-turn table (solved "
-                                      "first with zilch game).")
+@click.option(
+    "--out",
+    default=None,
+    metavar="PATH",
+    help="Output file (default: standard output; parquet needs a file).",
+)
+@click.option(
+    "--objective",
+    type=click.Choice(["score", "last-turn", "game"]),
+    default="score",
+    show_default=True,
+    help="Expected points; P(win) of a last turn by deficit; or "
+    "the two-player game's start-of-turn table (solved "
+    "first with zilch game).",
+)
 @TABLES_OPT
 def export(fmt, out, **opts):
     """The whole policy table, one row per reachable state."""
     if out:
         from ..answers.base import out_path
+
         out_path(out)
     write_table(_answers().export(**opts), fmt, out)

@@ -9,11 +9,14 @@ distribution, forward pass).  Player j's payoff for ending at F_j > F is Q_{j+1}
 Leader scores are truncated where every player's chance of getting there is below
 last_turn.TRUNCATION (computed, not assumed: the caller passes reach_bound's D).
 """
+
 from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -32,8 +35,15 @@ def need_space_ok(rules: RuleSet, score_units: int) -> bool:
     return rules.min_bank(rules.on_board(score_units)) == 0 or rules.perm_step is None
 
 
-def _below_minimum(model: TurnModel, sol: TurnSolution, X: int, d: np.ndarray, ci: np.ndarray,
-                   m: int, low: np.ndarray):
+def _below_minimum(
+    model: TurnModel,
+    sol: TurnSolution,
+    X: int,
+    d: np.ndarray,
+    ci: np.ndarray,
+    m: int,
+    low: np.ndarray,
+):
     """The last player's start for deficits d (units) when banking needs m units: from
     r >= m on, row d is the need-space solution at r' = X - d + r (row ci of sol: its tie
     count); below m the player cannot bank, so those few totals are solved per row.
@@ -53,28 +63,37 @@ def _below_minimum(model: TurnModel, sol: TurnSolution, X: int, d: np.ndarray, c
     prob = model.prob[:, None]
     single = model.single_choice
     for r in range(m - 1, -1, -1):
-        nxt = (r + model.shift)[:, None]                               # (K, 1)
+        nxt = (r + model.shift)[:, None]  # (K, 1)
         late = (nxt >= m).ravel()
         w_at = ((np.minimum(nxt, m - 1) * S + tgt) * B + cols).ravel()
         g = np.where(np.repeat(late, B), V.take(late_at + r), W.reshape(-1).take(w_at))
         ge = np.where(np.repeat(late, B), Ev.take(late_at + r), WE.reshape(-1).take(w_at))
         g, ge = g.reshape(-1, B), ge.reshape(-1, B)
-        if single:                  # forced set-aside: each outcome's one choice
+        if single:  # forced set-aside: each outcome's one choice
             best, ebest = g, ge
         else:
             best = np.maximum.reduceat(g, model.opt_start, axis=0)
             idx = np.where(g >= best[model.opt_outcome], np.arange(len(g))[:, None], len(g))
-            ebest = ge[np.minimum.reduceat(idx, model.opt_start, axis=0), cols]     # (O, B)
-        R = np.add.reduceat(best * prob, model.out_start, axis=0)       # a zilch loses
-        Re = np.add.reduceat(ebest * prob, model.out_start, axis=0) \
+            ebest = ge[np.minimum.reduceat(idx, model.opt_start, axis=0), cols]  # (O, B)
+        R = np.add.reduceat(best * prob, model.out_start, axis=0)  # a zilch loses
+        Re = (
+            np.add.reduceat(ebest * prob, model.out_start, axis=0)
             + model.p_zilch[1:, None] * low[ci][None, :]
-        W[r] = np.concatenate([R[-1:], R])                              # no bank below m
+        )
+        W[r] = np.concatenate([R[-1:], R])  # no bank below m
         WE[r] = np.concatenate([Re[-1:], Re])
     return W[0, 0], WE[0, 0]
 
 
-def last_player_need_space(base: TurnModel, X: int, ties: list[float], below: list[float],
-                           d: np.ndarray, ci: np.ndarray, m: int):
+def last_player_need_space(
+    base: TurnModel,
+    X: int,
+    ties: list[float],
+    below: list[float],
+    d: np.ndarray,
+    ci: np.ndarray,
+    m: int,
+):
     """The last player's turn for every deficit d = 1..X-1 at once, per tie count.
 
     In "points still needed" (r' = X - need) the turn does not depend on the deficit:
@@ -96,49 +115,56 @@ def last_player_need_space(base: TurnModel, X: int, ties: list[float], below: li
         return np.where(r[None, :] > X, 1.0, np.where(r[None, :] == X, tie[:, None], 0.0))
 
     def lead(r):
-        return np.where(r[None, :] > X, 0.0, np.where(r[None, :] == X, tie[:, None],
-                                                      low[:, None]))
+        return np.where(r[None, :] > X, 0.0, np.where(r[None, :] == X, tie[:, None], low[:, None]))
+
     leaders = Extra(bank=lead, zilch=low, tail=Tail.constant(np.zeros(B)))
-    sol = solve_turn(model, Payoff(bank=bank, zilch=np.zeros(B), extras=(leaders,),
-                                   tail=Tail.constant(np.ones(B), start=X + 1)))
+    sol = solve_turn(
+        model,
+        Payoff(
+            bank=bank,
+            zilch=np.zeros(B),
+            extras=(leaders,),
+            tail=Tail.constant(np.ones(B), start=X + 1),
+        ),
+    )
     if m:
         return _below_minimum(base, sol, X, d, ci, m, low)
     N = base.dice
     L = sol.roll.shape[2] + int(model.shift.max()) + 1
-    V = sol.extended(L)                                  # (B, S, L), ordinary states
+    V = sol.extended(L)  # (B, S, L), ordinary states
     Ev = sol.extended_extra(0, L)
     opts = np.nonzero(model.out_dice[model.opt_outcome] == N)[0]
     perm_only = (base.shift[opts] == 0) & (base.perm[opts] > 0)
     outs, starts = np.unique(model.opt_outcome[opts], return_index=True)
     p_out = model.prob[outs]
     pz = model.p_zilch[N]
-    VT = np.ones((B, L))                                 # N dice, all points permanent
+    VT = np.ones((B, L))  # N dice, all points permanent
     ET = np.zeros((B, L))
-    V0 = np.zeros((B, X + 1))                            # the start (must roll)
+    V0 = np.zeros((B, X + 1))  # the start (must roll)
     E0 = np.zeros((B, X + 1))
-    seg = np.searchsorted(starts, np.arange(len(opts)), side="right") - 1   # option -> outcome
+    seg = np.searchsorted(starts, np.arange(len(opts)), side="right") - 1  # option -> outcome
     sh, tg = model.shift[opts][:, None], model.target[opts][:, None]
     # the chain looks up its own values no nearer than its smallest permanent-only step:
     # that many totals at a time are solved together
     step = int(sh[perm_only].min()) if perm_only.any() else X + 1
-    for hi in range(X, -1, -step):                       # beyond X: ahead, bank, win
+    for hi in range(X, -1, -step):  # beyond X: ahead, bank, win
         r = np.arange(max(hi - step + 1, 0), hi + 1)
-        nxt = np.minimum(r[None, :] + sh, L - 1)                       # (opts, totals)
-        vals = np.where(perm_only[:, None], VT[:, nxt], V[:, tg, nxt])   # (B, opts, totals)
+        nxt = np.minimum(r[None, :] + sh, L - 1)  # (opts, totals)
+        vals = np.where(perm_only[:, None], VT[:, nxt], V[:, tg, nxt])  # (B, opts, totals)
         evs = np.where(perm_only[:, None], ET[:, nxt], Ev[:, tg, nxt])
         best = np.maximum.reduceat(vals, starts, axis=1)
         first = np.where(vals >= best[:, seg], np.arange(len(opts))[:, None], len(opts))
         pick = np.minimum.reduceat(first, starts, axis=1)
         roll_v = np.einsum("bot,o->bt", best, p_out)
         roll_e = np.einsum("bot,o->bt", np.take_along_axis(evs, pick, axis=1), p_out)
-        at_x = (r == X)[None, :]                         # all permanent: a zilch keeps x = t
+        at_x = (r == X)[None, :]  # all permanent: a zilch keeps x = t
         rv = roll_v + pz * np.where(at_x, tie[:, None], 0.0)
         re = roll_e + pz * np.where(at_x, tie[:, None], low[:, None])
         bv = bank(r)
         banks = bv >= rv
         VT[:, r] = np.where(banks, bv, rv)
         ET[:, r] = np.where(banks, lead(r), re)
-        V0[:, r] = roll_v                                # the start: need = d > 0, zilch loses
+        V0[:, r] = roll_v  # the start: need = d > 0, zilch loses
         E0[:, r] = roll_e + pz * low[:, None]
     return V0[ci, X - d], E0[ci, X - d]
 
@@ -146,16 +172,23 @@ def last_player_need_space(base: TurnModel, X: int, ties: list[float], below: li
 def _derived(sol: TurnSolution, cls: np.ndarray, zconst: np.ndarray) -> TurnSolution:
     """Rows of a class solution (extras E + 1, the last the chance of a row-specific zilch)
     as rows of their own: extra j plus zconst[j] times that chance."""
-    out = TurnSolution(sol.model, sol.cap, sol.roll[cls], sol.bank[cls],
-                       *(getattr(sol, k)[cls] for k in TurnSolution.ARRAYS[2:]))
-    out.extras, out.extras_a, out.extras_b = (class_rows(x, cls, zconst)
-                                              for x in (sol.extras, sol.extras_a, sol.extras_b))
+    out = TurnSolution(
+        sol.model,
+        sol.cap,
+        sol.roll[cls],
+        sol.bank[cls],
+        *(getattr(sol, k)[cls] for k in TurnSolution.ARRAYS[2:]),
+    )
+    out.extras, out.extras_a, out.extras_b = (
+        class_rows(x, cls, zconst) for x in (sol.extras, sol.extras_a, sol.extras_b)
+    )
     return out
 
 
 @dataclass(frozen=True, eq=False)
 class _LeaderProblem:
     """The inputs of solve_leader_rows (see there), and the payoffs they define."""
+
     model: TurnModel
     S: int
     G: np.ndarray
@@ -164,15 +197,16 @@ class _LeaderProblem:
     T: np.ndarray
     ET: np.ndarray
     C: np.ndarray
-    m: int                      # bank minimum, units
-    step: int | None            # permanent units per level
+    m: int  # bank minimum, units
+    step: int | None  # permanent units per level
 
     def at(self, arr, inf, x):
         H = len(self.G)
         return np.where(x < H, arr[..., np.minimum(x, H - 1)], inf)
 
-    def rows_payoff(self, k: int, idx: np.ndarray, typ: np.ndarray, classes: TurnSolution,
-                    cls: np.ndarray, src) -> tuple[Payoff, Above]:
+    def rows_payoff(
+        self, k: int, idx: np.ndarray, typ: np.ndarray, classes: TurnSolution, cls: np.ndarray, src
+    ) -> tuple[Payoff, Above]:
         """Level k for the rows idx (zilch type typ, class cls of `classes`), solved only up
         to their leaders (Above); src: level k + 1 of those rows, or None (no permanent
         points)."""
@@ -185,17 +219,31 @@ class _LeaderProblem:
         def split(above, tie, below, x):
             fx = S + x[None, :]
             return np.where(fx > Fi, above, np.where(fx == Fi, tie, below))
+
+        def extra_bank(j: int) -> Callable[[np.ndarray], np.ndarray]:
+            return lambda r: split(
+                at(self.EG[j], 0.0, r + p)[None, :], ET[j][:, None], C[j][:, None], r + p
+            )
+
         extras = tuple(
-            Extra(bank=lambda r, j=j: split(at(self.EG[j], 0.0, r + p)[None, :], ET[j][:, None],
-                                            C[j][:, None], r + p),
-                  zilch=np.where(typ == 0, ET[j], C[j]), tail=Tail.constant(np.zeros(b)))
-            for j in range(len(ET)))
+            Extra(
+                bank=extra_bank(j),
+                zilch=np.where(typ == 0, ET[j], C[j]),
+                tail=Tail.constant(np.zeros(b)),
+            )
+            for j in range(len(ET))
+        )
         pay = Payoff(
-            bank=lambda r: np.where(r[None, :] + p >= m,
-                                    split(at(G, 1.0, r + p)[None, :], T[:, None], 0.0, r + p),
-                                    -np.inf),
-            zilch=np.where(typ == 0, T, 0.0), tail=Tail.constant(np.ones(b)), extras=extras,
-            permanent=Permanent(sources={self.step: src} if self.step else {}))
+            bank=lambda r: np.where(
+                r[None, :] + p >= m,
+                split(at(G, 1.0, r + p)[None, :], T[:, None], 0.0, r + p),
+                -np.inf,
+            ),
+            zilch=np.where(typ == 0, T, 0.0),
+            tail=Tail.constant(np.ones(b)),
+            extras=extras,
+            permanent=Permanent(sources={self.step: src} if self.step else {}),
+        )
         return pay, Above(self.F[idx] - S - p, classes, cls, C)
 
 
@@ -206,12 +254,13 @@ class LeaderRows:
     solved below it; every other state of a row is its class's (classes[k]).  Rows are
     many: of their own parts only the start of the turn is kept (`levels` solves one row
     again in full)."""
+
     problem: _LeaderProblem
-    classes: list[TurnSolution]
-    cls: list[np.ndarray]            # (B,) class of each row, per level
-    typ: list[np.ndarray]            # (B,) a zilch at level k ends below/at/above the leader
+    classes: list[Any]  # TurnSolution per level (filled from the top level down)
+    cls: list[Any]  # (B,) class of each row, per level
+    typ: list[Any]  # (B,) a zilch at level k ends below/at/above the leader
     first: list[int]
-    own_start: tuple | None = None   # (value, extras) at the start, rows first[0]..B-1
+    own_start: tuple | None = None  # (value, extras) at the start, rows first[0]..B-1
     _values: dict = field(default_factory=dict, repr=False)
 
     def class_value(self, k: int) -> np.ndarray:
@@ -238,9 +287,17 @@ class LeaderRows:
         for k in range(len(self.classes) - 1, -1, -1):
             sol = _derived(self.classes[k], self.cls[k][idx], pr.C[:, idx])
             if i >= self.first[k]:
-                own = solve_rows(pr.model, *pr.rows_payoff(
-                    k, idx, self.typ[k][idx], self.classes[k], self.cls[k][idx],
-                    out[k + 1] if pr.step else None))
+                own = solve_rows(
+                    pr.model,
+                    *pr.rows_payoff(
+                        k,
+                        idx,
+                        self.typ[k][idx],
+                        self.classes[k],
+                        self.cls[k][idx],
+                        out[k + 1] if pr.step else None,
+                    ),
+                )
                 n = min(own.roll.shape[2], sol.roll.shape[2])
                 keep = self._keep(k, idx, n)
                 np.copyto(sol.roll[:, :, :n], own.roll[:, :, :n], where=keep)
@@ -260,6 +317,7 @@ class LeaderRows:
         value[:f] = c.roll[k, 0, 0]
         ex[:, :f] = class_rows(c.extras[:, :, 0, 0], k, C[:, :f])
         if f < B:
+            assert self.own_start is not None
             value[f:], ex[:, f:] = self.own_start
         return value, ex
 
@@ -268,6 +326,7 @@ class LeaderRows:
 class _LevelSource:
     """Level k of the rows idx as a permanent-points source of the level below: each row's
     class, with the rows' own part (own: rows first[k]..B-1) up to their leaders."""
+
     rows: LeaderRows
     k: int
     idx: np.ndarray
@@ -278,9 +337,17 @@ class _LevelSource:
         c = lr.classes[k]
         B, S = len(idx), lay.S
         b, s = np.arange(B)[:, None], np.arange(S)
-        class_fill(ALL, lay.index(b, i, s, 0), c, lr.class_value(k), lr.cls[k][idx],
-                   lr.problem.C[:, idx], np.zeros(B, np.int64), lay.length)
-        if self.own is not None:        # the rows' own part, up to their leaders
+        class_fill(
+            ALL,
+            lay.index(b, i, s, 0),
+            c,
+            lr.class_value(k),
+            lr.cls[k][idx],
+            lr.problem.C[:, idx],
+            np.zeros(B, np.int64),
+            lay.length,
+        )
+        if self.own is not None:  # the rows' own part, up to their leaders
             h = int(np.searchsorted(idx, lr.first[k]))
             dst = lay.index(b[h:], i, s, 0).ravel()
             src = self.own.layout.index(idx[h:, None] - lr.first[k], 0, s, 0).ravel()
@@ -290,9 +357,17 @@ class _LevelSource:
                 copy_runs(ALL[1 + j], dst, self.own.extras[j], src, n)
 
 
-def solve_leader_rows(model: TurnModel, S: int, G: np.ndarray, EG: np.ndarray, F: np.ndarray,
-                      T: np.ndarray, ET: np.ndarray, C: np.ndarray,
-                      on_board: bool) -> LeaderRows:
+def solve_leader_rows(
+    model: TurnModel,
+    S: int,
+    G: np.ndarray,
+    EG: np.ndarray,
+    F: np.ndarray,
+    T: np.ndarray,
+    ET: np.ndarray,
+    C: np.ndarray,
+    on_board: bool,
+) -> LeaderRows:
     """A final turn from score S (units) against leaders F (B,) (ascending), grid x < H.
 
     Ending at S + x above the leader is worth G[x] (extras EG[:, x]) whatever the leader,
@@ -313,62 +388,72 @@ def solve_leader_rows(model: TurnModel, S: int, G: np.ndarray, EG: np.ndarray, F
     n = top + 1
     solved = LeaderRows(pr, [None] * n, [None] * n, [None] * n, [B] * n)
     prev = np.zeros(B, np.int64)
-    own = None                          # the rows' own values at the level above
+    own = None  # the rows' own values at the level above
     for k in range(top, -1, -1):
         p = k * (step or 0)
-        if p >= H:                      # the turn is already beyond every reach: a win
+        if p >= H:  # the turn is already beyond every reach: a win
             solved.classes[k] = TurnSolution.constant(model, np.ones(1)).with_constant_extras(
-                np.zeros((E + 1, 1)))
+                np.zeros((E + 1, 1))
+            )
             solved.cls[k] = prev = np.zeros(B, np.int64)
             solved.typ[k] = np.ones(B, np.int64)
             continue
         zx = p if p >= m else 0
-        typ = np.sign(S + zx - F)       # a zilch ends below (-1), at (0) or above the leader
+        typ = np.sign(S + zx - F)  # a zilch ends below (-1), at (0) or above the leader
         key = np.column_stack([typ, np.where(typ == 0, np.arange(B), -1), prev])
         _, rep, inv = np.unique(key, axis=0, return_index=True, return_inverse=True)
         inv = inv.ravel()
         t = typ[rep]
         nc = len(rep)
         zU = np.where(t < 0, 0.0, np.where(t == 0, T[rep], at(G, 1.0, zx)))
+
+        def class_bank(arr: np.ndarray, inf: float) -> Callable[[np.ndarray], np.ndarray]:
+            return lambda r: np.broadcast_to(at(arr, inf, r + p), (nc, len(r)))
+
         extras = []
         for j in range(E + 1):
             if j < E:
                 zE = np.where(t < 0, 0.0, np.where(t == 0, ET[j, rep], at(EG[j], 0.0, zx)))
-                bank = lambda r, j=j: np.broadcast_to(at(EG[j], 0.0, r + p), (nc, len(r)))
-            else:                       # the chance of a zilch below the leader
+                bank = class_bank(EG[j], 0.0)
+            else:  # the chance of a zilch below the leader
                 zE = (t < 0).astype(float)
-                bank = lambda r: np.zeros((nc, len(r)))
+                bank = class_bank(np.zeros_like(G), 0.0)
             extras.append(Extra(bank=bank, zilch=zE, tail=Tail.constant(np.zeros(nc))))
         src = {step: solved.classes[k + 1].take(prev[rep])} if step else {}
         pay = Payoff(
-            bank=lambda r: np.broadcast_to(np.where(r + p >= m, at(G, 1.0, r + p), -np.inf),
-                                           (nc, len(r))),
-            zilch=zU, tail=Tail.constant(np.ones(nc), start=max(H - p, m - p, 0)),
-            extras=tuple(extras), permanent=Permanent(sources=src))
+            bank=lambda r: np.broadcast_to(
+                np.where(r + p >= m, at(G, 1.0, r + p), -np.inf), (nc, len(r))
+            ),
+            zilch=zU,
+            tail=Tail.constant(np.ones(nc), start=max(H - p, m - p, 0)),
+            extras=tuple(extras),
+            permanent=Permanent(sources=src),
+        )
         solved.classes[k], solved.cls[k], solved.typ[k] = solve_turn(model, pay), inv, typ
         # the rows at or below their leader at this level: solved up to it
         f = int(np.searchsorted(F - S - p, 0, side="left"))
         solved.first[k] = f
         if f < B:
             idx = np.arange(f, B)
-            src = _LevelSource(solved, k + 1, idx, own) if step else None
-            own = solve_row_values(model, *pr.rows_payoff(k, idx, typ[idx], solved.classes[k],
-                                                          inv[idx], src))
+            level_above = _LevelSource(solved, k + 1, idx, own) if step else None
+            own = solve_row_values(
+                model, *pr.rows_payoff(k, idx, typ[idx], solved.classes[k], inv[idx], level_above)
+            )
         else:
             own = None
         prev = inv
     if own is not None and solved.first[0] < B:
-        at = own.layout.offset                          # (row, state 0, total 0)
-        solved.own_start = own.value[at], own.extras[:, at]
+        starts = own.layout.offset  # (row, state 0, total 0)
+        solved.own_start = own.value[starts], own.extras[:, starts]
     return solved
 
 
 @dataclass
 class PlayerTurn:
-    score: int                      # points
-    rows: list[tuple[int, int]]     # (leader F in units, tied count c) of each batch row
-    solved: LeaderRows | None       # None: the last player, solved in need-space
-    value: np.ndarray               # (rows,) P(win) from the start of the turn
+    score: int  # points
+    rows: list[tuple[int, int]]  # (leader F in units, tied count c) of each batch row
+    solved: LeaderRows | None  # None: the last player, solved in need-space
+    value: np.ndarray  # (rows,) P(win) from the start of the turn
 
     def row(self, F: int, c: int) -> int:
         return self.rows.index((F, c))
@@ -382,19 +467,20 @@ class PlayerTurn:
 @dataclass
 class FinalRound:
     rules: RuleSet
-    leader: int                     # points, before the first player still to play
-    tied: int                       # players sharing the lead then
-    players: list[PlayerTurn]       # the players still to play, in turn order
-    p_leaders: float                # each tied leader's chance of winning
-    p_players: list[float]          # each player's chance, at the start
+    leader: int  # points, before the first player still to play
+    tied: int  # players sharing the lead then
+    players: list[PlayerTurn]  # the players still to play, in turn order
+    p_leaders: float  # each tied leader's chance of winning
+    p_players: list[float]  # each player's chance, at the start
 
     @property
     def total(self) -> float:
         return self.tied * self.p_leaders + sum(self.p_players)
 
 
-def solve_final_round(model: TurnModel, leader: int, tied: int, scores: list[int],
-                      reach_bound: int, turn: int = 0) -> FinalRound:
+def solve_final_round(
+    model: TurnModel, leader: int, tied: int, scores: list[int], reach_bound: int, turn: int = 0
+) -> FinalRound:
     """The final round from the moment before the first of `scores` plays: the leader has
     `leader` points, `tied` players share it.  `turn`: the first player's turn total so far
     (a query in the middle of his turn), so that every score he can still reach is covered.
@@ -410,8 +496,9 @@ def solve_final_round(model: TurnModel, leader: int, tied: int, scores: list[int
     if leader % u or any(s % u for s in scores) or turn % u:
         raise InputError(f"scores must be multiples of {u} under {rules.name}")
     if any(s >= leader for s in scores):
-        raise InputError("a player still to play in the final round cannot be level with or "
-                         "ahead of the leader")
+        raise InputError(
+            "a player still to play in the final round cannot be level with or ahead of the leader"
+        )
     L0 = leader // u
     D = reach_bound
     reach = [s // u + D for s in scores]
@@ -429,8 +516,9 @@ def solve_final_round(model: TurnModel, leader: int, tied: int, scores: list[int
         S = scores[j] // u
         # the leader states player j can face: at the first leader's score, the tied group
         # plus any of the j players before him; above it, up to j of those players tied
-        rows = [(L0, c) for c in range(tied, tied + j + 1)] + \
-            [(L0 + f, c) for f in range(1, F_top[j] - L0 + 1) for c in range(1, j + 1)]
+        rows = [(L0, c) for c in range(tied, tied + j + 1)] + [
+            (L0 + f, c) for f in range(1, F_top[j] - L0 + 1) for c in range(1, j + 1)
+        ]
         H = F_hi - S + 1
         Fj = S + np.arange(H)
         later = sorted(Z)
@@ -450,20 +538,28 @@ def solve_final_round(model: TurnModel, leader: int, tied: int, scores: list[int
             # the last player: one row per tie count, every leader score a column
             cs = sorted(set(c.tolist()))
             ci = np.searchsorted(cs, c)
-            d = f + L0 - S                          # deficits
+            d = f + L0 - S  # deficits
             mb = rules.min_bank_units(on_board)
-            value, leaders = last_player_need_space(model, H, [Q[0, x + 1] for x in cs],
-                                                    [Q[0, x] for x in cs], d, ci, mb)
+            value, leaders = last_player_need_space(
+                model, H, [Q[0, x + 1] for x in cs], [Q[0, x] for x in cs], d, ci, mb
+            )
             ex = leaders[None, :]
             solved = None
         else:
             solved = solve_leader_rows(
-                model, S, G, EG, f + L0, Q[f, c + 1],
-                np.stack([tb[f, c + 1] for tb in tables]), np.stack([tb[f, c] for tb in tables]),
-                on_board)
+                model,
+                S,
+                G,
+                EG,
+                f + L0,
+                Q[f, c + 1],
+                np.stack([tb[f, c + 1] for tb in tables]),
+                np.stack([tb[f, c] for tb in tables]),
+                on_board,
+            )
             value, ex = solved.start()
         players[j] = PlayerTurn(scores[j], rows, solved, value)
-        newQ = Q.copy()              # leaders beyond F_top[j]: player j changes nothing
+        newQ = Q.copy()  # leaders beyond F_top[j]: player j changes nothing
         newZ = {pl: Z.get(pl, np.zeros_like(Q)).copy() for pl in later + [j]}
         newQ[f, c] = ex[0]
         newZ[j][f, c] = value
@@ -474,8 +570,9 @@ def solve_final_round(model: TurnModel, leader: int, tied: int, scores: list[int
     return FinalRound(rules, leader, tied, players, float(Q[0, tied]), p_players)  # type: ignore[arg-type]
 
 
-def stopping_rule(levels: TurnLevels, reach: np.ndarray, row: int, score: int,
-                  leader: int) -> dict[int, int | None]:
+def stopping_rule(
+    levels: TurnLevels, reach: np.ndarray, row: int, score: int, leader: int
+) -> dict[int, int | None]:
     """Per dice count: the smallest turn total from which banking is optimal at every larger
     total on the grid (no permanent points); None where the player never banks.  reach:
     reach[s, r] for at least the grid's totals (turn/reach.py)."""
@@ -484,7 +581,7 @@ def stopping_rule(levels: TurnLevels, reach: np.ndarray, row: int, score: int,
     L = sol.roll.shape[2]
     reach = reach[:, :L]
     u = rules.unit
-    out = {}
+    out: dict[int, int | None] = {}
     for n in range(rules.dice, 0, -1):
         if n == rules.dice and rules.hot_dice == "mandatory":
             out[n] = None
@@ -497,4 +594,3 @@ def stopping_rule(levels: TurnLevels, reach: np.ndarray, row: int, score: int,
         later = np.nonzero(ok[start:])[0]
         out[n] = int((start + later[0]) * u) if len(later) else None
     return out
-

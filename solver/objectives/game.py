@@ -20,6 +20,7 @@ the same solve gives (its grid then covers every total up to y).  Banking is the
 score sums, so the order of solution is unchanged.  Only the offers worth taking are kept
 (Offers); any other take-over value is its turn's, solved on demand.
 """
+
 from __future__ import annotations
 
 import time
@@ -42,10 +43,12 @@ def check_supported(rules: RuleSet) -> None:
     if rules.target is None:
         raise InputError(f"{rules.name} has no target: there is no game to solve")
     if rules.has_permanent:
-        _ = rules.perm_step        # one permanent amount (refused otherwise, clearly)
+        _ = rules.perm_step  # one permanent amount (refused otherwise, clearly)
     if rules.piggyback and (rules.end != "instant" or rules.has_permanent):
-        raise InputError(f"{rules.name}: piggyback is solved where reaching the target wins "
-                         "at once and without permanent points")
+        raise InputError(
+            f"{rules.name}: piggyback is solved where reaching the target wins "
+            "at once and without permanent points"
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,6 +57,7 @@ class Offers:
     x against y) where they beat a fresh start, at sorted flat indices into `shape`: the
     only ones the game needs (banking is worth 1 - max(W, O)).  Zonk-chicago to 10000:
     about 14 M of the 16 M possible offers (165 MB stored)."""
+
     shape: tuple
     idx: np.ndarray
     val: np.ndarray
@@ -61,8 +65,8 @@ class Offers:
     @classmethod
     def dense(cls, O: np.ndarray, W: np.ndarray) -> Offers:
         with np.errstate(invalid="ignore"):
-            idx = np.flatnonzero(O > W[:, :, None, None])        # NaN: no such offer
-        small = O.size < 2 ** 31                # 4-byte indices where they fit
+            idx = np.flatnonzero(O > W[:, :, None, None])  # NaN: no such offer
+        small = O.size < 2**31  # 4-byte indices where they fit
         return cls(O.shape, idx.astype(np.int32) if small else idx, O.ravel()[idx])
 
     def lookup(self, x, y, n, t) -> np.ndarray:
@@ -78,6 +82,7 @@ class Offers:
 class Finals:
     """P(win) for the player who banks to a + t >= target: the opponent's last turn, by
     deficit and board flag (opp), or 1 where reaching the target wins at once."""
+
     rules: RuleSet
     R: int
     opp: dict[bool, np.ndarray] | None
@@ -89,8 +94,14 @@ class Finals:
             return cls(rules, R, None)
         deficits = np.arange(R + reach_bound + 1) * rules.unit
         # the opponent's chance in his last turn, by deficit, on and off the board
-        return cls(rules, R, {flag: solve_last_turn(model, deficits, flag)[0].roll[:, 0, 0]
-                              for flag in {True, bool(not rules.entry_minimum)}})
+        return cls(
+            rules,
+            R,
+            {
+                flag: solve_last_turn(model, deficits, flag)[0].roll[:, 0, 0]
+                for flag in {True, bool(not rules.entry_minimum)}
+            },
+        )
 
     @property
     def D(self) -> int:
@@ -107,10 +118,10 @@ class Finals:
 @dataclass(frozen=True, eq=False)
 class GameTable:
     model: TurnModel
-    target: int               # points
-    W: np.ndarray             # (R, R): P(the player to move wins), scores in units < R
+    target: int  # points
+    W: np.ndarray  # (R, R): P(the player to move wins), scores in units < R
     finals: Finals
-    O: Offers | None = None   # piggyback: the offers worth taking over
+    O: Offers | None = None  # piggyback: the offers worth taking over
 
     @property
     def rules(self) -> RuleSet:
@@ -146,10 +157,11 @@ class GameTurns:
     """The turns from score pairs rows[i] = (a, b) (units), solved.  Where a turn is solved
     over levels of permanent points, rows on and off the board are separate solves (parts:
     their row indices and levels)."""
+
     rules: RuleSet
     rows: np.ndarray
     parts: tuple[tuple[np.ndarray, TurnLevels], ...]
-    U: np.ndarray            # what banking is worth: U[row, t] (U[row, s, t]: piggyback)
+    U: np.ndarray  # what banking is worth: U[row, t] (U[row, s, t]: piggyback)
 
     def _gather(self, get: Callable[[TurnLevels], np.ndarray]) -> np.ndarray:
         out = np.empty(len(self.rows))
@@ -173,9 +185,15 @@ class GameTurns:
         inverse = np.empty(len(order), np.int64)
         inverse[order] = np.arange(len(order))
         depth = max(len(lv) for _, lv in self.parts)
-        return TurnLevels(self.rules, tuple(
-            type(self.parts[0][1][0]).concat([lv[min(k, len(lv) - 1)] for _, lv in self.parts])
-            .take(inverse) for k in range(depth)))
+        return TurnLevels(
+            self.rules,
+            tuple(
+                type(self.parts[0][1][0])
+                .concat([lv[min(k, len(lv) - 1)] for _, lv in self.parts])
+                .take(inverse)
+                for k in range(depth)
+            ),
+        )
 
     def value_at(self, i: int, state: TurnState) -> StateValues:
         for idx, lv in self.parts:
@@ -185,9 +203,15 @@ class GameTurns:
         raise IndexError(i)
 
 
-def solve_game_turns(model: TurnModel, W: np.ndarray, finals: Finals, rows: np.ndarray,
-                     z: np.ndarray | None = None, O: Any = None,
-                     levels: bool | None = None) -> GameTurns:
+def solve_game_turns(
+    model: TurnModel,
+    W: np.ndarray,
+    finals: Finals,
+    rows: np.ndarray,
+    z: np.ndarray | None = None,
+    O: Any = None,
+    levels: bool | None = None,
+) -> GameTurns:
     """The turns from score pairs `rows` given the chances W of the states after them.
     z: what a zilch is worth (default 1 - W[b, a]: the other player's turn; the solve
     passes Newton's iterate).  O: piggyback offers (dense while solving, or Offers).
@@ -200,7 +224,7 @@ def solve_game_turns(model: TurnModel, W: np.ndarray, finals: Finals, rows: np.n
     z = 1.0 - W[b, a] if z is None else z
     if rules.has_permanent if levels is None else levels:
         U = _game_U(rules, W, finals, rows, R)
-        U[:, 0] = z                        # a plain zilch: the other player's turn
+        U[:, 0] = z  # a plain zilch: the other player's turn
         return GameTurns(rules, rows, _permanent_turns(model, U, a), U)
     mins = _bank_minimums(rules, a)
     if O is None:
@@ -218,8 +242,7 @@ def _bank_minimums(rules: RuleSet, scores: np.ndarray) -> np.ndarray:
     return np.array([rules.min_bank_units(rules.on_board(x)) for x in scores])
 
 
-def _game_U(rules: RuleSet, W: np.ndarray, finals: Finals, rows: np.ndarray,
-            R: int) -> np.ndarray:
+def _game_U(rules: RuleSet, W: np.ndarray, finals: Finals, rows: np.ndarray, R: int) -> np.ndarray:
     """U[row, x]: what ending the turn from (a, b) with a + x points is worth."""
     a, b = rows[:, 0], rows[:, 1]
     span = R + (finals.D if rules.end != "instant" else 0) + 1
@@ -237,7 +260,7 @@ def _offer_U(W: np.ndarray, O, rows: np.ndarray, R: int) -> np.ndarray:
     O[b, a + t, s, t]).  Banking t with s dice left offers those dice and t to the
     opponent, who takes them over where that beats a fresh start; reaching R wins."""
     a, b = rows[:, :1], rows[:, 1:]
-    S = O.shape[2]                  # O: the dense table while solving, or Offers
+    S = O.shape[2]  # O: the dense table while solving, or Offers
     t = np.arange(R + 1)[None, :]
     final = a + t
     inside = final < R
@@ -257,8 +280,9 @@ def _offer_U(W: np.ndarray, O, rows: np.ndarray, R: int) -> np.ndarray:
     return U
 
 
-def _permanent_turns(model: TurnModel, U: np.ndarray,
-                     a: np.ndarray) -> tuple[tuple[np.ndarray, TurnLevels], ...]:
+def _permanent_turns(
+    model: TurnModel, U: np.ndarray, a: np.ndarray
+) -> tuple[tuple[np.ndarray, TurnLevels], ...]:
     """Turns with permanent points: a game turn is a final turn over the points x it adds
     (turn/levels.py), and a plain zilch is "x = 0", so the zilch indicator is the payoff 1
     at x = 0 only (an extra).  One solve per board flag."""
@@ -270,14 +294,25 @@ def _permanent_turns(model: TurnModel, U: np.ndarray,
         sel = np.nonzero((a > 0) == flag if rules.entry_minimum else np.full(len(a), flag))[0]
         if not len(sel):
             continue
-        parts.append((sel, solve_levels(model, U[sel], np.ones(len(sel)),
-                                        flag or not rules.entry_minimum, EU[:, sel],
-                                        np.zeros((1, len(sel))))))
+        parts.append(
+            (
+                sel,
+                solve_levels(
+                    model,
+                    U[sel],
+                    np.ones(len(sel)),
+                    flag or not rules.entry_minimum,
+                    EU[:, sel],
+                    np.zeros((1, len(sel))),
+                ),
+            )
+        )
     return tuple(parts)
 
 
-def turn_payoff(model: TurnModel, U: np.ndarray, z: np.ndarray, mins: np.ndarray,
-                cover: int = 0) -> Payoff:
+def turn_payoff(
+    model: TurnModel, U: np.ndarray, z: np.ndarray, mins: np.ndarray, cover: int = 0
+) -> Payoff:
     """A turn whose bank at t is worth U[row, t] (1 beyond U's end), a zilch z[row]; with
     the zilch chance under the optimal policy as an extra (Newton's slope).  U[row, s, t]:
     a bank payoff that depends on the dice left (piggyback).  cover: solve every total
@@ -294,7 +329,7 @@ def turn_payoff(model: TurnModel, U: np.ndarray, z: np.ndarray, mins: np.ndarray
     pz = model.p_zilch[1:].min()
     zb = z[:, None, None] if U.ndim == 3 else z[:, None]
     sure = U >= 1.0 - pz * (1.0 - zb) - 1e-15
-    if U.ndim == 3:                 # every state that can bank (s = 0 cannot)
+    if U.ndim == 3:  # every state that can bank (s = 0 cannot)
         sure = sure[:, 1:].all(axis=1)
     last_unsure = np.where(~sure.all(axis=1), span - 1 - np.argmax(~sure[:, ::-1], axis=1), -1)
     stop = min(max(int((np.maximum(last_unsure + 1, mins)).max()), 1, cover), span - 1)
@@ -304,13 +339,15 @@ def turn_payoff(model: TurnModel, U: np.ndarray, z: np.ndarray, mins: np.ndarray
         ok = r[None, :] >= mins[:, None]
         return np.where(ok[:, None, :] if U.ndim == 3 else ok, v, -np.inf)
 
-    zil = Extra(bank=lambda r: np.zeros((B, len(r))), zilch=np.ones(B),
-                tail=Tail.constant(np.zeros(B)))
+    zil = Extra(
+        bank=lambda r: np.zeros((B, len(r))), zilch=np.ones(B), tail=Tail.constant(np.zeros(B))
+    )
     forced = None
     if model.rules.hot_dice == "mandatory":
-        forced = lambda r: _forced_beyond(model, U, z, r)         # noqa: E731
-    return Payoff(bank=bank, zilch=z, extras=(zil,),
-                  tail=Tail.constant(np.ones(B), start=stop, forced=forced))
+        forced = lambda r: _forced_beyond(model, U, z, r)  # noqa: E731
+    return Payoff(
+        bank=bank, zilch=z, extras=(zil,), tail=Tail.constant(np.ones(B), start=stop, forced=forced)
+    )
 
 
 def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray) -> np.ndarray:
@@ -342,7 +379,7 @@ def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray) -> np.nda
     for t in range(span - 1, int(r.min()) - 1, -1):
         nxt = t + model.shift[opt]
         banked = Ufull[:, free, nxt] if U.ndim == 3 else Ufull[:, nxt]
-        vals = np.where(hot, V0[:, nxt], banked)                         # (B, K_N)
+        vals = np.where(hot, V0[:, nxt], banked)  # (B, K_N)
         best = np.maximum.reduceat(vals, starts, axis=1)
         V0[:, t] = best @ p_outs + pz * z
     return V0[:, r]
@@ -350,15 +387,21 @@ def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray) -> np.nda
 
 class Checkpoint(Protocol):
     """Where an interrupted solve saves the score sums done (store.Checkpoint)."""
+
     def load(self, expect: dict) -> tuple[dict, dict[str, np.ndarray]] | None: ...
     def save(self, meta: dict, arrays: dict[str, np.ndarray]) -> None: ...
     def discard(self) -> None: ...
 
 
-def solve_game(model: TurnModel, reach_bound: int, target: int | None = None,
-               progress: Callable[[int], None] | None = None,
-               checkpoint: Checkpoint | None = None, checkpoint_every: float | None = None,
-               levels: bool | None = None) -> GameTable:
+def solve_game(
+    model: TurnModel,
+    reach_bound: int,
+    target: int | None = None,
+    progress: Callable[[int], None] | None = None,
+    checkpoint: Checkpoint | None = None,
+    checkpoint_every: float | None = None,
+    levels: bool | None = None,
+) -> GameTable:
     """W for every pair of scores below the target (`target` overrides the rules').
     reach_bound: last_turn.reach_bound's D (units), the deficits a final turn covers.
     checkpoint: where to save the solved sums and to resume from (an interrupted solve picks
@@ -386,12 +429,14 @@ def solve_game(model: TurnModel, reach_bound: int, target: int | None = None,
     every = 10.0 if checkpoint_every is None else checkpoint_every
     saved = time.monotonic()
     for sigma in range(first, -1, -1):
-        rows = np.array([(a, sigma - a)
-                         for a in range(max(0, sigma - R + 1), min(sigma, R - 1) + 1)])
-        partner = rows.shape[0] - 1 - np.arange(rows.shape[0])      # (a, b) <-> (b, a)
+        rows = np.array(
+            [(a, sigma - a) for a in range(max(0, sigma - R + 1), min(sigma, R - 1) + 1)]
+        )
+        partner = rows.shape[0] - 1 - np.arange(rows.shape[0])  # (a, b) <-> (b, a)
         # start from the neighbour one point up (solved): W changes little along a sum
-        w = np.array([W[a, b + 1] if b + 1 < R else (W[a + 1, b] if a + 1 < R else 0.5)
-                      for a, b in rows])
+        w = np.array(
+            [W[a, b + 1] if b + 1 < R else (W[a + 1, b] if a + 1 < R else 0.5) for a, b in rows]
+        )
         for _ in range(60):
             z = 1.0 - w[partner]
             turns = solve_game_turns(model, W, finals, rows, z, O, levels)
@@ -404,15 +449,16 @@ def solve_game(model: TurnModel, reach_bound: int, target: int | None = None,
         else:
             raise RuntimeError(f"no convergence at score sum {sigma}")
         W[rows[:, 0], rows[:, 1]] = val
-        if O is not None:           # taking over n dice and t <= b: rolling them at (n, t)
+        if O is not None:  # taking over n dice and t <= b: rolling them at (n, t)
             sol = turns.levels()[0]
-            top = rules.dice - (rules.hot_dice == "mandatory")   # never all dice: hot dice
+            top = rules.dice - (rules.hot_dice == "mandatory")  # never all dice: hot dice
             for i, (a, b) in enumerate(rows):
-                O[a, b, 1:top + 1, 1:b + 1] = sol.roll[i, 1:top + 1, 1:b + 1]
+                O[a, b, 1 : top + 1, 1 : b + 1] = sol.roll[i, 1 : top + 1, 1 : b + 1]
         if checkpoint is not None and time.monotonic() - saved >= every:
             t0 = time.monotonic()
-            checkpoint.save(dict(expect, next_sum=sigma - 1),
-                            {"W": W} if O is None else {"W": W, "O": O})
+            checkpoint.save(
+                dict(expect, next_sum=sigma - 1), {"W": W} if O is None else {"W": W, "O": O}
+            )
             saved = time.monotonic()
             if checkpoint_every is None:
                 every = max(every, 10 * (saved - t0))
@@ -426,6 +472,6 @@ def solve_game(model: TurnModel, reach_bound: int, target: int | None = None,
 def fairest_head_start(g: GameTable) -> tuple[int, float]:
     """The head start (points) for the second player that brings the first player's chance
     closest to one half, and that chance."""
-    first = g.W[0, :]                         # the first player to move at 0, opponent at h
+    first = g.W[0, :]  # the first player to move at 0, opponent at h
     h = int(np.argmin(np.abs(first - 0.5)))
     return h * g.rules.unit, float(first[h])

@@ -4,6 +4,7 @@ A last turn is the turn solver over the points x it adds (turn/levels.py) with t
 "1 if x beats the deficit, the tie value if it equals it, else 0", batched over every
 deficit at once.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -72,9 +73,10 @@ def board_flags(rules: RuleSet) -> tuple[bool, ...]:
 @dataclass(frozen=True, eq=False)
 class LastTurnTable:
     """P(win) of a last turn for every deficit 0..max_deficit (units), both board flags."""
+
     model: TurnModel
     max_deficit: int
-    levels: dict[bool, TurnLevels]    # batch row = deficit
+    levels: dict[bool, TurnLevels]  # batch row = deficit
 
     @property
     def rules(self) -> RuleSet:
@@ -101,7 +103,7 @@ class LastTurnTable:
 
     def value_at(self, deficit: int, state: TurnState, on_board: bool = True) -> StateValues:
         """P(win) if rolling, and if banking (None where banking is not allowed)."""
-        if deficit < 0:              # already ahead: whatever happens, the player wins
+        if deficit < 0:  # already ahead: whatever happens, the player wins
             return StateValues(1.0, None if state.index(self.rules) == 0 else 1.0)
         levels, row = self.lookup(deficit, on_board)
         return levels.value_at(state, row)

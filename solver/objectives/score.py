@@ -6,6 +6,7 @@ worth P plus the "secured" problem's value of its at-risk part: the utility is l
 permanent combination is worth at least every minimum (rules.py checks it), so from then on
 minimums no longer bind.  That keeps the state exact without a permanent-points axis.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -26,7 +27,8 @@ def score_payoff(rules: RuleSet, minimums: list[int], sources=None) -> Payoff:
         bank=lambda r: np.where(r[None, :] >= mins[:, None], r[None, :] * float(u), -np.inf),
         zilch=np.zeros(len(minimums)),
         tail=Tail(np.full(len(minimums), float(u)), np.zeros(len(minimums)), int(mins.max())),
-        permanent=Permanent(float(u), sources or {}))
+        permanent=Permanent(float(u), sources or {}),
+    )
 
 
 def solve_score(model: TurnModel) -> tuple[TurnSolution, TurnSolution | None]:
@@ -47,8 +49,8 @@ class ScorePolicy:
     rules: RuleSet
     main: TurnSolution
     secured: TurnSolution | None
-    reach: np.ndarray            # reach[s, r]: turns without permanent points (turn/reach.py)
-    header: Mapping = field(default_factory=dict)    # where it was stored, if it was
+    reach: np.ndarray  # reach[s, r]: turns without permanent points (turn/reach.py)
+    header: Mapping = field(default_factory=dict)  # where it was stored, if it was
 
     @property
     def dice(self) -> int:
@@ -107,4 +109,3 @@ class ScorePolicy:
             later = np.nonzero(reach[start:])[0]
             out[n] = int((start + later[0]) * self.rules.unit) if len(later) else None
         return out
-

@@ -1,5 +1,6 @@
 """Which question a position of the game asks: the scores decide between the last turn, the
 final round, reaching the target this turn, and a turn of the game still going on."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,10 +11,10 @@ from ..rules import RuleSet
 
 @dataclass(frozen=True)
 class Situation:
-    kind: str                   # "last turn", "final round", "reach target" or "outside"
-    leader: int | None = None   # the score to beat (last turn, final round)
-    tied: int | None = None     # players sharing it
-    remaining: tuple[int, ...] = ()   # players still to play after me, in turn order
+    kind: str  # "last turn", "final round", "reach target" or "outside"
+    leader: int | None = None  # the score to beat (last turn, final round)
+    tied: int | None = None  # players sharing it
+    remaining: tuple[int, ...] = ()  # players still to play after me, in turn order
 
 
 def situation(rules: RuleSet, score: int, opponents: list[int], mode: str | None) -> Situation:
@@ -26,28 +27,35 @@ def situation(rules: RuleSet, score: int, opponents: list[int], mode: str | None
         rules.check_score("--opponents score", o)
     if rules.end == "instant":
         if any(o >= rules.target for o in opponents) or score >= rules.target:
-            raise InputError(f"under {rules.name} reaching {rules.target} ends the game at once:"
-                             " a score at or above it means the game is over")
+            raise InputError(
+                f"under {rules.name} reaching {rules.target} ends the game at once:"
+                " a score at or above it means the game is over"
+            )
         return Situation("reach target")
     if rules.reached(score):
-        raise InputError(f"your score {score} has already reached the target {rules.target}: "
-                         "you triggered the final round and have no turn left in it")
+        raise InputError(
+            f"your score {score} has already reached the target {rules.target}: "
+            "you triggered the final round and have no turn left in it"
+        )
     if mode == "last-turn":
         remaining, done = [], opponents
     else:
         trig = next((i for i, o in enumerate(opponents) if rules.reached(o)), None)
         if trig is None:
             if mode == "final-round":
-                raise InputError(f"--final-round: no opponent has reached the target "
-                                 f"{rules.target}")
+                raise InputError(
+                    f"--final-round: no opponent has reached the target {rules.target}"
+                )
             return Situation("outside", remaining=tuple(opponents))
         remaining, done = opponents[:trig], opponents[trig:]
     if not done:
         raise InputError("--last-turn needs the other players' scores (--opponents)")
     leader = max(done)
     if score >= leader:
-        raise InputError(f"your score {score} is not behind the leader's {leader}: a "
-                         "final-round turn always starts behind")
+        raise InputError(
+            f"your score {score} is not behind the leader's {leader}: a "
+            "final-round turn always starts behind"
+        )
     if any(r >= leader for r in remaining):
         raise InputError("a player still to play cannot be level with or ahead of the leader")
     kind = "last turn" if not remaining else "final round"

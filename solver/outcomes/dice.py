@@ -4,11 +4,12 @@ Dice are interchangeable except under a colour-pairs rule (zonk-detroit), where 
 roll whose faces could form three same-colour pairs is split into "colour-matched" and
 "not matched" outcomes with their exact probabilities.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from itertools import combinations_with_replacement
 from math import factorial, prod
 
@@ -17,9 +18,9 @@ FACES = 6
 
 @dataclass(frozen=True)
 class Outcome:
-    counts: tuple[int, ...]      # counts[f-1] = dice showing face f
+    counts: tuple[int, ...]  # counts[f-1] = dice showing face f
     prob: Fraction
-    matched: bool = False        # colour-matched (both dice of each colour pair equal)
+    matched: bool = False  # colour-matched (both dice of each colour pair equal)
 
     @property
     def faces(self) -> tuple[int, ...]:
@@ -42,10 +43,10 @@ def colour_match_probability(counts) -> Fraction:
     return Fraction(matched, multinomial(counts))
 
 
-@lru_cache(maxsize=None)
+@cache
 def outcomes(n: int, colour_pairs: bool = False) -> tuple[Outcome, ...]:
     """All distinct outcomes of rolling n dice; probabilities sum to exactly 1."""
-    total = FACES ** n
+    total = FACES**n
     out = []
     for combo in combinations_with_replacement(range(FACES), n):
         counts = tuple(combo.count(f) for f in range(FACES))

@@ -7,6 +7,7 @@ matter.  Forced set-aside leaves a few dozen per dice count instead of hundreds.
 hand (its face counts, and the colour match under zonk-detroit) maps to its merged outcome
 through ``roll_index``: the simulator rolls physical dice and reads the same choices.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,8 +20,17 @@ from ..rules import RuleSet
 from .dice import FACES, outcomes
 from .scoring import p_zilch, scored
 
-FIELDS = ("prob", "out_start", "opt_start", "opt_outcome", "shift", "perm", "target",
-          "p_zilch", "outcome_of")
+FIELDS = (
+    "prob",
+    "out_start",
+    "opt_start",
+    "opt_outcome",
+    "shift",
+    "perm",
+    "target",
+    "p_zilch",
+    "outcome_of",
+)
 # Stored with the model; raised when the arrays above change (a stored model is rebuilt).
 FORMAT = 2
 
@@ -28,17 +38,18 @@ FORMAT = 2
 @dataclass(frozen=True, eq=False)
 class TurnModel:
     """The roll outcomes and choices of a rule set as flat arrays (scoring outcomes only)."""
+
     rules: RuleSet
-    prob: np.ndarray         # (O,) probability of each scoring outcome, grouped by dice count
-    out_start: np.ndarray    # (N,) index of the first outcome of 1..N dice
-    opt_start: np.ndarray    # (O,) index of the first choice of each outcome
+    prob: np.ndarray  # (O,) probability of each scoring outcome, grouped by dice count
+    out_start: np.ndarray  # (N,) index of the first outcome of 1..N dice
+    opt_start: np.ndarray  # (O,) index of the first choice of each outcome
     opt_outcome: np.ndarray  # (K,) outcome of each choice
-    shift: np.ndarray        # (K,) at-risk units the choice adds
-    perm: np.ndarray         # (K,) permanent units the choice adds
-    target: np.ndarray       # (K,) state after the choice
-    p_zilch: np.ndarray      # (N+1,) index n: probability that n dice score nothing
-    outcome_of: np.ndarray   # every distinct roll of 1..N dice (dice.outcomes order, by n):
-                             # its merged outcome, -1 for a zilch
+    shift: np.ndarray  # (K,) at-risk units the choice adds
+    perm: np.ndarray  # (K,) permanent units the choice adds
+    target: np.ndarray  # (K,) state after the choice
+    p_zilch: np.ndarray  # (N+1,) index n: probability that n dice score nothing
+    outcome_of: np.ndarray  # every distinct roll of 1..N dice (dice.outcomes order, by n):
+    # its merged outcome, -1 for a zilch
 
     @classmethod
     def from_arrays(cls, rules: RuleSet, arrays: dict[str, np.ndarray]) -> TurnModel:
@@ -68,8 +79,9 @@ class TurnModel:
     @cached_property
     def out_dice(self) -> np.ndarray:
         """(O,) the dice count of each outcome."""
-        return np.repeat(np.arange(1, self.dice + 1),
-                         np.diff(np.append(self.out_start, len(self.prob))))
+        return np.repeat(
+            np.arange(1, self.dice + 1), np.diff(np.append(self.out_start, len(self.prob)))
+        )
 
     @property
     def single_choice(self) -> bool:
@@ -112,18 +124,18 @@ class TurnModel:
         """(2, N+1, 7**6) [colour-matched, dice, base-7 code of the face counts] -> merged
         outcome (-1: a zilch): where a physically rolled hand lands."""
         N, colour = self.dice, self.rules.colour_pairs
-        lookup = np.full((2, N + 1, 7 ** FACES), -1, np.int32)
+        lookup = np.full((2, N + 1, 7**FACES), -1, np.int32)
         pow7 = 7 ** np.arange(FACES)
         at = 0
         for n in range(1, N + 1):
             outs = outcomes(n, colour)
-            idx = self.outcome_of[at:at + len(outs)]
+            idx = self.outcome_of[at : at + len(outs)]
             at += len(outs)
             code = np.array([o.counts for o in outs]) @ pow7
             matched = np.array([o.matched for o in outs])
             lookup[1, n, code[matched]] = idx[matched]
             lookup[0, n, code[~matched]] = idx[~matched]
-            if not (colour and n == 6):      # colours only matter for six dice
+            if not (colour and n == 6):  # colours only matter for six dice
                 lookup[1, n, code[~matched]] = idx[~matched]
         return lookup
 
@@ -132,14 +144,25 @@ def model_arrays(rules: RuleSet) -> dict[str, np.ndarray]:
     """Enumerate and score every roll (~0.2 s): the arrays of the rule set's TurnModel."""
     unit, n_dice, hot = rules.unit, rules.dice, rules.hot_state
     prob: list[float] = []
-    out_start, opt_start, opt_outcome, shift, perm, target, outcome_of = ([] for _ in range(7))
+    lists: list[list[int]] = [[] for _ in range(7)]
+    out_start, opt_start, opt_outcome, shift, perm, target, outcome_of = lists
     for n in range(1, n_dice + 1):
         out_start.append(len(prob))
         merged: dict[tuple, Fraction] = {}
         keys = []
         for so in scored(rules, n):
-            key = tuple(sorted({((c.points - c.permanent) // unit, c.permanent // unit,
-                                 c.left if c.left else hot) for c in so.choices}))
+            key = tuple(
+                sorted(
+                    {
+                        (
+                            (c.points - c.permanent) // unit,
+                            c.permanent // unit,
+                            c.left if c.left else hot,
+                        )
+                        for c in so.choices
+                    }
+                )
+            )
             keys.append(key)
             if key:
                 merged[key] = merged.get(key, Fraction(0)) + so.outcome.prob
@@ -154,10 +177,20 @@ def model_arrays(rules: RuleSet) -> dict[str, np.ndarray]:
                 target.append(t)
             prob.append(float(merged[key]))
     pz = [1.0] + [float(p_zilch(rules, n)) for n in range(1, n_dice + 1)]
-    ints = [np.asarray(x, np.int64) for x in (out_start, opt_start, opt_outcome, shift, perm,
-                                                target)]
-    return dict(zip(FIELDS, [np.asarray(prob, float), *ints, np.asarray(pz, float),
-                             np.asarray(outcome_of, np.int64)]))
+    ints = [
+        np.asarray(x, np.int64) for x in (out_start, opt_start, opt_outcome, shift, perm, target)
+    ]
+    return dict(
+        zip(
+            FIELDS,
+            [
+                np.asarray(prob, float),
+                *ints,
+                np.asarray(pz, float),
+                np.asarray(outcome_of, np.int64),
+            ],
+        )
+    )
 
 
 @lru_cache(maxsize=32)

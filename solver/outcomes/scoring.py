@@ -7,6 +7,7 @@ is the split of the roll with the most points (ties: the one using more dice), a
 dice are frozen.  Under free set-aside every choice that is not dominated (fewer points and no
 more permanent points for the same dice left) is kept.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -14,22 +15,22 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import product
 
-from .dice import FACES, Outcome, outcomes
 from ..rules import RuleSet
+from .dice import FACES, Outcome, outcomes
 
 
 @dataclass(frozen=True)
 class Choice:
-    points: int        # points of the dice set aside (permanent part included)
-    permanent: int     # the part kept even after a zilch
-    left: int          # dice left to roll (0: all dice scored, "hot dice")
+    points: int  # points of the dice set aside (permanent part included)
+    permanent: int  # the part kept even after a zilch
+    left: int  # dice left to roll (0: all dice scored, "hot dice")
     kept: tuple[int, ...]  # counts of the dice set aside, per face
 
 
 @dataclass(frozen=True)
 class ScoredOutcome:
     outcome: Outcome
-    choices: tuple[Choice, ...]   # empty: a zilch
+    choices: tuple[Choice, ...]  # empty: a zilch
 
     @property
     def best_points(self) -> int:
@@ -81,7 +82,7 @@ def _splits(rules: RuleSet, groups, kept, matched: bool) -> list[tuple[int, int]
 def score_outcome(rules: RuleSet, outcome: Outcome, groups=None) -> ScoredOutcome:
     groups = groups or _face_groups(rules)
     n = sum(outcome.counts)
-    found: dict[tuple[int, int], tuple[int, int, tuple]] = {}  # (left, points, perm) -> kept
+    found: dict[tuple[int, int, int], tuple[int, ...]] = {}  # (left, points, perm) -> kept
     for kept in product(*(range(c + 1) for c in outcome.counts)):
         if not any(kept):
             continue
@@ -100,8 +101,10 @@ def score_outcome(rules: RuleSet, outcome: Outcome, groups=None) -> ScoredOutcom
         return ScoredOutcome(outcome, (Choice(pts, perm, left, found[(left, pts, perm)]),))
     keep = []
     for (left, pts, perm), kept in found.items():
-        dominated = any(l2 == left and p2 >= pts and q2 >= perm and (p2, q2) != (pts, perm)
-                        for (l2, p2, q2) in found)
+        dominated = any(
+            l2 == left and p2 >= pts and q2 >= perm and (p2, q2) != (pts, perm)
+            for (l2, p2, q2) in found
+        )
         if not dominated:
             keep.append(Choice(pts, perm, left, kept))
     keep.sort(key=lambda c: (-c.points, c.left, -c.permanent))

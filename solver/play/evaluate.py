@@ -5,6 +5,7 @@ ascending: both only grow) carries probability mass from the start state; mass t
 or zilches lands on the recorded total.  It stops when the mass still in play is below
 1e-18 (reported as `residual`), so the probabilities sum to 1 within that.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,10 +21,10 @@ RESIDUAL = 1e-18
 
 @dataclass(frozen=True)
 class Distribution:
-    totals: np.ndarray      # recorded points, ascending
+    totals: np.ndarray  # recorded points, ascending
     probs: np.ndarray
-    p_zilch: float          # probability the turn ends in a zilch
-    residual: float         # mass left in play when the pass stopped
+    p_zilch: float  # probability the turn ends in a zilch
+    residual: float  # mass left in play when the pass stopped
 
     @property
     def mean(self) -> float:
@@ -31,18 +32,19 @@ class Distribution:
 
     @property
     def std(self) -> float:
-        return float(np.sqrt(max((self.totals ** 2) @ self.probs - self.mean ** 2, 0.0)))
+        return float(np.sqrt(max((self.totals**2) @ self.probs - self.mean**2, 0.0)))
 
     def quantile(self, q: float) -> int:
         c = np.cumsum(self.probs)
-        return int(self.totals[min(np.searchsorted(c, q - 1e-15), len(c) - 1)])
+        return int(self.totals[min(int(np.searchsorted(c, q - 1e-15)), len(c) - 1)])
 
     def as_dict(self) -> dict[int, float]:
         return {int(t): float(p) for t, p in zip(self.totals, self.probs)}
 
 
-def evaluate(model: TurnModel, policy: Policy, on_board: bool = True,
-             state: TurnState | None = None) -> Distribution:
+def evaluate(
+    model: TurnModel, policy: Policy, on_board: bool = True, state: TurnState | None = None
+) -> Distribution:
     """The distribution of the points recorded by a turn played by `policy` from `state`
     (default: a fresh turn)."""
     rules = model.rules
@@ -94,7 +96,7 @@ def evaluate(model: TurnModel, policy: Policy, on_board: bool = True,
                     need = int(r2[sel].max()) + 1
                     if need > dest.shape[1]:
                         grown = np.zeros((S, max(need, 2 * dest.shape[1])))
-                        grown[:, :dest.shape[1]] = dest
+                        grown[:, : dest.shape[1]] = dest
                         dest = grown
                         if pp == p:
                             M = dest

@@ -20,6 +20,7 @@ A user policy file (TOML or JSON):
     rule = "all"           # "all" (every scoring die), "per_die" (fewest dice for the
                            # most points per die) or "max_points"
 """
+
 from __future__ import annotations
 
 import json
@@ -27,6 +28,7 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 
@@ -42,12 +44,12 @@ Values = Callable[..., tuple[np.ndarray, np.ndarray]]
 
 @dataclass(frozen=True)
 class Choices:
-    points: np.ndarray     # (A, K) points (units) of each candidate choice
-    kept: np.ndarray       # (A, K) dice set aside
-    target: np.ndarray     # (A, K) state after
-    r: np.ndarray          # (A, K) at-risk units after
-    p: np.ndarray          # (A, K) permanent units after
-    valid: np.ndarray      # (A, K)
+    points: np.ndarray  # (A, K) points (units) of each candidate choice
+    kept: np.ndarray  # (A, K) dice set aside
+    target: np.ndarray  # (A, K) state after
+    r: np.ndarray  # (A, K) at-risk units after
+    p: np.ndarray  # (A, K) permanent units after
+    valid: np.ndarray  # (A, K)
 
 
 def candidates(model: TurnModel, o: np.ndarray, r, p) -> tuple[np.ndarray, Choices]:
@@ -58,13 +60,20 @@ def candidates(model: TurnModel, o: np.ndarray, r, p) -> tuple[np.ndarray, Choic
     oc = np.where(valid, opts, 0)
     r = np.asarray(r).reshape(-1, 1) if np.ndim(r) else r
     p = np.asarray(p).reshape(-1, 1) if np.ndim(p) else p
-    return opts, Choices(model.points[oc], model.kept[oc], model.target[oc],
-                         r + model.shift[oc], p + model.perm[oc], valid)
+    return opts, Choices(
+        model.points[oc],
+        model.kept[oc],
+        model.target[oc],
+        r + model.shift[oc],
+        p + model.perm[oc],
+        valid,
+    )
 
 
 class Policy:
     """choose and banks, as the simulator and the evaluator call them (row: each
     situation's row of a solved value function, where the policy has rows)."""
+
     name: str
 
     def pick(self, ch: Choices, row=None) -> np.ndarray:
@@ -82,7 +91,7 @@ class Policy:
 @dataclass(frozen=True, eq=False)
 class UserPolicy(Policy):
     name: str
-    thresholds: tuple[int | None, ...]   # index n = dice to roll (0 unused); None: never bank
+    thresholds: tuple[int | None, ...]  # index n = dice to roll (0 unused); None: never bank
     entry: int
     rule: str
     rules: RuleSet
@@ -91,11 +100,11 @@ class UserPolicy(Policy):
     def pick(self, ch: Choices, row=None) -> np.ndarray:
         pts = np.where(ch.valid, ch.points, -1)
         kept = np.where(ch.valid, ch.kept, 0)
-        if self.rule == "all":         # most dice kept, then most points
-            key = kept * 10 ** 6 + pts
+        if self.rule == "all":  # most dice kept, then most points
+            key = kept * 10**6 + pts
         elif self.rule == "max_points":  # most points, then more dice kept
             key = pts * 10 + kept
-        else:                          # most points per die, then fewer dice
+        else:  # most points per die, then fewer dice
             per = np.where(ch.valid, ch.points / np.maximum(ch.kept, 1), -1.0)
             key = per * 10 - kept * 1e-3
         key = np.where(ch.valid, key, -np.inf)
@@ -105,7 +114,7 @@ class UserPolicy(Policy):
         rules = self.rules
         total = (r + p) * rules.unit
         n = np.where(s == 0, rules.dice, s)
-        th = np.array([10 ** 12 if t is None else t for t in self.thresholds])[n]
+        th = np.array([10**12 if t is None else t for t in self.thresholds])[n]
         need = max(rules.min_bank(self.on_board), 0 if self.on_board else self.entry)
         return (s != 0) & (total >= th) & (total >= need)
 
@@ -115,7 +124,7 @@ class UserPolicy(Policy):
         rules = self.rules
         O = len(model.prob)
         opts, ch = candidates(model, np.arange(O), np.zeros(O, np.int64), 0)
-        pick = self.pick(ch)[None, :, None]                            # (1, O, 1)
+        pick = self.pick(ch)[None, :, None]  # (1, O, 1)
         top = max(t for t in self.thresholds[1:] if t is not None) // rules.unit + 1
         top = max(top, rules.units_up(max(rules.min_bank(self.on_board), self.entry)) + 1)
         S = rules.dice + 1
@@ -128,11 +137,12 @@ class UserPolicy(Policy):
 class OptimalPolicy(Policy):
     """Any solved value function: the best choice by value, bank when banking is worth at
     least rolling."""
-    values: Values            # (row, s, r, p) -> (roll, bank), vectorised
-    row: object = 0           # the value function's row (a batch may give each its own)
-    cap: int = 0              # units of r beyond which every decision is fixed
-    levels: int = 2           # decisions differ by permanent units p only through
-                              # min(p // step, levels - 1) (score: held or not)
+
+    values: Values  # (row, s, r, p) -> (roll, bank), vectorised
+    row: object = 0  # the value function's row (a batch may give each its own)
+    cap: int = 0  # units of r beyond which every decision is fixed
+    levels: int = 2  # decisions differ by permanent units p only through
+    # min(p // step, levels - 1) (score: held or not)
     name: str = "optimal"
 
     def pick(self, ch: Choices, row=None) -> np.ndarray:
@@ -171,11 +181,12 @@ class TablePolicy(Policy):
     """A policy compiled into lookup tables: pick[level, outcome, r] (the candidate's slot),
     bank[level, s, r or turn total]; r (or the total) clipped at the tables' end, where
     every decision is the asymptotic one."""
+
     name: str
     pick_tab: np.ndarray
     bank_tab: np.ndarray
-    bank_by: str               # "r": at-risk units, "total": r + p
-    step: int                  # permanent units per level
+    bank_by: str  # "r": at-risk units, "total": r + p
+    step: int  # permanent units per level
 
     def choose(self, model: TurnModel, o: np.ndarray, r, p, row=None) -> np.ndarray:
         top = len(self.pick_tab) - 1
@@ -184,12 +195,11 @@ class TablePolicy(Policy):
 
     def banks(self, s, r, p, row=None) -> np.ndarray:
         idx = r if self.bank_by == "r" else r + p
-        held = np.minimum(p // self.step, len(self.bank_tab) - 1) if len(self.bank_tab) > 1 \
-            else 0
+        held = np.minimum(p // self.step, len(self.bank_tab) - 1) if len(self.bank_tab) > 1 else 0
         return self.bank_tab[held, s, np.minimum(idx, self.bank_tab.shape[2] - 1)]
 
 
-def _fail(src, key, what):
+def _fail(src, key, what) -> NoReturn:
     raise InputError(f"policy file {src}: key '{key}': {what}")
 
 
@@ -202,8 +212,9 @@ def load_policy(path: str, rules: RuleSet, on_board: bool = True) -> UserPolicy:
     try:
         data = json.loads(text) if p.suffix == ".json" else tomllib.loads(text)
     except (ValueError, tomllib.TOMLDecodeError) as e:
-        raise InputError(f"policy file {path}: not valid {'JSON' if p.suffix == '.json' else 'TOML'}"
-                         f" ({e})") from None
+        raise InputError(
+            f"policy file {path}: not valid {'JSON' if p.suffix == '.json' else 'TOML'} ({e})"
+        ) from None
     if not isinstance(data, dict):
         _fail(path, "(top)", "expected a table")
     for k in data:
@@ -219,8 +230,9 @@ def load_policy(path: str, rules: RuleSet, on_board: bool = True) -> UserPolicy:
     if not isinstance(th_in, dict):
         _fail(path, "bank.thresholds", "expected a table dice -> turn total")
     default = bank.get("default")
-    if default is not None and (isinstance(default, bool) or not isinstance(default, int)
-                                or default < 0):
+    if default is not None and (
+        isinstance(default, bool) or not isinstance(default, int) or default < 0
+    ):
         _fail(path, "bank.default", f"expected a non-negative integer, got {default!r}")
     th: list[int | None] = [None] * (rules.dice + 1)
     for k, v in th_in.items():

@@ -9,6 +9,7 @@ reads the same choices as the solver and the evaluator.  Every caller — turns 
 with a policy (policies.py): a compiled table, a user's thresholds, or any solved value
 function with a row per turn.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -26,13 +27,21 @@ POW7 = 7 ** np.arange(FACES)
 class Played:
     """What each turn recorded (units; a zilch records its permanent points where they meet
     the minimum, else 0), and the dice left when it banked (0 after a zilch)."""
+
     points: np.ndarray
     left: np.ndarray
     zilch: np.ndarray
 
 
-def play_turns(model: TurnModel, policy: Policy, n_turns: int, rng: np.random.Generator,
-               on_board=True, start=None, rows=None) -> Played:
+def play_turns(
+    model: TurnModel,
+    policy: Policy,
+    n_turns: int,
+    rng: np.random.Generator,
+    on_board=True,
+    start=None,
+    rows=None,
+) -> Played:
     """n_turns turns played by `policy`.  on_board: a flag, or one per turn.  start: (s, r, p)
     to roll from, per turn (default: a fresh turn; Zonk's piggyback takes over a state).
     rows: each turn's row of the policy's value function (a game's score pair)."""

@@ -5,6 +5,7 @@ binned so that every bin expects at least 5 samples (the rarest totals merged up
 a z-test of the mean against the exact mean and standard deviation.  Single rolls: the same
 test on the roll outcomes of each dice count, and a z-test of the zilch rate.
 """
+
 from __future__ import annotations
 
 import csv
@@ -38,16 +39,19 @@ def read_scores(path: str, column: str | None = None) -> np.ndarray:
     if column is not None:
         header = [h.strip() for h in rows[0]]
         if column not in header:
-            raise InputError(f"results file {path}: no column {column!r} (columns: "
-                             f"{', '.join(header)})")
+            raise InputError(
+                f"results file {path}: no column {column!r} (columns: {', '.join(header)})"
+            )
         col, rows = header.index(column), rows[1:]
     elif rows and not _is_int(rows[0][0]):
-        rows = rows[1:]            # a header line
+        rows = rows[1:]  # a header line
     vals = []
     for i, r in enumerate(rows, start=2 if column else 1):
         if col >= len(r) or not _is_int(r[col]):
-            raise InputError(f"results file {path}: line {i}: expected an integer turn score, "
-                             f"got {r[col] if col < len(r) else ''!r}")
+            raise InputError(
+                f"results file {path}: line {i}: expected an integer turn score, "
+                f"got {r[col] if col < len(r) else ''!r}"
+            )
         vals.append(int(r[col].strip()))
     if not vals:
         raise InputError(f"results file {path}: no data")
@@ -68,7 +72,7 @@ def _bins(expected_p: np.ndarray, n: int) -> np.ndarray:
         acc += p * n
         if acc >= MIN_EXPECTED:
             g, acc = g + 1, 0.0
-    if acc and g:                  # fold an underfull last group into the previous one
+    if acc and g:  # fold an underfull last group into the previous one
         groups[groups == g] = g - 1
     return groups
 
@@ -77,23 +81,31 @@ def _bins(expected_p: np.ndarray, n: int) -> np.ndarray:
 class Verdict:
     n: int
     consistent: bool
-    p_value: float           # G-test of the distribution
+    p_value: float  # G-test of the distribution
     mean_z: float
     p_mean: float
     dof: int
-    discrepancies: list      # (total or bin label, observed, expected) largest first
-    impossible: list         # observed totals that the rules cannot produce
+    discrepancies: list  # (total or bin label, observed, expected) largest first
+    impossible: list  # observed totals that the rules cannot produce
 
     def as_dict(self) -> dict:
-        return {"n": self.n, "consistent": self.consistent, "p_value": self.p_value,
-                "mean_z": self.mean_z, "p_value_mean": self.p_mean, "dof": self.dof,
-                "largest_discrepancies": [{"totals": t, "observed": o, "expected": e}
-                                          for t, o, e in self.discrepancies],
-                "impossible_totals": self.impossible}
+        return {
+            "n": self.n,
+            "consistent": self.consistent,
+            "p_value": self.p_value,
+            "mean_z": self.mean_z,
+            "p_value_mean": self.p_mean,
+            "dof": self.dof,
+            "largest_discrepancies": [
+                {"totals": t, "observed": o, "expected": e} for t, o, e in self.discrepancies
+            ],
+            "impossible_totals": self.impossible,
+        }
 
 
 def _gtest(counts: np.ndarray, probs: np.ndarray, labels: list, alpha: float):
     from scipy import stats
+
     n = int(counts.sum())
     groups = _bins(probs, n)
     ng = groups.max() + 1
@@ -114,6 +126,7 @@ def _gtest(counts: np.ndarray, probs: np.ndarray, labels: list, alpha: float):
 
 def verify_scores(samples: np.ndarray, exact: Distribution, alpha: float = 0.001) -> Verdict:
     from scipy import stats
+
     n = len(samples)
     known = {int(t): i for i, t in enumerate(exact.totals)}
     impossible = sorted({int(x) for x in samples if int(x) not in known})
@@ -141,8 +154,10 @@ def read_rolls(path: str, dice: int) -> list[tuple[int, ...]]:
         if not parts:
             continue
         if not all(p.isdigit() and 1 <= int(p) <= FACES for p in parts) or len(parts) > dice:
-            raise InputError(f"rolls file {path}: line {i}: expected 1..{dice} dice showing "
-                             f"1..6, got {line.strip()!r}")
+            raise InputError(
+                f"rolls file {path}: line {i}: expected 1..{dice} dice showing "
+                f"1..6, got {line.strip()!r}"
+            )
         rolls.append(tuple(int(p) for p in parts))
     if not rolls:
         raise InputError(f"rolls file {path}: no data")
@@ -152,6 +167,7 @@ def read_rolls(path: str, dice: int) -> list[tuple[int, ...]]:
 def verify_rolls(rules: RuleSet, rolls: list[tuple[int, ...]], alpha: float = 0.001) -> dict:
     """Per dice count: G-test of the outcome frequencies and z-test of the zilch rate."""
     from scipy import stats
+
     report, ok, worst = {}, True, 1.0
     by_n: dict[int, list] = {}
     for r in rolls:
@@ -171,8 +187,15 @@ def verify_rolls(rules: RuleSet, rolls: list[tuple[int, ...]], alpha: float = 0.
         for r in rs:
             counts[pos[tuple(r.count(f) for f in range(1, FACES + 1))]] += 1
         p = np.array([float(probs[k]) for k in keys])
-        p_g, dof, disc = _gtest(counts, p, ["".join(map(str, sorted(
-            f + 1 for f in range(FACES) for _ in range(k[f])))) for k in keys], alpha)
+        p_g, dof, disc = _gtest(
+            counts,
+            p,
+            [
+                "".join(map(str, sorted(f + 1 for f in range(FACES) for _ in range(k[f]))))
+                for k in keys
+            ],
+            alpha,
+        )
         pz = float(sum(probs[k] for k in keys if zil[k]))
         nz = sum(counts[pos[k]] for k in keys if zil[k])
         m = len(rs)
@@ -181,9 +204,17 @@ def verify_rolls(rules: RuleSet, rolls: list[tuple[int, ...]], alpha: float = 0.
         good = p_g >= alpha and p_z >= alpha
         ok &= good
         worst = min(worst, p_g, p_z)
-        report[str(n)] = {"rolls": m, "p_value": p_g, "dof": dof, "zilch_rate": nz / m,
-                          "exact_p_zilch": pz, "zilch_z": float(z), "p_value_zilch": p_z,
-                          "consistent": bool(good),
-                          "largest_discrepancies": [{"outcome": t, "observed": o,
-                                                     "expected": e} for t, o, e in disc]}
+        report[str(n)] = {
+            "rolls": m,
+            "p_value": p_g,
+            "dof": dof,
+            "zilch_rate": nz / m,
+            "exact_p_zilch": pz,
+            "zilch_z": float(z),
+            "p_value_zilch": p_z,
+            "consistent": bool(good),
+            "largest_discrepancies": [
+                {"outcome": t, "observed": o, "expected": e} for t, o, e in disc
+            ],
+        }
     return {"n": len(rolls), "consistent": bool(ok), "p_value": worst, "by_dice": report}

@@ -8,11 +8,22 @@ levels     turns over the points they add, with levels of permanent points (Turn
 rows       rows known past a boundary: the final round's leader rows
 reach      which states a turn can reach
 """
+
 from .engine import solve_turn
 from .levels import TurnLevels, solve_levels
 from .payoff import Extra, Payoff, Permanent, Tail
 from .solution import TurnSolution
 from .state import StateValues, TurnState
 
-__all__ = ["Extra", "Payoff", "Permanent", "StateValues", "Tail", "TurnLevels", "TurnSolution",
-           "TurnState", "solve_levels", "solve_turn"]
+__all__ = [
+    "Extra",
+    "Payoff",
+    "Permanent",
+    "StateValues",
+    "Tail",
+    "TurnLevels",
+    "TurnSolution",
+    "TurnState",
+    "solve_levels",
+    "solve_turn",
+]

@@ -20,6 +20,7 @@ every alternative for all r past the alternatives' crossing point.  The grid end
 largest crossing point (and the tail's start), so the affine tail is the exact solution there:
 the cap is not a guess and costs nothing in exactness.  ``tests/test_turn.py`` checks it.
 """
+
 from __future__ import annotations
 
 import math
@@ -68,8 +69,11 @@ def _affine_eval(model: TurnModel, pick, bank, slope, intercept, zilch, src_tail
     dice_of = model.out_dice - 1
     n_of_state = np.array([N] + list(range(1, N + 1))) - 1
     Wn = np.zeros((B, N, S))
-    np.add.at(Wn, (np.repeat(np.arange(B), pick.shape[1]), np.tile(dice_of, B), tgt.ravel()),
-              (np.where(own, w, 0.0)).ravel())
+    np.add.at(
+        Wn,
+        (np.repeat(np.arange(B), pick.shape[1]), np.tile(dice_of, B), tgt.ravel()),
+        (np.where(own, w, 0.0)).ravel(),
+    )
     roll = ~bank
     P = Wn[:, n_of_state, :] * roll[:, :, None]
     ext_a = np.zeros((B, N))
@@ -81,13 +85,17 @@ def _affine_eval(model: TurnModel, pick, bank, slope, intercept, zilch, src_tail
     ca = np.where(bank, slope[:, None], ext_a[:, n_of_state])
     a = np.linalg.solve(I - P, ca[..., None])[..., 0]
     shift_term = np.zeros((B, N))
-    np.add.at(shift_term, (rows, dice_of), np.where(own, np.take_along_axis(a, tgt, 1) * sh, 0.0) * w)
+    np.add.at(
+        shift_term, (rows, dice_of), np.where(own, np.take_along_axis(a, tgt, 1) * sh, 0.0) * w
+    )
     cb = np.where(bank, intercept[:, None], (ext_b + shift_term)[:, n_of_state])
     b = np.linalg.solve(I - P, cb[..., None])[..., 0]
     # roll parts: the value of rolling from each state under the policy
     own_a = np.where(own, np.take_along_axis(a, tgt, 1), ea)
-    own_b = np.where(own, np.take_along_axis(a, tgt, 1) * sh + np.take_along_axis(b, tgt, 1),
-                     eb) + bonus[pick]
+    own_b = (
+        np.where(own, np.take_along_axis(a, tgt, 1) * sh + np.take_along_axis(b, tgt, 1), eb)
+        + bonus[pick]
+    )
     ra = np.zeros((B, N))
     rb = np.zeros((B, N))
     np.add.at(ra, (rows, dice_of), own_a * w)
@@ -124,11 +132,15 @@ def _tail(model: TurnModel, pay: Payoff, src_tails):
         rows = np.arange(B)[:, None]
         w = model.prob
         ra = np.add.reduceat(oa[rows, pick] * w, model.out_start, axis=1)
-        rb = np.add.reduceat(ob[rows, pick] * w, model.out_start, axis=1) \
+        rb = (
+            np.add.reduceat(ob[rows, pick] * w, model.out_start, axis=1)
             + model.p_zilch[1:] * pay.zilch[:, None]
-        rla = np.concatenate([ra[:, -1:], ra], axis=1)                    # (B, S) roll, by state
+        )
+        rla = np.concatenate([ra[:, -1:], ra], axis=1)  # (B, S) roll, by state
         rlb = np.concatenate([rb[:, -1:], rb], axis=1)
-        bank = (rla < ba[:, None] - EPS) | ((np.abs(rla - ba[:, None]) <= EPS) & (rlb <= bi[:, None]))
+        bank = (rla < ba[:, None] - EPS) | (
+            (np.abs(rla - ba[:, None]) <= EPS) & (rlb <= bi[:, None])
+        )
         bank[:, 0] = False
         new_policy = (pick.tobytes(), bank.tobytes())
         if new_policy == policy:
@@ -142,12 +154,16 @@ def _tail(model: TurnModel, pay: Payoff, src_tails):
     ca_, cb_ = oa[rows, pick][..., seg], ob[rows, pick][..., seg]
     steeper = ca_ - oa > EPS
     if steeper.any():
-        cross = max(cross, float(np.max(np.where(steeper, (ob - cb_) / np.where(steeper, ca_ - oa, 1), 0))))
+        cross = max(
+            cross, float(np.max(np.where(steeper, (ob - cb_) / np.where(steeper, ca_ - oa, 1), 0)))
+        )
     roll_steeper = rla - ba[:, None]
     free = np.ones(S, bool)
     free[0] = False
     with np.errstate(divide="ignore", invalid="ignore"):
-        x1 = np.where(bank & (ba[:, None] - rla > EPS), (rlb - bi[:, None]) / (ba[:, None] - rla), 0)
+        x1 = np.where(
+            bank & (ba[:, None] - rla > EPS), (rlb - bi[:, None]) / (ba[:, None] - rla), 0
+        )
         x2 = np.where(~bank & (roll_steeper > EPS) & free, (bi[:, None] - rlb) / roll_steeper, 0)
     cross = max(cross, float(np.max(x1)), float(np.max(x2)))
     return a, b, rla, rlb, bank, pick, cross
@@ -160,7 +176,7 @@ def solve_turn(model: TurnModel, pay: Payoff) -> TurnSolution:
     src_tails = {u: (sol.tail_a, sol.tail_b) for u, sol in src_list}
     a, b, rla, rlb, bank_tail, pick_tail, cross = _tail(model, pay, src_tails)
     cap = max(pay.tail.start, math.floor(cross) + 1, *(sol.cap for _, sol in src_list))
-    start = np.full(B, cap - 1)             # each row's first r to solve
+    start = np.full(B, cap - 1)  # each row's first r to solve
     L = cap + model.max_shift + 1
     r_all = np.arange(L)
     nsrc = 1 + len(src_list)
@@ -178,30 +194,56 @@ def solve_turn(model: TurnModel, pay: Payoff) -> TurnSolution:
             ALL[1 + j, :, i] = sol.extended_extra(j, L)
     roll = np.empty((B, S, L))
     tail_r = r_all[cap:]
-    roll[:, :, cap:] = rla[:, :, None] * tail_r + rlb[:, :, None]     # past the cap: the tails
+    roll[:, :, cap:] = rla[:, :, None] * tail_r + rlb[:, :, None]  # past the cap: the tails
     if pay.tail.forced is not None:
         roll[:, 0, cap:] = np.asarray(pay.tail.forced(tail_r), float).reshape(B, -1)
-    ALL[0, :, 0, :, cap:] = np.where(bank_tail[:, :, None], bank_pay[:, :, cap:],
-                                     roll[:, :, cap:])
+    ALL[0, :, 0, :, cap:] = np.where(bank_tail[:, :, None], bank_pay[:, :, cap:], roll[:, :, cap:])
     ex_tails = []
-    if ne:                      # every extra under the same tail policy: one batch
-        cat = lambda xs: np.concatenate([np.broadcast_to(x, (B,) + np.shape(x)[1:])
-                                         for x in xs])
+    if ne:  # every extra under the same tail policy: one batch
+        cat = lambda xs: np.concatenate([np.broadcast_to(x, (B,) + np.shape(x)[1:]) for x in xs])
         ea, eb, _, _ = _affine_eval(
-            model, np.tile(pick_tail, (ne, 1)), np.tile(bank_tail, (ne, 1)),
+            model,
+            np.tile(pick_tail, (ne, 1)),
+            np.tile(bank_tail, (ne, 1)),
             cat([e.tail.slope for e in pay.extras]),
-            cat([e.tail.intercept for e in pay.extras]), cat([e.zilch for e in pay.extras]),
-            {u: (cat(sol.extras_a), cat(sol.extras_b)) for u, sol in src_list}, 0.0 * bonus)
+            cat([e.tail.intercept for e in pay.extras]),
+            cat([e.zilch for e in pay.extras]),
+            {u: (cat(sol.extras_a), cat(sol.extras_b)) for u, sol in src_list},
+            0.0 * bonus,
+        )
         ea, eb = ea.reshape(ne, B, S), eb.reshape(ne, B, S)
         ex_tails = list(zip(ea, eb))
         ALL[1:, :, 0, :, cap:] = ea[..., None] * tail_r + eb[..., None]
     row = nsrc * S * L
-    backward(model, pay, src_list, ALL.reshape(1 + ne, B * row), roll, bank_pay, extra_bank,
-             start, np.arange(B) * row, np.full(B, L), L, lambda: ALL, lambda full: None)
+    backward(
+        model,
+        pay,
+        src_list,
+        ALL.reshape(1 + ne, B * row),
+        roll,
+        bank_pay,
+        extra_bank,
+        start,
+        np.arange(B) * row,
+        np.full(B, L),
+        L,
+        lambda: ALL,
+        lambda full: None,
+    )
     bank = np.array(np.broadcast_to(bank_pay, (B, S, L)))
     bank[:, 0] = -np.inf
-    sol = TurnSolution(model, cap, roll, bank, a, b, rla, rlb,
-                       pay.tail.slope.astype(float), pay.tail.intercept.astype(float))
+    sol = TurnSolution(
+        model,
+        cap,
+        roll,
+        bank,
+        a,
+        b,
+        rla,
+        rlb,
+        pay.tail.slope.astype(float),
+        pay.tail.intercept.astype(float),
+    )
     if ne:
         sol.extras = np.ascontiguousarray(ALL[1:, :, 0])
         sol.extras_a = np.stack([t[0] for t in ex_tails])
@@ -214,15 +256,19 @@ def bank_payoffs(pay: Payoff, B: int, L: int) -> tuple[np.ndarray, np.ndarray]:
     on the state) and the extras' (E, B, L)."""
     r = np.arange(L)
     bank = np.ascontiguousarray(np.asarray(pay.bank(r), float).reshape(B, -1, L))
-    extra = np.ascontiguousarray(np.stack([np.broadcast_to(e.bank(r), (B, L))
-                                           for e in pay.extras]), float) \
-        if pay.extras else np.zeros((0, B, L))
+    extra = (
+        np.ascontiguousarray(
+            np.stack([np.broadcast_to(e.bank(r), (B, L)) for e in pay.extras]), float
+        )
+        if pay.extras
+        else np.zeros((0, B, L))
+    )
     return bank, extra
 
 
-
-def backward(model, pay, src_list, ALL, roll, bank_pay, extra_bank, start, offset, length, L,
-             rect, unrect):
+def backward(
+    model, pay, src_list, ALL, roll, bank_pay, extra_bank, start, offset, length, L, rect, unrect
+):
     """The backward pass over ALL (1 + E, total), row b's (source i, state s, total r) at
     offset[b] + (i * S + s) * length[b] + r (rows.Ragged): the C kernel, or the numpy loop
     on the rectangular grid rect() (results put back by unrect)."""
@@ -232,21 +278,38 @@ def backward(model, pay, src_list, ALL, roll, bank_pay, extra_bank, start, offse
         src_of[model.perm == units] = i
     bonus = pay.permanent.bonus * model.perm
     self_loop = bool(np.any((src_of == 0) & (model.shift == 0)))
-    assert not (len(pay.extras) and self_loop), \
+    assert not (len(pay.extras) and self_loop), (
         "extras need an acyclic turn (no permanent self-loops)"
-    zil = np.stack([pay.zilch] + [e.zilch for e in pay.extras]).astype(float)   # (1+E, B)
+    )
+    zil = np.stack([pay.zilch] + [e.zilch for e in pay.extras]).astype(float)  # (1+E, B)
     fn = None if self_loop or np.any(bonus) else kernel.compiled()
     if fn is not None:
-        fn(ALL[0], src_of * S + model.target, model.shift, model.opt_start,
-           np.append(model.opt_start[1:], len(model.shift)), model.out_dice - 1, model.prob,
-           model.p_zilch, zil[0], bank_pay, roll, start, offset.astype(np.int64),
-           length.astype(np.int64), S, L, ALL[1:], extra_bank, zil[1:],
-           kernel.threads(int((start + 1).sum())))
+        fn(
+            ALL[0],
+            src_of * S + model.target,
+            model.shift,
+            model.opt_start,
+            np.append(model.opt_start[1:], len(model.shift)),
+            model.out_dice - 1,
+            model.prob,
+            model.p_zilch,
+            zil[0],
+            bank_pay,
+            roll,
+            start,
+            offset.astype(np.int64),
+            length.astype(np.int64),
+            S,
+            L,
+            ALL[1:],
+            extra_bank,
+            zil[1:],
+            kernel.threads(int((start + 1).sum())),
+        )
     else:
         full = rect()
         base = (src_of * S + model.target) * L + model.shift
-        _sweep_numpy(model, full, roll, bank_pay, extra_bank, zil, base, bonus, start,
-                     self_loop)
+        _sweep_numpy(model, full, roll, bank_pay, extra_bank, zil, base, bonus, start, self_loop)
         unrect(full)
 
 
@@ -261,13 +324,13 @@ def _sweep_numpy(model, ALL, roll, bank_pay, extra_bank, zil, base, bonus, start
     over slots of contiguous gathers, V and the extras together; a 0/1 matrix sums the
     outcomes by dice count."""
     E1, B, _, S, L = ALL.shape
-    T = np.ascontiguousarray(ALL.transpose(0, 2, 3, 4, 1))             # (1+E, src, S, L, B)
+    T = np.ascontiguousarray(ALL.transpose(0, 2, 3, 4, 1))  # (1+E, src, S, L, B)
     all_flat = T.reshape(E1, -1, B)
     V, EX = T[0, 0], T[1:, 0]
     rollT = np.ascontiguousarray(roll.transpose(1, 2, 0)) if roll.size else np.empty((S, L, B))
     bank_full = np.ascontiguousarray(np.broadcast_to(bank_pay, (B, S, L)).transpose(1, 2, 0))
     bank_full[0] = -np.inf
-    bank_ex = extra_bank.transpose(0, 2, 1)[:, :, None, :]              # (E, L, 1, B)
+    bank_ex = extra_bank.transpose(0, 2, 1)[:, :, None, :]  # (E, L, 1, B)
     K = len(base)
     counts = np.diff(np.append(model.opt_start, K))
     order = np.argsort(-counts, kind="stable")
@@ -277,26 +340,26 @@ def _sweep_numpy(model, ALL, roll, bank_pay, extra_bank, zil, base, bonus, start
     slot_bonus = [bonus[c][:, None] for c in choice]
     has_bonus = bool(np.any(bonus))
     wsum = (model.out_dice[order][None, :] == np.arange(1, S)[:, None]) * model.prob[order]
-    pz_all = model.p_zilch[None, 1:, None] * zil[:, None, :]             # (1+E, N, B)
+    pz_all = model.p_zilch[None, 1:, None] * zil[:, None, :]  # (1+E, N, B)
     lower = min(zil[0].min(), 0.0)
     first_r = int(start.max(initial=-1))
     # rows solved at r: those with start >= r, a suffix when rows are sorted by boundary
     lo_of = np.searchsorted(start, np.arange(first_r + 1), side="left")
     for r in range(first_r, -1, -1):
         lo = lo_of[r]
-        bank_r = bank_full[:, r, lo:]                                   # (S, B')
+        bank_r = bank_full[:, r, lo:]  # (S, B')
         if self_loop:
             V[:, r] = np.maximum(bank_r, lower)
         for _ in range(500 if self_loop else 1):
-            best = all_flat[:, slot_base[0] + r, lo:]                   # (1+E, O, B')
+            best = all_flat[:, slot_base[0] + r, lo:]  # (1+E, O, B')
             if has_bonus:
                 best[0] += slot_bonus[0]
             for j in range(1, len(n_slot)):
                 gj = all_flat[:, slot_base[j] + r, lo:]
                 if has_bonus:
                     gj[0] += slot_bonus[j]
-                np.copyto(best[:, :n_slot[j]], gj, where=gj[0] > best[0, :n_slot[j]])
-            R = np.matmul(wsum, best) + pz_all[:, :, lo:]                # (1+E, N, B')
+                np.copyto(best[:, : n_slot[j]], gj, where=gj[0] > best[0, : n_slot[j]])
+            R = np.matmul(wsum, best) + pz_all[:, :, lo:]  # (1+E, N, B')
             rollT[1:, r, lo:] = R[0]
             rollT[0, r, lo:] = R[0, -1]
             new = np.maximum(rollT[:, r, lo:], bank_r)
@@ -304,7 +367,7 @@ def _sweep_numpy(model, ALL, roll, bank_pay, extra_bank, zil, base, bonus, start
                 break
             V[:, r, lo:] = new
         if E1 > 1:
-            Re = np.concatenate([R[1:, -1:], R[1:]], axis=1)            # by state
+            Re = np.concatenate([R[1:, -1:], R[1:]], axis=1)  # by state
             EX[:, :, r, lo:] = np.where(bank_r >= rollT[:, r, lo:], bank_ex[:, r, :, lo:], Re)
     if roll.size:
         roll[:] = rollT.transpose(2, 0, 1)

@@ -3,6 +3,7 @@
 The extension is optional: without a C compiler the package installs without it and the
 callers run the same loop in numpy (``compiled`` returns None).
 """
+
 from __future__ import annotations
 
 import os
@@ -23,8 +24,8 @@ def threads(work: int) -> int:
 def compiled(name: str = "backward"):
     """A function of solver/_kernel.c (built at install), or None: numpy does it instead."""
     try:
-        from . import _kernel
-    except ImportError:          # installed without a C compiler
+        from . import _kernel  # type: ignore[attr-defined]
+    except ImportError:  # installed without a C compiler
         return None
     return getattr(_kernel, name)
 
@@ -33,7 +34,7 @@ def copy_runs(dst: np.ndarray, dpos, src: np.ndarray, spos, n, zsrc=None, coef=N
     """dst[dpos[t] + i] = src[spos[t] + i] (+ coef[t] * zsrc[spos[t] + i]) for i < n[t]:
     rows of different lengths moved as whole runs (flat float64 arrays; C where built)."""
     args = [np.ascontiguousarray(x, np.int64) for x in (dpos, spos, n)]
-    extra = () if zsrc is None else (zsrc, np.ascontiguousarray(coef, float))
+    extra: tuple = () if zsrc is None else (zsrc, np.ascontiguousarray(coef, float))
     fn = compiled("copy_runs")
     if fn is not None:
         fn(dst, args[0], src, args[1], args[2], *extra)
@@ -43,4 +44,3 @@ def copy_runs(dst: np.ndarray, dpos, src: np.ndarray, spos, n, zsrc=None, coef=N
     i = np.arange(len(t)) - np.repeat(np.cumsum(nn) - nn, nn)
     v = src[sp[t] + i]
     dst[dp[t] + i] = v if zsrc is None else v + extra[1][t] * zsrc[sp[t] + i]
-

@@ -7,11 +7,14 @@ are levels: level k holds k permanent combinations; each level is solved with th
 above as the source of its permanent choices, from the top down (above H every end of the
 turn is worth U_inf: the top level is constant).
 """
+
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -27,10 +30,11 @@ from .state import StateValues, TurnState
 class TurnLevels(Sequence):
     """levels[k]: the optimal turn holding k permanent combinations (one level without
     them), batch rows as solved."""
+
     rules: RuleSet
     levels: tuple[TurnSolution, ...]
 
-    def __getitem__(self, k):                       # type: ignore[override]
+    def __getitem__(self, k):
         return self.levels[k]
 
     def __len__(self) -> int:
@@ -60,9 +64,15 @@ class TurnLevels(Sequence):
         return roll, bank
 
 
-def solve_levels(model: TurnModel, U: np.ndarray, U_inf: np.ndarray, on_board: bool,
-                 EU: np.ndarray | None = None, EU_inf: np.ndarray | None = None,
-                 chunks: int = 4) -> TurnLevels:
+def solve_levels(
+    model: TurnModel,
+    U: np.ndarray,
+    U_inf: np.ndarray,
+    on_board: bool,
+    EU: np.ndarray | None = None,
+    EU_inf: np.ndarray | None = None,
+    chunks: int = 4,
+) -> TurnLevels:
     """The optimal turn for payoffs U (B, H) / U_inf (B,) over the points added.
 
     EU (E, B, H) / EU_inf (E, B): other payoffs of the turn's end, evaluated under the
@@ -72,6 +82,7 @@ def solve_levels(model: TurnModel, U: np.ndarray, U_inf: np.ndarray, on_board: b
     B, H = U.shape
     diff = U != U_inf[:, None]
     if EU is not None:
+        assert EU_inf is not None
         diff |= (EU != EU_inf[:, :, None]).any(axis=0)
     horizon = np.where(diff.any(axis=1), H - np.argmax(diff[:, ::-1], axis=1), 1)
     if chunks > 1 and B >= 2 * chunks and horizon.min() < 0.6 * horizon.max():
@@ -80,10 +91,17 @@ def solve_levels(model: TurnModel, U: np.ndarray, U_inf: np.ndarray, on_board: b
         solved = []
         for rows in parts:
             h = int(horizon[rows].max())
-            solved.append(solve_levels(
-                model, U[rows, :h], U_inf[rows], on_board,
-                None if EU is None else EU[:, rows, :h],
-                None if EU_inf is None else EU_inf[:, rows], chunks=1))
+            solved.append(
+                solve_levels(
+                    model,
+                    U[rows, :h],
+                    U_inf[rows],
+                    on_board,
+                    None if EU is None else EU[:, rows, :h],
+                    None if EU_inf is None else EU_inf[:, rows],
+                    chunks=1,
+                )
+            )
         depth = max(len(lv) for lv in solved)
         inverse = np.empty(B, np.int64)
         inverse[np.concatenate(parts)] = np.arange(B)
@@ -105,42 +123,66 @@ def _solve(model, U, U_inf, on_board, EU, EU_inf) -> TurnLevels:
     ne = 0 if EU is None else len(EU)
 
     def at(arr, inf, x):
-        return np.where(x[None, :] < arr.shape[1], arr[:, np.minimum(x, arr.shape[1] - 1)],
-                        inf[:, None])
+        return np.where(
+            x[None, :] < arr.shape[1], arr[:, np.minimum(x, arr.shape[1] - 1)], inf[:, None]
+        )
 
     levels: dict[int, TurnSolution] = {}
-    key = np.zeros(B)            # rows with equal keys have equal solutions at the level
+    key = np.zeros(B)  # rows with equal keys have equal solutions at the level
     for k in range(top, -1, -1):
         p = k * (step or 0)
         if p >= H:
             levels[k] = TurnSolution.constant(model, U_inf.astype(float))
             if ne:
                 levels[k].with_constant_extras(EU_inf.astype(float))
-            key = np.unique(np.column_stack([U_inf] + ([EU_inf.T] if ne else [])), axis=0,
-                            return_inverse=True)[1].ravel().astype(float)
+            key = (
+                np.unique(
+                    np.column_stack([U_inf] + ([EU_inf.T] if ne else [])),
+                    axis=0,
+                    return_inverse=True,
+                )[1]
+                .ravel()
+                .astype(float)
+            )
             continue
         zx = p if p >= m else 0
         # rows whose payoffs from here on (and whose level above) agree are solved once: at
         # a high level most leaders are already beaten by the permanent points alone
-        feats = [U[:, p:], U[:, zx:zx + 1], U_inf[:, None], key[:, None]]
+        feats = [U[:, p:], U[:, zx : zx + 1], U_inf[:, None], key[:, None]]
         for j in range(ne):
-            feats += [EU[j][:, p:], EU[j][:, zx:zx + 1], EU_inf[j][:, None]]
-        _, first, inverse = np.unique(np.concatenate(feats, axis=1), axis=0,
-                                      return_index=True, return_inverse=True)
+            feats += [EU[j][:, p:], EU[j][:, zx : zx + 1], EU_inf[j][:, None]]
+        _, first, inverse = np.unique(
+            np.concatenate(feats, axis=1), axis=0, return_index=True, return_inverse=True
+        )
         inverse = inverse.ravel()
         Ur, Uir = U[first], U_inf[first]
-        EUr = EU[:, first] if ne else None
-        EUir = EU_inf[:, first] if ne else None
+        EUr: Any = EU[:, first] if ne else None
+        EUir: Any = EU_inf[:, first] if ne else None
         extras = tuple(
-            Extra(bank=lambda r, p=p, j=j: at(EUr[j], EUir[j], r + p),
-                  zilch=at(EUr[j], EUir[j], np.array([zx]))[:, 0],
-                  tail=Tail.constant(EUir[j])) for j in range(ne))
+            Extra(
+                bank=partial(_bank_at, at, EUr[j], EUir[j], p),
+                zilch=at(EUr[j], EUir[j], np.array([zx]))[:, 0],
+                tail=Tail.constant(EUir[j]),
+            )
+            for j in range(ne)
+        )
         pay = Payoff(
-            bank=lambda r, p=p: np.where(r[None, :] + p >= m, at(Ur, Uir, r + p), -np.inf),
+            bank=partial(_bank_from, at, Ur, Uir, p, m),
             zilch=at(Ur, Uir, np.array([zx]))[:, 0],
             tail=Tail.constant(Uir, start=max(H - p, m - p, 0)),
             permanent=Permanent(sources={step: levels[k + 1].take(first)} if step else {}),
-            extras=extras)
+            extras=extras,
+        )
         levels[k] = solve_turn(model, pay).take(inverse)
         key = inverse.astype(float)
     return TurnLevels(rules, tuple(levels[k] for k in range(top + 1)))
+
+
+def _bank_at(at, arr, inf, p, r):
+    """Banking with r units at risk on level p (units) is worth arr at r + p."""
+    return at(arr, inf, r + p)
+
+
+def _bank_from(at, arr, inf, p, m, r):
+    """As _bank_at, where at least m units (the minimum) are banked."""
+    return np.where(r[None, :] + p >= m, at(arr, inf, r + p), -np.inf)

@@ -7,6 +7,7 @@ r, which lets the solver find the exact values beyond its grid (see engine.py). 
 with permanent points are valued through ``permanent``; ``extras`` are other payoffs
 evaluated under the optimal policy (not optimised).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -25,6 +26,7 @@ class Tail:
     """bank(r) = slope * r + intercept for r >= start (per row).  forced: where the payoff is
     cut short of being affine (a game turn stops where banking is certain), the exact values
     of the must-roll state past the grid, r -> (B, len(r))."""
+
     slope: np.ndarray
     intercept: np.ndarray
     start: int = 0
@@ -40,9 +42,10 @@ class Tail:
 class Extra:
     """Another payoff of ending the turn, evaluated under the optimal policy: e.g. the
     chance of ending below a leader, or another player's chance of winning.  Finite."""
+
     bank: Bank
     zilch: np.ndarray
-    tail: Tail                   # its start is the payoff's
+    tail: Tail  # its start is the payoff's
 
 
 @dataclass(frozen=True, eq=False)
@@ -51,6 +54,7 @@ class Permanent:
     this same problem's value (a linear utility: expected points), or the solved problem
     that follows it, by permanent units (``sources``: a TurnSolution, or an object with its
     tails that fills its values into a row solve, see rows.py)."""
+
     bonus: float = 0.0
     sources: Mapping[int, Any] = field(default_factory=dict)
 
@@ -58,7 +62,7 @@ class Permanent:
 @dataclass(frozen=True, eq=False)
 class Payoff:
     bank: Bank
-    zilch: np.ndarray            # (B,)
+    zilch: np.ndarray  # (B,)
     tail: Tail
     extras: tuple[Extra, ...] = ()
     permanent: Permanent = field(default_factory=Permanent)

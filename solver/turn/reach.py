@@ -1,4 +1,5 @@
 """Which states a turn can reach: reach[s, r] for turns without permanent points."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,8 +18,8 @@ def sweep(model: TurnModel, length: int) -> np.ndarray:
         sel = (model.out_dice[model.opt_outcome] == model.roll_dice(s)) & (model.perm == 0)
         moves.append(np.unique(np.stack([model.target[sel], model.shift[sel]]), axis=1))
     for r in range(length):
-        for s in np.nonzero(reach[:, r])[0]:
-            t, h = moves[s]
+        for state in np.nonzero(reach[:, r])[0]:
+            t, h = moves[state]
             reach[t, r + h] = True
     return reach[:, :length]
 

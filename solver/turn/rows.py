@@ -5,6 +5,7 @@ Above its leader every row of a final-round player is one of a few "class" probl
 its class's values above it, and keeps only the totals it needs (Ragged: rows of their own
 lengths in one flat array, filled and read as whole runs by kernel.copy_runs).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -29,10 +30,11 @@ class Above:
     r <= boundary is solved, each row keeping only the totals it needs (Ragged); what is
     returned holds each row's values for r <= boundary[b], to be laid over its class's
     (final_round.LeaderRows does); past it they are unset."""
-    boundary: np.ndarray         # (B,) at-risk units, ascending
+
+    boundary: np.ndarray  # (B,) at-risk units, ascending
     sol: TurnSolution
-    cls: np.ndarray              # (B,)
-    zconst: np.ndarray           # (E, B)
+    cls: np.ndarray  # (B,)
+    zconst: np.ndarray  # (E, B)
 
 
 def class_rows(arr: np.ndarray, cls: np.ndarray, zconst: np.ndarray) -> np.ndarray:
@@ -43,25 +45,39 @@ def class_rows(arr: np.ndarray, cls: np.ndarray, zconst: np.ndarray) -> np.ndarr
     return arr[:-1][:, cls] + z * arr[-1][cls]
 
 
-
-def class_fill(ALL: np.ndarray, dst: np.ndarray, sol: TurnSolution, V: np.ndarray,
-               rows: np.ndarray, zc: np.ndarray | None, r0: np.ndarray, n: np.ndarray) -> None:
+def class_fill(
+    ALL: np.ndarray,
+    dst: np.ndarray,
+    sol: TurnSolution,
+    V: np.ndarray,
+    rows: np.ndarray,
+    zc: np.ndarray | None,
+    r0: np.ndarray,
+    n: np.ndarray,
+) -> None:
     """ALL (1 + E, total): from dst (B, S), the flat position of (row b, state s, total
     r0[b]), the values of sol's row rows[b] (V = its values, max of roll and bank) on the
     totals r0[b] .. r0[b] + n[b] - 1 of each state (past the grid: the affine tails), then
     the extras; zc (E, B): sol has one extra more, added zc[j] times (see Above)."""
     S, Lg = V.shape[1], V.shape[2]
     s = np.arange(S)
-    grid = np.clip(Lg - r0, 0, n)                                # totals on sol's grid
+    grid = np.clip(Lg - r0, 0, n)  # totals on sol's grid
     spos = ((rows[:, None] * S + s) * Lg + r0[:, None]).ravel()
     nn = np.repeat(grid, S)
     copy_runs(ALL[0], dst.ravel(), V.reshape(-1), spos, nn)
     E = len(ALL) - 1
     last = sol.extras[E].reshape(-1) if zc is not None else None
     for j in range(E):
-        copy_runs(ALL[1 + j], dst.ravel(), sol.extras[j].reshape(-1), spos, nn, last,
-                  None if zc is None else np.repeat(zc[j], S))
-    far = np.nonzero(grid < n)[0]                                # rows reaching past it
+        copy_runs(
+            ALL[1 + j],
+            dst.ravel(),
+            sol.extras[j].reshape(-1),
+            spos,
+            nn,
+            last,
+            None if zc is None else np.repeat(zc[j], S),
+        )
+    far = np.nonzero(grid < n)[0]  # rows reaching past it
     if len(far):
         m = n[far] - grid[far]
         b = np.repeat(far, m)
@@ -72,8 +88,11 @@ def class_fill(ALL: np.ndarray, dst: np.ndarray, sol: TurnSolution, V: np.ndarra
             ALL[0, at] = sol.tail_a[c, st] * r + sol.tail_b[c, st]
             z = 0.0 if zc is None else sol.extras_a[E][c, st] * r + sol.extras_b[E][c, st]
             for j in range(E):
-                ALL[1 + j, at] = sol.extras_a[j][c, st] * r + sol.extras_b[j][c, st] + \
-                    (0.0 if zc is None else zc[j, b] * z)
+                ALL[1 + j, at] = (
+                    sol.extras_a[j][c, st] * r
+                    + sol.extras_b[j][c, st]
+                    + (0.0 if zc is None else zc[j, b] * z)
+                )
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,8 +100,9 @@ class Ragged:
     """Rows of their own lengths in one flat array: row b's value of state s at total r of
     source i (0: the row's own problem, then its permanent-points sources) is at
     offset[b] + (i * S + s) * length[b] + r."""
-    offset: np.ndarray           # (B,)
-    length: np.ndarray           # (B,)
+
+    offset: np.ndarray  # (B,)
+    length: np.ndarray  # (B,)
     S: int
 
     def index(self, b, i: int, s, r):
@@ -93,10 +113,10 @@ class Ragged:
 class RowValues:
     """solve_row_values: V and the extras of row b, state s, total r <= boundary[b] at
     layout.index(b, 0, s, r)."""
-    layout: Ragged
-    value: np.ndarray        # (total,)
-    extras: np.ndarray       # (E, total)
 
+    layout: Ragged
+    value: np.ndarray  # (total,)
+    extras: np.ndarray  # (E, total)
 
 
 def fill_source(src, ALL: np.ndarray, lay: Ragged, i: int) -> None:
@@ -107,8 +127,16 @@ def fill_source(src, ALL: np.ndarray, lay: Ragged, i: int) -> None:
         src.fill(ALL, lay, i)
         return
     B = len(lay.length)
-    class_fill(ALL, lay.index(np.arange(B)[:, None], i, np.arange(lay.S), 0), src,
-               src.value, np.arange(B), None, np.zeros(B, np.int64), lay.length)
+    class_fill(
+        ALL,
+        lay.index(np.arange(B)[:, None], i, np.arange(lay.S), 0),
+        src,
+        src.value,
+        np.arange(B),
+        None,
+        np.zeros(B, np.int64),
+        lay.length,
+    )
 
 
 def solve_rows(model: TurnModel, pay: Payoff, above: Above) -> TurnSolution:
@@ -127,8 +155,7 @@ def solve_row_values(model: TurnModel, pay: Payoff, above: Above) -> RowValues:
     return vals
 
 
-def _solve(model: TurnModel, pay: Payoff, ab: Above,
-           values_only: bool) -> TurnSolution | RowValues:
+def _solve(model: TurnModel, pay: Payoff, ab: Above, values_only: bool) -> TurnSolution | RowValues:
     """Each row keeps only the totals r <= boundary + max_shift (Ragged): its own part, and
     what that looks up."""
     g, cls = ab.sol, ab.cls
@@ -145,8 +172,16 @@ def _solve(model: TurnModel, pay: Payoff, ab: Above,
         fill_source(src, ALL, lay, i)
     # past its boundary a row is its class: the totals its solve looks up are laid in
     rows, s = np.arange(B)[:, None], np.arange(S)
-    class_fill(ALL, lay.index(rows, 0, s, start[:, None] + 1), g, np.maximum(g.roll, g.bank),
-               cls, ab.zconst, start + 1, np.full(B, W))
+    class_fill(
+        ALL,
+        lay.index(rows, 0, s, start[:, None] + 1),
+        g,
+        np.maximum(g.roll, g.bank),
+        cls,
+        ab.zconst,
+        start + 1,
+        np.full(B, W),
+    )
     bank_pay, extra_bank = engine.bank_payoffs(pay, B, L)
     roll = np.empty((0,) if values_only else (B, S, L))
     # the rows' runs (row b, source i, state s) and where they sit on a rectangular grid
@@ -154,7 +189,7 @@ def _solve(model: TurnModel, pay: Payoff, ab: Above,
     grid = lambda i: (((rows * nsrc + i) * S + s) * L).ravel()
     n = np.repeat(length, S)
 
-    def rect():             # the numpy loop's rectangular grid (B, nsrc, S, L) from the rows
+    def rect():  # the numpy loop's rectangular grid (B, nsrc, S, L) from the rows
         full = np.empty((1 + ne, B, nsrc, S, L))
         for v in range(1 + ne):
             for i in range(nsrc):
@@ -164,8 +199,22 @@ def _solve(model: TurnModel, pay: Payoff, ab: Above,
     def unrect(full):
         for v in range(1 + ne):
             copy_runs(ALL[v], runs(0), full[v].reshape(-1), grid(0), n)
-    engine.backward(model, pay, src_list, ALL, roll, bank_pay, extra_bank, start, lay.offset,
-                    lay.length, L, rect, unrect)
+
+    engine.backward(
+        model,
+        pay,
+        src_list,
+        ALL,
+        roll,
+        bank_pay,
+        extra_bank,
+        start,
+        lay.offset,
+        lay.length,
+        L,
+        rect,
+        unrect,
+    )
     if values_only:
         return RowValues(lay, ALL[0], ALL[1:])
     # rectangular, as any solution: totals past a row's own are unset (its class's)
@@ -174,11 +223,19 @@ def _solve(model: TurnModel, pay: Payoff, ab: Above,
         copy_runs(extras[j].reshape(-1), ((rows * S + s) * L).ravel(), ALL[1 + j], runs(0), n)
     bank = np.array(np.broadcast_to(bank_pay, (B, S, L)))
     bank[:, 0] = -np.inf
-    sol = TurnSolution(model, g.cap, roll, bank, g.tail_a[cls], g.tail_b[cls], g.roll_a[cls],
-                       g.roll_b[cls], pay.tail.slope.astype(float),
-                       pay.tail.intercept.astype(float))
+    sol = TurnSolution(
+        model,
+        g.cap,
+        roll,
+        bank,
+        g.tail_a[cls],
+        g.tail_b[cls],
+        g.roll_a[cls],
+        g.roll_b[cls],
+        pay.tail.slope.astype(float),
+        pay.tail.intercept.astype(float),
+    )
     sol.extras = extras
     sol.extras_a = class_rows(g.extras_a, cls, ab.zconst)
     sol.extras_b = class_rows(g.extras_b, cls, ab.zconst)
     return sol
-

@@ -1,8 +1,10 @@
 """A solved turn: the values of rolling and banking in every state of every batch row, on a
 grid of at-risk totals r = 0 .. cap + max_shift, with the exact affine tails beyond it."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -20,18 +22,19 @@ def _extend(v: np.ndarray, a: np.ndarray, b: np.ndarray, length: int) -> np.ndar
 @dataclass(eq=False)
 class TurnSolution:
     model: TurnModel | None  # None: loaded from a table file
-    cap: int                 # grid r in [0, cap + max_shift]; values affine beyond cap
-    roll: np.ndarray         # (B, S, L) value of rolling
-    bank: np.ndarray         # (B, S, L) value of banking (-inf: not allowed; s = 0 never)
-    tail_a: np.ndarray       # (B, S) value = tail_a * r + tail_b for r >= cap
+    cap: int  # grid r in [0, cap + max_shift]; values affine beyond cap
+    roll: np.ndarray  # (B, S, L) value of rolling
+    bank: np.ndarray  # (B, S, L) value of banking (-inf: not allowed; s = 0 never)
+    tail_a: np.ndarray  # (B, S) value = tail_a * r + tail_b for r >= cap
     tail_b: np.ndarray
-    roll_a: np.ndarray       # (B, S) roll value = roll_a * r + roll_b for r >= cap
+    roll_a: np.ndarray  # (B, S) roll value = roll_a * r + roll_b for r >= cap
     roll_b: np.ndarray
-    bank_a: np.ndarray       # (B,) bank payoff = bank_a * r + bank_b for r >= cap
+    bank_a: np.ndarray  # (B,) bank payoff = bank_a * r + bank_b for r >= cap
     bank_b: np.ndarray
-    extras: np.ndarray | None = None     # (E, B, S, L) extras under the optimal policy
-    extras_a: np.ndarray | None = None   # (E, B, S) their affine tails
-    extras_b: np.ndarray | None = None
+    # the extras under the optimal policy (None: the payoff had none)
+    extras: Any = None  # (E, B, S, L)
+    extras_a: Any = None  # (E, B, S) their affine tails
+    extras_b: Any = None
 
     def extended_extra(self, j: int, length: int) -> np.ndarray:
         return _extend(self.extras[j], self.extras_a[j], self.extras_b[j], length)
@@ -46,41 +49,51 @@ class TurnSolution:
 
     ARRAYS = ("roll", "bank", "tail_a", "tail_b", "roll_a", "roll_b", "bank_a", "bank_b")
 
-    def padded(self, length: int) -> "TurnSolution":
+    def padded(self, length: int) -> TurnSolution:
         """The same solution with its grid extended to `length` by the affine tails."""
         L = self.roll.shape[2]
         if length <= L:
             return self
         r = np.arange(L, length)
-        roll = np.concatenate([self.roll, self.roll_a[:, :, None] * r + self.roll_b[:, :, None]],
-                              axis=2)
-        bank_ext = np.repeat((self.bank_a[:, None] * r + self.bank_b[:, None])[:, None, :],
-                             self.roll.shape[1], axis=1)
+        roll = np.concatenate(
+            [self.roll, self.roll_a[:, :, None] * r + self.roll_b[:, :, None]], axis=2
+        )
+        bank_ext = np.repeat(
+            (self.bank_a[:, None] * r + self.bank_b[:, None])[:, None, :],
+            self.roll.shape[1],
+            axis=1,
+        )
         bank_ext[:, 0] = -np.inf
-        sol = TurnSolution(self.model, self.cap, roll,
-                           np.concatenate([self.bank, bank_ext], axis=2),
-                           *(getattr(self, k) for k in self.ARRAYS[2:]))
+        sol = TurnSolution(
+            self.model,
+            self.cap,
+            roll,
+            np.concatenate([self.bank, bank_ext], axis=2),
+            *(getattr(self, k) for k in self.ARRAYS[2:]),
+        )
         if self.extras is not None:
-            sol.extras = np.stack([self.extended_extra(j, length)
-                                   for j in range(len(self.extras))])
+            sol.extras = np.stack([self.extended_extra(j, length) for j in range(len(self.extras))])
             sol.extras_a, sol.extras_b = self.extras_a, self.extras_b
         return sol
 
     @classmethod
-    def concat(cls, parts: list["TurnSolution"]) -> "TurnSolution":
+    def concat(cls, parts: list[TurnSolution]) -> TurnSolution:
         """Batch rows of several solutions, one after the other (grids padded to the
         longest; each row's values past its own cap are its exact affine tail)."""
         length = max(p.roll.shape[2] for p in parts)
         parts = [p.padded(length) for p in parts]
-        sol = cls(parts[0].model, max(p.cap for p in parts),
-                  *(np.concatenate([getattr(p, k) for p in parts]) for k in cls.ARRAYS))
+        sol = cls(
+            parts[0].model,
+            max(p.cap for p in parts),
+            *(np.concatenate([getattr(p, k) for p in parts]) for k in cls.ARRAYS),
+        )
         if parts[0].extras is not None:
             sol.extras = np.concatenate([p.extras for p in parts], axis=1)
             sol.extras_a = np.concatenate([p.extras_a for p in parts], axis=1)
             sol.extras_b = np.concatenate([p.extras_b for p in parts], axis=1)
         return sol
 
-    def take(self, rows: np.ndarray) -> "TurnSolution":
+    def take(self, rows: np.ndarray) -> TurnSolution:
         """The solution of the batch rows `rows` (repeats allowed)."""
         if len(rows) == self.roll.shape[0] and np.array_equal(rows, np.arange(len(rows))):
             return self
@@ -98,12 +111,13 @@ class TurnSolution:
         return d
 
     @classmethod
-    def from_arrays(cls, prefix: str, arrays: dict) -> "TurnSolution":
-        return cls(None, int(arrays[f"{prefix}.cap"][0]),
-                   *(arrays[f"{prefix}.{k}"] for k in cls.ARRAYS))
+    def from_arrays(cls, prefix: str, arrays: dict) -> TurnSolution:
+        return cls(
+            None, int(arrays[f"{prefix}.cap"][0]), *(arrays[f"{prefix}.{k}"] for k in cls.ARRAYS)
+        )
 
     @classmethod
-    def constant(cls, model: TurnModel, value: np.ndarray) -> "TurnSolution":
+    def constant(cls, model: TurnModel, value: np.ndarray) -> TurnSolution:
         """Every state worth `value` (B,): e.g. a turn whose outcome is already decided."""
         B, S, L = len(value), model.states, model.max_shift + 1
         roll = np.broadcast_to(value[:, None, None], (B, S, L)).copy()
@@ -113,7 +127,7 @@ class TurnSolution:
         zero = np.zeros((B, S))
         return cls(model, 0, roll, bank, zero, const, zero, const, np.zeros(B), value.copy())
 
-    def with_constant_extras(self, values: np.ndarray) -> "TurnSolution":
+    def with_constant_extras(self, values: np.ndarray) -> TurnSolution:
         """values (E, B): extras that are constant too (a decided turn)."""
         E, B = values.shape
         S, L = self.roll.shape[1], self.roll.shape[2]
@@ -134,7 +148,8 @@ class TurnSolution:
         L = self.roll.shape[2]
         inside = r < L
         rc = np.minimum(r, L - 1)
-        roll = np.where(inside, self.roll[row, s, rc],
-                        self.roll_a[row, s] * r + self.roll_b[row, s])
+        roll = np.where(
+            inside, self.roll[row, s, rc], self.roll_a[row, s] * r + self.roll_b[row, s]
+        )
         bank_tail = np.where(s == 0, -np.inf, self.bank_a[row] * r + self.bank_b[row])
         return roll, np.where(inside, self.bank[row, s, rc], bank_tail)

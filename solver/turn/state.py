@@ -1,4 +1,5 @@
 """Where a turn stands, as a user states it, and how the solver indexes it."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from ..rules import RuleSet
 @dataclass(frozen=True)
 class TurnState:
     """Dice to roll, the turn total so far (points) and its permanent part."""
+
     dice: int
     turn: int = 0
     permanent: int = 0
@@ -38,24 +40,35 @@ class TurnState:
         if not 1 <= self.dice <= rules.dice:
             raise InputError(f"--dice must be 1..{rules.dice} under {rules.name}, got {self.dice}")
         if self.turn < 0 or self.turn % rules.unit:
-            raise InputError(f"turn total {self.turn} is impossible under {rules.name}: "
-                             f"totals are multiples of {rules.unit}")
+            raise InputError(
+                f"turn total {self.turn} is impossible under {rules.name}: "
+                f"totals are multiples of {rules.unit}"
+            )
         if self.permanent:
             perms = rules.permanent_amounts
-            if not perms or self.permanent < 0 or self.permanent % perms[0] \
-                    or self.permanent > self.turn:
-                raise InputError(f"permanent points {self.permanent} are impossible with turn "
-                                 f"total {self.turn} under {rules.name}")
-            return                 # reach covers turns without permanent points only
+            if (
+                not perms
+                or self.permanent < 0
+                or self.permanent % perms[0]
+                or self.permanent > self.turn
+            ):
+                raise InputError(
+                    f"permanent points {self.permanent} are impossible with turn "
+                    f"total {self.turn} under {rules.name}"
+                )
+            return  # reach covers turns without permanent points only
         s, u = self.index(rules), self.turn // rules.unit
         if reach is not None and u < reach.shape[1] and not reach[s, u]:
-            raise InputError(f"no turn under {rules.name} reaches a total of {self.turn} with "
-                             f"{self.dice} dice left to roll")
+            raise InputError(
+                f"no turn under {rules.name} reaches a total of {self.turn} with "
+                f"{self.dice} dice left to roll"
+            )
 
 
 @dataclass(frozen=True)
 class StateValues:
     """What each move is worth in one state: rolling, and banking (None: not allowed)."""
+
     roll: float
     bank: float | None
 

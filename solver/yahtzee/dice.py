@@ -1,5 +1,6 @@
 """Five dice: the 252 roll outcomes and the 462 keeps (sub-multisets of 0..5 dice), with the
 index arrays the widget walks: a keep plus one die, and a keep minus one die."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,13 +16,13 @@ DICE = 5
 
 @dataclass(frozen=True, eq=False)
 class KeepGraph:
-    counts: np.ndarray      # (K, 6) counts of each keep, sizes 0..5 in order
-    size: np.ndarray        # (K,)
-    add: np.ndarray         # (K, 6) keep + one die of face f (-1 when the keep has 5 dice)
-    remove: np.ndarray      # (K, 6) keep - one die of face f (-1 when there is none)
-    roll_keep: np.ndarray   # (252,) the keep index of each five-dice outcome
+    counts: np.ndarray  # (K, 6) counts of each keep, sizes 0..5 in order
+    size: np.ndarray  # (K,)
+    add: np.ndarray  # (K, 6) keep + one die of face f (-1 when the keep has 5 dice)
+    remove: np.ndarray  # (K, 6) keep - one die of face f (-1 when there is none)
+    roll_keep: np.ndarray  # (252,) the keep index of each five-dice outcome
     roll_counts: np.ndarray  # (252, 6)
-    roll_prob: np.ndarray   # (252,)
+    roll_prob: np.ndarray  # (252,)
     size_start: np.ndarray  # (7,) keeps of size j are [size_start[j], size_start[j+1])
 
 
@@ -38,14 +39,22 @@ def keep_graph() -> KeepGraph:
     for i, c in enumerate(counts):
         for f in range(6):
             if sum(c) < DICE:
-                add[i, f] = index[c[:f] + (c[f] + 1,) + c[f + 1:]]
+                add[i, f] = index[c[:f] + (c[f] + 1,) + c[f + 1 :]]
             if c[f]:
-                remove[i, f] = index[c[:f] + (c[f] - 1,) + c[f + 1:]]
+                remove[i, f] = index[c[:f] + (c[f] - 1,) + c[f + 1 :]]
     outs = outcomes(DICE)
     roll_counts = np.array([o.counts for o in outs], np.int64)
     roll_keep = np.array([index[o.counts] for o in outs], np.int64)
     roll_prob = np.array([float(o.prob) for o in outs])
     sizes = np.array([sum(c) for c in counts], np.int64)
     size_start = np.searchsorted(sizes, np.arange(DICE + 2))
-    return KeepGraph(np.array(counts, np.int64), sizes, add, remove, roll_keep, roll_counts,
-                     roll_prob, size_start)
+    return KeepGraph(
+        np.array(counts, np.int64),
+        sizes,
+        add,
+        remove,
+        roll_keep,
+        roll_counts,
+        roll_prob,
+        size_start,
+    )

@@ -1,4 +1,5 @@
 """The Yahtzee table (stored like the Zilch tables) and the questions asked of it."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -14,21 +15,43 @@ from .solve import args, level_states, reachable_upper, solve
 from .widget import NEG, widget
 
 OBJECTIVE = "yahtzee"
-ALIASES = {"fh": "full_house", "fullhouse": "full_house", "ss": "small_straight",
-           "smallstraight": "small_straight", "sm": "small_straight", "ls": "large_straight",
-           "largestraight": "large_straight", "lg": "large_straight", "3k": "three_kind",
-           "threekind": "three_kind", "threeofakind": "three_kind", "4k": "four_kind",
-           "fourkind": "four_kind", "fourofakind": "four_kind", "yatzee": "yahtzee",
-           "pair": "one_pair", "onepair": "one_pair", "twopairs": "two_pairs",
-           "twopair": "two_pairs", "1s": "ones", "2s": "twos", "3s": "threes", "4s": "fours",
-           "5s": "fives", "6s": "sixes"}
+ALIASES = {
+    "fh": "full_house",
+    "fullhouse": "full_house",
+    "ss": "small_straight",
+    "smallstraight": "small_straight",
+    "sm": "small_straight",
+    "ls": "large_straight",
+    "largestraight": "large_straight",
+    "lg": "large_straight",
+    "3k": "three_kind",
+    "threekind": "three_kind",
+    "threeofakind": "three_kind",
+    "4k": "four_kind",
+    "fourkind": "four_kind",
+    "fourofakind": "four_kind",
+    "yatzee": "yahtzee",
+    "pair": "one_pair",
+    "onepair": "one_pair",
+    "twopairs": "two_pairs",
+    "twopair": "two_pairs",
+    "1s": "ones",
+    "2s": "twos",
+    "3s": "threes",
+    "4s": "fours",
+    "5s": "fives",
+    "6s": "sixes",
+}
 
 
 def game_table(rules: YahtzeeRules, store: Store, progress=None) -> np.ndarray:
     """E[mask, up, yf], from the store or solved (numba) and stored."""
-    _, arrays = store.cached(rules.name, rules.digest(), OBJECTIVE,
-                             lambda: ({"rules_name": rules.name},
-                                      {"E": solve(rules, progress)}))
+    _, arrays = store.cached(
+        rules.name,
+        rules.digest(),
+        OBJECTIVE,
+        lambda: ({"rules_name": rules.name}, {"E": solve(rules, progress)}),
+    )
     return arrays["E"]
 
 
@@ -47,15 +70,16 @@ def box_name(rules: YahtzeeRules, text: str) -> int:
 @dataclass(frozen=True)
 class SheetState:
     mask: int
-    upper: int          # exact upper total
-    yf: int             # Yahtzee box holds 50
+    upper: int  # exact upper total
+    yf: int  # Yahtzee box holds 50
 
     def capped(self, rules: YahtzeeRules) -> int:
         return min(self.upper, rules.threshold)
 
 
-def parse_state(rules: YahtzeeRules, filled: str | None, upper: int,
-                yahtzee_bonus: bool) -> SheetState:
+def parse_state(
+    rules: YahtzeeRules, filled: str | None, upper: int, yahtzee_bonus: bool
+) -> SheetState:
     mask = 0
     for name in (filled or "").split(","):
         if not name.strip():
@@ -64,14 +88,15 @@ def parse_state(rules: YahtzeeRules, filled: str | None, upper: int,
         if mask >> b & 1:
             raise InputError(f"box {rules.boxes[b]!r} is named twice in --filled")
         mask |= 1 << b
-    faces = [UPPER.index(b) + 1 for i, b in enumerate(rules.boxes)
-             if b in UPPER and mask >> i & 1]
+    faces = [UPPER.index(b) + 1 for i, b in enumerate(rules.boxes) if b in UPPER and mask >> i & 1]
     sums = {0}
     for f in faces:
         sums = {s + f * k for s in sums for k in range(6)}
     if upper not in sums:
-        raise InputError(f"--upper {upper} cannot be made by the filled upper boxes "
-                         f"({', '.join(UPPER[f - 1] for f in faces) or 'none'})")
+        raise InputError(
+            f"--upper {upper} cannot be made by the filled upper boxes "
+            f"({', '.join(UPPER[f - 1] for f in faces) or 'none'})"
+        )
     st = score_tables(rules)
     if yahtzee_bonus and (st.yahtzee_box < 0 or not mask >> st.yahtzee_box & 1):
         raise InputError("--yahtzee-bonus needs the Yahtzee box filled (with 50)")
@@ -87,7 +112,8 @@ def run_widget(rules: YahtzeeRules, E: np.ndarray, state: SheetState):
     VB = np.empty((len(kg.roll_keep), nb))
     A1 = np.empty(len(kg.add))
     A2 = np.empty(len(kg.add))
-    v = widget(state.mask, state.capped(rules), state.yf, E, *args(rules), VB, A1, A2)
+    # (mypy cannot count through *args followed by more positional arguments)
+    v = widget(state.mask, state.capped(rules), state.yf, E, *args(rules), VB, A1, A2)  # type: ignore[call-arg]
     return VB, A1, A2, v
 
 
@@ -108,8 +134,9 @@ def _keep_index() -> dict:
     return {tuple(c): i for i, c in enumerate(kg.counts)}
 
 
-def advise(rules: YahtzeeRules, E: np.ndarray, state: SheetState, dice: tuple[int, ...],
-           rolls_left: int) -> list[dict]:
+def advise(
+    rules: YahtzeeRules, E: np.ndarray, state: SheetState, dice: tuple[int, ...], rolls_left: int
+) -> list[dict]:
     """Every keep (or, with no rolls left, every open box) with the expected score from now
     to the end of the game, best first."""
     if rolls_left not in (0, 1, 2):
@@ -117,7 +144,7 @@ def advise(rules: YahtzeeRules, E: np.ndarray, state: SheetState, dice: tuple[in
     VB, A1, A2, _ = run_widget(rules, E, state)
     kg = keep_graph()
     counts = tuple(dice.count(f) for f in range(1, 7))
-    opts = []
+    opts: list[dict] = []
     if rolls_left == 0:
         o = int(np.nonzero((kg.roll_counts == counts).all(axis=1))[0][0])
         for b in range(rules.n_boxes):
@@ -146,35 +173,38 @@ def value(rules: YahtzeeRules, E: np.ndarray, state: SheetState) -> float:
 def export_rows(rules: YahtzeeRules, E: np.ndarray) -> dict[str, list]:
     """One row per reachable state between turns."""
     ok = reachable_upper(rules)
-    cols = {"filled": [], "upper": [], "yahtzee_bonus": [], "value": []}
+    cols: dict[str, list] = {"filled": [], "upper": [], "yahtzee_bonus": [], "value": []}
     for filled in range(rules.n_boxes):
         st = level_states(rules, filled, ok)
-        cols["filled"] += ["+".join(b for i, b in enumerate(rules.boxes) if m >> i & 1)
-                           for m in st[:, 0].tolist()]
+        cols["filled"] += [
+            "+".join(b for i, b in enumerate(rules.boxes) if m >> i & 1) for m in st[:, 0].tolist()
+        ]
         cols["upper"] += st[:, 1].tolist()
         cols["yahtzee_bonus"] += st[:, 2].astype(bool).tolist()
         cols["value"] += E[st[:, 0], st[:, 1], st[:, 2]].tolist()
     return cols
 
 
-def simulate(rules: YahtzeeRules, E: np.ndarray, games: int, rng: np.random.Generator
-             ) -> np.ndarray:
+def simulate(
+    rules: YahtzeeRules, E: np.ndarray, games: int, rng: np.random.Generator
+) -> np.ndarray:
     """Final scores of `games` games of optimal play, all games in lockstep."""
     from .kernel import batch
+
     kg = keep_graph()
     st = score_tables(rules)
     a = args(rules)
     nb = rules.n_boxes
     code_of = {tuple(c): o for o, c in enumerate(kg.roll_counts.tolist())}
     pow7 = 7 ** np.arange(6)
-    lookup = np.full(7 ** 6, -1, np.int64)
+    lookup = np.full(7**6, -1, np.int64)
     for c, o in code_of.items():
         lookup[int(np.dot(c, pow7))] = o
     idx = _keep_index()
     subkeeps = np.full((len(kg.roll_keep), 32), -1, np.int64)
     for o, c in enumerate(kg.roll_counts.tolist()):
         subs = sorted({idx[s] for s in np.ndindex(*(x + 1 for x in c))})
-        subkeeps[o, :len(subs)] = subs
+        subkeeps[o, : len(subs)] = subs
     mask = np.zeros(games, np.int64)
     up = np.zeros(games, np.int64)
     yf = np.zeros(games, np.int64)
@@ -187,13 +217,13 @@ def simulate(rules: YahtzeeRules, E: np.ndarray, games: int, rng: np.random.Gene
         VB = np.empty((len(uniq), len(kg.roll_keep), nb))
         A1 = np.empty((len(uniq), len(kg.add)))
         A2 = np.empty((len(uniq), len(kg.add)))
-        batch(uniq, E, *a, VB, A1, A2)
+        batch(uniq, E, *a, VB, A1, A2)  # type: ignore[call-arg]
         counts = np.zeros((games, 6), np.int64)
         for A in (A2, A1, None):
             new = rng.integers(0, 6, (games, 5))
             have = counts.sum(axis=1)
             for d in range(5):
-                add_die = d >= have                        # only the dice not kept
+                add_die = d >= have  # only the dice not kept
                 counts[g[add_die], new[add_die, d]] += 1
             o = lookup[counts @ pow7]
             if A is None:

@@ -1,6 +1,7 @@
 """The compiled solver kernel (numba): imported only when a table is solved, never by a
 query.  Compiled functions are cached on disk by numba (cache=True), so only the first
 solve on a machine pays for compilation."""
+
 import numba
 import numpy as np
 
@@ -10,8 +11,23 @@ _widget = numba.njit(cache=True, nogil=True)(widget)
 
 
 @numba.njit(cache=True, parallel=True)
-def level(states, E, base, upper_face, joker, five, ybox, joker_mode, upper_bonus, threshold,
-          ybonus, add, remove, roll_keep, size_start):
+def level(
+    states,
+    E,
+    base,
+    upper_face,
+    joker,
+    five,
+    ybox,
+    joker_mode,
+    upper_bonus,
+    threshold,
+    ybonus,
+    add,
+    remove,
+    roll_keep,
+    size_start,
+):
     """E[mask, up, yf] for every state of one level, in parallel."""
     nb, n_out, nk = base.shape[0], base.shape[1], add.shape[0]
     for i in numba.prange(states.shape[0]):
@@ -19,16 +35,72 @@ def level(states, E, base, upper_face, joker, five, ybox, joker_mode, upper_bonu
         VB = np.empty((n_out, nb))
         A1 = np.empty(nk)
         A2 = np.empty(nk)
-        E[mask, up, yf] = _widget(mask, up, yf, E, base, upper_face, joker, five, ybox,
-                                  joker_mode, upper_bonus, threshold, ybonus, add, remove,
-                                  roll_keep, size_start, VB, A1, A2)
+        E[mask, up, yf] = _widget(
+            mask,
+            up,
+            yf,
+            E,
+            base,
+            upper_face,
+            joker,
+            five,
+            ybox,
+            joker_mode,
+            upper_bonus,
+            threshold,
+            ybonus,
+            add,
+            remove,
+            roll_keep,
+            size_start,
+            VB,
+            A1,
+            A2,
+        )
 
 
 @numba.njit(cache=True, parallel=True)
-def batch(states, E, base, upper_face, joker, five, ybox, joker_mode, upper_bonus, threshold,
-          ybonus, add, remove, roll_keep, size_start, VB, A1, A2):
+def batch(
+    states,
+    E,
+    base,
+    upper_face,
+    joker,
+    five,
+    ybox,
+    joker_mode,
+    upper_bonus,
+    threshold,
+    ybonus,
+    add,
+    remove,
+    roll_keep,
+    size_start,
+    VB,
+    A1,
+    A2,
+):
     """The widget's outputs (VB, A1, A2) for many states at once (the simulator)."""
     for i in numba.prange(states.shape[0]):
-        _widget(states[i, 0], states[i, 1], states[i, 2], E, base, upper_face, joker, five,
-                ybox, joker_mode, upper_bonus, threshold, ybonus, add, remove, roll_keep,
-                size_start, VB[i], A1[i], A2[i])
+        _widget(
+            states[i, 0],
+            states[i, 1],
+            states[i, 2],
+            E,
+            base,
+            upper_face,
+            joker,
+            five,
+            ybox,
+            joker_mode,
+            upper_bonus,
+            threshold,
+            ybonus,
+            add,
+            remove,
+            roll_keep,
+            size_start,
+            VB[i],
+            A1[i],
+            A2[i],
+        )

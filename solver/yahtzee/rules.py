@@ -1,4 +1,5 @@
 """Rule sets of the Yahtzee family (RULES.md: yahtzee, yahtzee-free-joker, yatzy)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -14,12 +15,12 @@ UPPER = ("ones", "twos", "threes", "fours", "fives", "sixes")
 class YahtzeeRules:
     name: str
     description: str
-    boxes: tuple[str, ...]          # upper six first
-    family: str                     # "american" or "scandinavian"
-    joker: str | None               # "forced" (official), "free" (Verhoeff) or None
-    upper_bonus: int                # paid once the upper boxes total `threshold` or more
+    boxes: tuple[str, ...]  # upper six first
+    family: str  # "american" or "scandinavian"
+    joker: str | None  # "forced" (official), "free" (Verhoeff) or None
+    upper_bonus: int  # paid once the upper boxes total `threshold` or more
     threshold: int = 63
-    yahtzee_bonus: int = 0          # each extra Yahtzee while the box holds 50
+    yahtzee_bonus: int = 0  # each extra Yahtzee while the box holds 50
 
     @property
     def n_boxes(self) -> int:
@@ -29,8 +30,9 @@ class YahtzeeRules:
         try:
             return self.boxes.index(name)
         except ValueError:
-            raise InputError(f"unknown box {name!r} under {self.name}; boxes: "
-                             f"{', '.join(self.boxes)}") from None
+            raise InputError(
+                f"unknown box {name!r} under {self.name}; boxes: {', '.join(self.boxes)}"
+            ) from None
 
     def digest(self) -> str:
         d = asdict(self)
@@ -38,25 +40,63 @@ class YahtzeeRules:
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()
 
 
-AMERICAN = UPPER + ("three_kind", "four_kind", "full_house", "small_straight",
-                    "large_straight", "yahtzee", "chance")
-SCANDINAVIAN = UPPER + ("one_pair", "two_pairs", "three_kind", "four_kind", "small_straight",
-                        "large_straight", "full_house", "chance", "yatzy")
+AMERICAN = UPPER + (
+    "three_kind",
+    "four_kind",
+    "full_house",
+    "small_straight",
+    "large_straight",
+    "yahtzee",
+    "chance",
+)
+SCANDINAVIAN = UPPER + (
+    "one_pair",
+    "two_pairs",
+    "three_kind",
+    "four_kind",
+    "small_straight",
+    "large_straight",
+    "full_house",
+    "chance",
+    "yatzy",
+)
 
 PRESETS = {
     "yahtzee": YahtzeeRules(
-        "yahtzee", "Official Yahtzee: 13 boxes, upper bonus 35 at 63, Yahtzee 50, 100 for "
+        "yahtzee",
+        "Official Yahtzee: 13 boxes, upper bonus 35 at 63, Yahtzee 50, 100 for "
         "each extra Yahtzee while the box holds 50, forced joker placement.",
-        AMERICAN, "american", "forced", 35, 63, 100),
+        AMERICAN,
+        "american",
+        "forced",
+        35,
+        63,
+        100,
+    ),
     "yahtzee-free-joker": YahtzeeRules(
-        "yahtzee-free-joker", "Yahtzee with T. Verhoeff's free joker: an extra Yahtzee may be "
+        "yahtzee-free-joker",
+        "Yahtzee with T. Verhoeff's free joker: an extra Yahtzee may be "
         "scored in any open box; full house and straights take it at 25/30/40 only when the "
         "Yahtzee box and the upper box of its face are filled.",
-        AMERICAN, "american", "free", 35, 63, 100),
+        AMERICAN,
+        "american",
+        "free",
+        35,
+        63,
+        100,
+    ),
     "yatzy": YahtzeeRules(
-        "yatzy", "Scandinavian Yatzy: 15 boxes, upper bonus 50 at 63, one pair, two pairs, "
+        "yatzy",
+        "Scandinavian Yatzy: 15 boxes, upper bonus 50 at 63, one pair, two pairs, "
         "three/four of a kind = 3v/4v, straights 15/20, full house = sum, yatzy 50; no bonus, "
-        "no joker.", SCANDINAVIAN, "scandinavian", None, 50, 63, 0),
+        "no joker.",
+        SCANDINAVIAN,
+        "scandinavian",
+        None,
+        50,
+        63,
+        0,
+    ),
 }
 
 

@@ -6,6 +6,7 @@ Yahtzee 50; chance = sum.  Scandinavian: one pair = 2 x the highest pair; two pa
 different faces = 2a + 2b; three/four of a kind = 3v/4v; 1-2-3-4-5 = 15; 2-3-4-5-6 = 20;
 full house (3+2, different faces) = sum; chance = sum; yatzy 50.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -83,20 +84,20 @@ def score(rules: YahtzeeRules, box: str, counts) -> int:
 
 @dataclass(frozen=True, eq=False)
 class ScoreTables:
-    base: np.ndarray         # (boxes, 252) ordinary scores
-    upper_face: np.ndarray   # (boxes,) face 1..6 of an upper box, 0 for a lower box
-    joker: np.ndarray        # (boxes,) joker score of full house / straights, -1 otherwise
-    five: np.ndarray         # (252,) face 0..5 of a five-of-a-kind hand, -1 otherwise
-    yahtzee_box: int         # index of the Yahtzee box (-1 if none: no bonus, no joker)
+    base: np.ndarray  # (boxes, 252) ordinary scores
+    upper_face: np.ndarray  # (boxes,) face 1..6 of an upper box, 0 for a lower box
+    joker: np.ndarray  # (boxes,) joker score of full house / straights, -1 otherwise
+    five: np.ndarray  # (252,) face 0..5 of a five-of-a-kind hand, -1 otherwise
+    yahtzee_box: int  # index of the Yahtzee box (-1 if none: no bonus, no joker)
 
 
 @lru_cache(maxsize=16)
 def tables(rules: YahtzeeRules) -> ScoreTables:
     kg = keep_graph()
-    base = np.array([[score(rules, b, tuple(c)) for c in kg.roll_counts] for b in rules.boxes],
-                    np.int64)
-    upper_face = np.array([UPPER.index(b) + 1 if b in UPPER else 0 for b in rules.boxes],
-                          np.int64)
+    base = np.array(
+        [[score(rules, b, tuple(c)) for c in kg.roll_counts] for b in rules.boxes], np.int64
+    )
+    upper_face = np.array([UPPER.index(b) + 1 if b in UPPER else 0 for b in rules.boxes], np.int64)
     joker = np.array([JOKER_VALUES.get(b, -1) for b in rules.boxes], np.int64)
     five = np.array([int(np.argmax(c)) if max(c) == 5 else -1 for c in kg.roll_counts], np.int64)
     ybox = rules.boxes.index("yahtzee") if rules.joker and "yahtzee" in rules.boxes else -1

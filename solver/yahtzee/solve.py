@@ -7,6 +7,7 @@ level every state is independent and the widget runs for all of them in parallel
 compiled once and cached on disk).  Only upper totals that the filled upper boxes can make
 are solved.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,17 +16,18 @@ from .dice import keep_graph
 from .rules import YahtzeeRules
 from .scoring import tables
 
+
 def reachable_upper(rules: YahtzeeRules) -> np.ndarray:
     """ok[upper_mask, up]: can the filled upper boxes total `up` (capped at the threshold)?"""
     T = rules.threshold
     ok = np.zeros((64, T + 1), bool)
     ok[0, 0] = True
     for umask in range(1, 64):
-        f = (umask & -umask).bit_length()      # the lowest face filled, 1..6
+        f = (umask & -umask).bit_length()  # the lowest face filled, 1..6
         prev = umask & (umask - 1)
         for up in np.nonzero(ok[prev])[0]:
             for k in range(6):
-                ok[umask, min(T, up + f * k)] = True
+                ok[umask, min(T, int(up) + f * k)] = True
     return ok
 
 
@@ -33,12 +35,24 @@ def joker_mode(rules: YahtzeeRules) -> int:
     return {None: 0, "forced": 1, "free": 2}[rules.joker]
 
 
-def args(rules: YahtzeeRules):
+def args(rules: YahtzeeRules) -> tuple:
     """The widget's table arguments, in order, after (mask, up, yf, E)."""
     kg, st = keep_graph(), tables(rules)
-    return (st.base, st.upper_face, st.joker, st.five, st.yahtzee_box, joker_mode(rules),
-            rules.upper_bonus, rules.threshold, rules.yahtzee_bonus, kg.add, kg.remove,
-            kg.roll_keep, kg.size_start)
+    return (
+        st.base,
+        st.upper_face,
+        st.joker,
+        st.five,
+        st.yahtzee_box,
+        joker_mode(rules),
+        rules.upper_bonus,
+        rules.threshold,
+        rules.yahtzee_bonus,
+        kg.add,
+        kg.remove,
+        kg.roll_keep,
+        kg.size_start,
+    )
 
 
 def upper_mask(rules: YahtzeeRules, masks: np.ndarray) -> np.ndarray:
@@ -63,7 +77,7 @@ def level_states(rules: YahtzeeRules, filled: int, ok: np.ndarray) -> np.ndarray
     ybox = tables(rules).yahtzee_box
     yf = np.zeros(len(masks), np.int64)
     if ybox >= 0:
-        two = (masks >> ybox) & 1 == 1          # the Yahtzee box filled: with 0 or with 50
+        two = (masks >> ybox) & 1 == 1  # the Yahtzee box filled: with 0 or with 50
         masks = np.concatenate([masks, masks[two]])
         up = np.concatenate([up, up[two]])
         yf = np.concatenate([yf, np.ones(int(two.sum()), np.int64)])
@@ -73,6 +87,7 @@ def level_states(rules: YahtzeeRules, filled: int, ok: np.ndarray) -> np.ndarray
 def solve(rules: YahtzeeRules, progress=None) -> np.ndarray:
     """E[mask, up, yf] for every reachable state (0 elsewhere); E[0, 0, 0] is the optimum."""
     from .kernel import level
+
     nb = rules.n_boxes
     ok = reachable_upper(rules)
     E = np.zeros((1 << nb, rules.threshold + 1, 2))

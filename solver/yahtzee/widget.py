@@ -12,13 +12,34 @@ Outputs, filled in place:
   A1[k]     keeping k with one roll left;  A2[k]: with two rolls left
   returns   the value of the state at the start of its turn.
 """
+
 import numpy as np
 
 NEG = -1e300
 
 
-def widget(mask, up, yf, E, base, upper_face, joker, five, ybox, joker_mode, upper_bonus,
-           threshold, ybonus, add, remove, roll_keep, size_start, VB, A1, A2):
+def widget(
+    mask,
+    up,
+    yf,
+    E,
+    base,
+    upper_face,
+    joker,
+    five,
+    ybox,
+    joker_mode,
+    upper_bonus,
+    threshold,
+    ybonus,
+    add,
+    remove,
+    roll_keep,
+    size_start,
+    VB,
+    A1,
+    A2,
+):
     nb = base.shape[0]
     n_out = base.shape[1]
     nk = add.shape[0]
@@ -28,7 +49,7 @@ def widget(mask, up, yf, E, base, upper_face, joker, five, ybox, joker_mode, upp
     for o in range(n_out):
         best = NEG
         f5 = five[o]
-        extra = y_filled and f5 >= 0            # an extra Yahtzee: bonus and joker rules
+        extra = y_filled and f5 >= 0  # an extra Yahtzee: bonus and joker rules
         bonus = ybonus if (extra and yf == 1) else 0
         # forced joker: the upper box of its face if open, else a lower box, else upper 0
         forced_upper = -1
@@ -83,12 +104,12 @@ def widget(mask, up, yf, E, base, upper_face, joker, five, ybox, joker_mode, upp
         A = A1 if rolls == 0 else A2
         for o in range(n_out):
             A[roll_keep[o]] = F[o]
-        for k in range(last - 1, -1, -1):       # keeps of 4..0 dice: mean over one more die
+        for k in range(last - 1, -1, -1):  # keeps of 4..0 dice: mean over one more die
             s = 0.0
             for f in range(6):
                 s += A[add[k, f]]
             A[k] = s / 6.0
-        M = np.empty(nk)                        # best keep within each multiset
+        M = np.empty(nk)  # best keep within each multiset
         for k in range(nk):
             m = A[k]
             for f in range(6):
