@@ -8,6 +8,7 @@ import tempfile
 import time
 
 import numpy as np
+
 from dicesolver import rules
 from dicesolver.objectives.final_round import solve_final_round
 from dicesolver.objectives.last_turn import solve_last_turn

@@ -5,6 +5,7 @@ import tempfile
 import time
 
 import numpy as np
+
 from dicesolver import rules
 from dicesolver.answers.checks import resolve_policy
 from dicesolver.play.evaluate import evaluate

@@ -1,6 +1,7 @@
 """One way for the tests to run a CLI command and check its exit code."""
 
 from click.testing import CliRunner
+
 from dicesolver.cli import main, yahtzee_main
 
 

@@ -6,6 +6,7 @@ one simulator (play/simulate.py) with the game's own turn solution as the policy
 from __future__ import annotations
 
 import numpy as np
+
 from dicesolver.objectives.last_turn import solve_last_turn
 from dicesolver.play.policies import OptimalPolicy
 from dicesolver.play.simulate import play_turns

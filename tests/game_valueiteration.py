@@ -8,6 +8,7 @@ banking is optimal (checked: rolling there is worth less than banking in the res
 """
 
 import numpy as np
+
 from dicesolver.outcomes.scoring import p_zilch, scored
 
 

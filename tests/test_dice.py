@@ -4,9 +4,10 @@ from fractions import Fraction
 from itertools import product
 
 import pytest
-from dicesolver.outcomes.dice import colour_match_probability, outcomes
 from hypothesis import given
 from hypothesis import strategies as st
+
+from dicesolver.outcomes.dice import colour_match_probability, outcomes
 
 
 @pytest.mark.parametrize("n, distinct", [(1, 6), (2, 21), (3, 56), (4, 126), (5, 252), (6, 462)])

@@ -3,9 +3,10 @@
 import json
 from fractions import Fraction
 
-import dicesolver as ds
 import numpy as np
 import pytest
+
+import dicesolver as ds
 from dicesolver import rules
 from dicesolver.play.policies import OptimalPolicy
 from dicesolver.play.simulate import play_turns

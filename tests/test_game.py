@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pytest
+
 from dicesolver import rules
 
 from . import game_valueiteration as VI
@@ -68,11 +69,13 @@ def test_game_invariants(name):
 
 
 @pytest.mark.parametrize(
-    "name, target", [("zonk-chicago", 1000), ("farkle", 1000), ("zilch", 1500)]
+    "name, target",
+    [("zonk-chicago", 1000), ("farkle", 1000), ("zilch", 1500), ("zonk-detroit", 1000)],
 )
 def test_simulated_games_reproduce_the_first_players_chance(name, target):
     """Optimal against optimal, played with physical dice, to a small target; with a final
-    round (farkle, zilch) the other player then plays his optimal last turn."""
+    round (farkle, zilch) the other player then plays his optimal last turn.  Every turn is
+    the package's one simulator (zonk-detroit: colour pairs rolled too, offers taken)."""
     from .game_sim import play_games
 
     rs = rules.load(name)
@@ -281,3 +284,31 @@ def test_two_player_advise_uses_the_stored_game(tmp_path, preset, target, state)
             code=2,
         ).stderr  # more than the opponent has
         assert "impossible offer" in err and "\n" not in err.strip()
+
+
+@pytest.mark.parametrize("preset", ["zonk-chicago", "zilch-online"])
+def test_plot_game_draws_the_games_own_turn(preset):
+    """Issue 11: the game plot's bank thresholds come from the game's one turn builder, the
+    turn advise answers from: with Zonk's piggyback offers (banking with n dice left is worth
+    less where the opponent would take them over) and zilch-online's permanent levels."""
+    from dicesolver.answers.pictures import bank_from
+    from dicesolver.objectives.game import solve_game_turns
+
+    rs = rules.load(preset)
+    g = solve_game(rs, 1000)
+    pts = np.array([0, 6, 12])
+    first = bank_from(g, pts)
+    u = rs.unit
+    for i, (a, b) in enumerate((a, b) for a in pts for b in pts):
+        sol = g.turn(a * u, b * u)[0]  # as advise solves it
+        for n in range(1, rs.dice):
+            banks = np.nonzero(sol.bank[0, n, 1:] >= sol.roll[0, n, 1:])[0]
+            want = (banks[0] + 1) * u if len(banks) else np.nan
+            assert first[i, n] == want or (np.isnan(want) and np.isnan(first[i, n]))
+    if rs.piggyback:  # without the offers the picture would differ (the old bug)
+        rows = np.array([(a, b) for a in pts for b in pts])
+        plain = solve_game_turns(g.model, g.W, g.finals, rows).levels()[0]
+        banks = plain.bank >= plain.roll
+        banks[:, :, 0] = False
+        old = np.where(banks.any(axis=2), banks.argmax(axis=2), np.nan) * u
+        assert not np.array_equal(np.nan_to_num(old[:, 1:-1]), np.nan_to_num(first[:, 1:-1]))

@@ -1,6 +1,7 @@
 """Rule sets: presets as data, user files, and one-line errors that name the file and key."""
 
 import pytest
+
 from dicesolver import InputError, rules
 
 EXAMPLE = """

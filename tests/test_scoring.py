@@ -3,6 +3,7 @@
 from fractions import Fraction
 
 import pytest
+
 from dicesolver import rules
 from dicesolver.outcomes.scoring import p_zilch, parse_roll, score_outcome
 

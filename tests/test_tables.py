@@ -4,6 +4,7 @@ import multiprocessing as mp
 import os
 
 import numpy as np
+
 from dicesolver import rules
 from dicesolver import store as tables
 from dicesolver.store import Store

@@ -5,6 +5,9 @@ import dataclasses
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from dicesolver import rules
 from dicesolver.answers.checks import resolve_policy
 from dicesolver.objectives.score import score_payoff, solve_score
@@ -13,8 +16,6 @@ from dicesolver.play.simulate import play_turns
 from dicesolver.rules import from_dict
 from dicesolver.turn import TurnState, solve_turn
 from dicesolver.turn.reach import sweep
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from . import bruteforce
 from .solvers import score_policy, tables

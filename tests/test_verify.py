@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pytest
+
 from dicesolver import InputError, rules
 from dicesolver.play.policies import load_policy
 from dicesolver.rules import from_dict

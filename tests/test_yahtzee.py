@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pytest
+
 from dicesolver.store import Store
 from dicesolver.yahtzee.game import game_table, parse_state, run_widget
 from dicesolver.yahtzee.rules import PRESETS, YahtzeeRules

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from dicesolver.objectives.game import NEWTON_TOL, _bank_minimums, check_supported, turn_payoff
 from dicesolver.play.policies import OptimalPolicy
 from dicesolver.play.simulate import play_turns

@@ -173,10 +173,7 @@ def plot_game(
             f"use a step of at least {u * -(-R // 99)}"
         )
     pts = np.arange(0, R, step_u)
-    rows = np.array([(a, b) for a in pts for b in pts])
-    sol = g.turns(rows).levels()[0]
-    banks = sol.bank >= sol.roll
-    banks[:, :, 0] = False
+    first = bank_from(g, pts)
     plt = _pyplot()
     n_plots = rs.dice + 1
     cols = 4
@@ -196,9 +193,8 @@ def plot_game(
         if n == rs.dice and rs.hot_dice == "mandatory":
             axes[i].set_axis_off()
             continue
-        first = np.where(banks[:, n].any(axis=1), banks[:, n].argmax(axis=1), np.nan) * u
         im = axes[i].imshow(
-            first.reshape(len(pts), len(pts)).T, origin="lower", extent=ext, cmap="magma"
+            first[:, n].reshape(len(pts), len(pts)).T, origin="lower", extent=ext, cmap="magma"
         )
         axes[i].set(
             title=f"bank from (turn total), {n} dice", xlabel="my score", ylabel="opponent's score"
@@ -210,3 +206,16 @@ def plot_game(
     fig.savefig(out, dpi=100)
     plt.close(fig)
     return Picture(out)
+
+
+def bank_from(g, pts: np.ndarray) -> np.ndarray:
+    """first[pair, n]: the smallest turn total (points) from which optimal play banks with n
+    dice left, no permanent points held (NaN: it never does), for every pair of scores
+    (a, b) in pts x pts (units): each pair's turn solved by the game's own turn
+    (GameTable.turns: piggyback offers and levels of permanent points included)."""
+    rows = np.array([(a, b) for a in pts for b in pts])
+    sol = g.turns(rows).levels()[0]
+    banks = sol.bank >= sol.roll
+    banks[:, :, 0] = False
+    first = np.where(banks.any(axis=2), banks.argmax(axis=2), np.nan)
+    return first * g.rules.unit

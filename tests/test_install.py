@@ -1,0 +1,74 @@
+"""Issue 11: what a user gets from a regular (not editable) `pip install .`: one package,
+`dicesolver`, complete (every module, the presets, the C kernel), and working `zilch` and
+`yahtzee` commands run from outside the checkout."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """The project installed into a folder of its own (its dependencies are this
+    environment's: only the package itself is under test)."""
+    target = tmp_path_factory.mktemp("site")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(target),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+        cwd=target,
+    )
+    return target
+
+
+def _run(installed, *args):
+    env = dict(os.environ, PYTHONPATH=str(installed))
+    env.pop("DICESOLVER_TABLES", None)
+    env["XDG_CACHE_HOME"] = str(installed / "cache")  # tables: the user's cache
+    return subprocess.run(
+        [sys.executable, str(installed / "bin" / args[0]), *args[1:]],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=installed.parent,
+    )
+
+
+def test_one_package_and_every_module(installed):
+    tops = {p.name for p in installed.iterdir() if not p.name.endswith((".dist-info", "-info"))}
+    assert "dicesolver" in tops and not {"solver", "cli", "cli.py"} & tops
+    src = {p.relative_to(ROOT / "solver") for p in (ROOT / "solver").rglob("*.py")}
+    got = {
+        p.relative_to(installed / "dicesolver") for p in (installed / "dicesolver").rglob("*.py")
+    }
+    assert src <= got, src - got
+    assert len(list((installed / "dicesolver" / "rulesets").glob("*.toml"))) >= 7
+    assert list((installed / "dicesolver" / "turn").glob("_kernel*.so")), "no C kernel built"
+
+
+def test_both_commands_answer(installed):
+    res = _run(installed, "zilch", "advise", "--rules", "farkle", "--dice", "3", "--turn", "400")
+    assert res.returncode == 0, res.stderr
+    assert "ROLL" in res.stdout
+    res = _run(installed, "yahtzee", "advise", "--dice", "1,3,3,5,6", "--rolls-left", "2")
+    assert res.returncode == 0, res.stderr
+    assert "3 3 " in res.stdout  # keep the pair of 3s
+    assert (installed / "cache" / "dicesolver" / "tables").is_dir()  # not the site folder
+    res = _run(installed, "zilch", "--version")
+    assert res.returncode == 0 and "0.2.0" in res.stdout
