@@ -99,7 +99,7 @@ class Finals:
             R,
             {
                 flag: solve_last_turn(model, deficits, flag)[0].roll[:, 0, 0]
-                for flag in {True, bool(not rules.entry_minimum)}
+                for flag in {rules.on_board(0), rules.on_board(1)}
             },
         )
 
@@ -289,24 +289,13 @@ def _permanent_turns(
     rules = model.rules
     EU = np.zeros((1,) + U.shape)
     EU[0, :, 0] = 1.0
+    on = np.array([rules.on_board(x) for x in a], bool)
     parts = []
     for flag in (False, True):
-        sel = np.nonzero((a > 0) == flag if rules.entry_minimum else np.full(len(a), flag))[0]
-        if not len(sel):
-            continue
-        parts.append(
-            (
-                sel,
-                solve_levels(
-                    model,
-                    U[sel],
-                    np.ones(len(sel)),
-                    flag or not rules.entry_minimum,
-                    EU[:, sel],
-                    np.zeros((1, len(sel))),
-                ),
-            )
-        )
+        sel = np.nonzero(on == flag)[0]
+        if len(sel):
+            one = np.ones(len(sel))
+            parts.append((sel, solve_levels(model, U[sel], one, flag, EU[:, sel], 0 * one[None])))
     return tuple(parts)
 
 
