@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING, Any
 from .errors import InputError
 
 __version__ = "0.2.0"
-# Bumped whenever a change can alter a solved value; stored in every table file.
-SOLVER_VERSION = 3
 
 # name -> the module of the answers layer that defines it
 _API = {

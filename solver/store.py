@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import SOLVER_VERSION
-
 MAGIC = b"DICESOLVER-TABLE\n"
 FORMAT_VERSION = 1
+# Bumped whenever a change can alter a solved value; stored in every table file.
+SOLVER_VERSION = 3
 ENV = "DICESOLVER_TABLES"
 
 Arrays = dict[str, np.ndarray]
@@ -35,6 +35,9 @@ Arrays = dict[str, np.ndarray]
 @dataclass(frozen=True)
 class Store:
     folder: Path
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "folder", Path(self.folder))  # a str is welcome too
 
     @classmethod
     def resolve(cls, option: str | os.PathLike | None = None) -> Store:

@@ -6,17 +6,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .objectives.game import Finals, GameTable, Offers, check_supported, solve_game
-from .objectives.last_turn import TRUNCATION, LastTurnTable, board_flags, reach_bound
 from .objectives.score import ScorePolicy, solve_score
 from .outcomes.model import FORMAT, TurnModel, model_arrays
 from .rules import RuleSet
 from .store import Store
 from .turn import TurnLevels, TurnSolution
 from .turn.reach import bucket, sweep
+
+# The end-game and game modules are imported by the tables that need them: a query about
+# expected points does not pay for them.
+if TYPE_CHECKING:
+    from .objectives.game import GameTable
+    from .objectives.last_turn import LastTurnTable
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,6 +45,8 @@ class Tables:
     @cached_property
     def reach_bound(self) -> int:
         """Units no turn adds with probability above TRUNCATION (last_turn.reach_bound)."""
+        from .objectives.last_turn import TRUNCATION, reach_bound
+
         _, arrays = self._cached(
             "reach", lambda: ({}, {"D": np.array([reach_bound(self.model)])}), {"eps": TRUNCATION}
         )
@@ -66,6 +73,7 @@ class Tables:
     @cached_property
     def last_turn(self) -> LastTurnTable:
         """P(win) of a last turn for every deficit up to the target, both board flags."""
+        from .objectives.last_turn import LastTurnTable, board_flags
 
         def build():
             tab = LastTurnTable.solve(self.model)
@@ -94,6 +102,8 @@ class Tables:
     ) -> GameTable | None:
         """The two-player game table (solved and stored if missing, unless solve_if_missing
         is False: a query never starts a solve)."""
+        from .objectives.game import Finals, GameTable, Offers, check_supported, solve_game
+
         rules = self.rules
         check_supported(rules)
         target = rules.target if target is None else target
@@ -106,7 +116,7 @@ class Tables:
             def build():
                 g = solve_game(
                     self.model,
-                    self.reach_bound,
+                    0 if rules.end == "instant" else self.reach_bound,  # (no final round)
                     target,
                     progress,
                     self.store.checkpoint(rules.name, rules.digest(), objective),

@@ -36,8 +36,9 @@ def play_games(g, n_games: int, rng: np.random.Generator) -> np.ndarray:
             n, t = offer[act, 0], offer[act, 1]
             take = (t > 0) & np.isfinite(g.O.lookup(me, opp, n, np.minimum(t, R - 1)))
             start = (np.where(take, n, 0), np.where(take, t, 0), 0)
+        on_board = np.array([rules.on_board(x) for x in me], bool)
         played = play_turns(
-            model, turns, len(act), rng, (me > 0) | (not rules.entry_minimum), start, me * R + opp
+            model, turns, len(act), rng, on_board, start, me * R + opp, dice_left=True
         )
         offer[act] = np.column_stack([played.left, played.points])
         score[act, mover] += played.points
@@ -63,7 +64,7 @@ def _last_turns(model, deficits: np.ndarray, on_board: np.ndarray, rng) -> np.nd
     """Units scored by optimal last turns against each deficit (units): the end-game's
     policy, one batch of turns per board flag (a row per deficit)."""
     rules = model.rules
-    flags = on_board | (not rules.entry_minimum)
+    flags = on_board | (not rules.entry_minimum)  # (the deficits' board flags)
     out = np.zeros(len(deficits), np.int64)
     for flag in np.unique(flags):
         games = np.nonzero(flags == flag)[0]

@@ -9,24 +9,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from ..objectives.final_round import solve_final_round, stopping_rule
-from ..objectives.game import fairest_head_start
-from ..objectives.last_turn import reach_target_turn, solve_last_turn
-from ..objectives.score import ScorePolicy
-from ..objectives.situation import Situation, situation
-from ..outcomes.dice import colour_match_probability
-from ..outcomes.odds import roll_odds
-from ..outcomes.scoring import parse_roll, score_outcome
 from ..rules import RuleSet, preset_names
 from ..rules import load as load_rules
 from ..store import Store
-from ..tables import Tables
 from ..turn import StateValues, TurnState
 from .base import Answer, dice_list, hidden, int_list, optional, rule_set, tables_of
-from .export import Table, game_rows, last_turn_rows, score_rows
 from .progress import SILENT, Progress
+
+# The objectives are imported by the questions that need them: a query pays for its own.
+if TYPE_CHECKING:
+    from ..objectives.score import ScorePolicy
+    from ..tables import Tables
+    from .export import Table
 
 Rules = str | RuleSet
 Tables_ = str | Store | None
@@ -101,6 +98,8 @@ class Odds(Answer):
 
 def odds(rules: Rules = "farkle", dice: int | None = None) -> Odds:
     """Exact odds of one roll: zilch, each combination, the best immediate points."""
+    from ..outcomes.odds import roll_odds
+
     rs = rule_set(rules)
     n = rs.dice if dice is None else dice
     if not 1 <= n <= rs.dice:
@@ -325,6 +324,9 @@ def advise(
 def _ranking(
     tab: Tables, state: TurnState, faces: list[int], matched: bool, on_board: bool
 ) -> Ranking:
+    from ..outcomes.dice import colour_match_probability
+    from ..outcomes.scoring import parse_roll, score_outcome
+
     rs = tab.rules
     if len(faces) != state.dice:
         raise InputError(f"--roll has {len(faces)} dice but {state.dice} dice were to be rolled")
@@ -432,9 +434,13 @@ def _take_over_game(tab: Tables, spec, score: int, opponent: int) -> GameTakeOve
 def _endgame_advice(
     tab: Tables, state: TurnState, score: int, opponents: list[int], mode: str | None
 ) -> EndgameAdvice:
+    from ..objectives.final_round import solve_final_round
+    from ..objectives.last_turn import reach_target_turn
+    from ..objectives.situation import situation
+
     rs = tab.rules
     tab.score.check(state)
-    sit: Situation = situation(rs, score, opponents, mode)
+    sit = situation(rs, score, opponents, mode)
     on_board = rs.on_board(score)
 
     def answer(kind: str, v: StateValues | None, **more) -> EndgameAdvice:
@@ -555,6 +561,8 @@ def endgame(
 ) -> LastTurnAdvice | FinalRoundReport | Table:
     """Can I still win?  A last turn against a deficit; the whole last-turn table; or a
     final round: everyone's chance and each player's stopping rule."""
+    from .export import last_turn_rows
+
     rs = rule_set(rules)
     tab = tables_of(rs, tables)
     if final_round or scores is not None:
@@ -578,6 +586,9 @@ def endgame(
 
 
 def _final_round_report(tab: Tables, scores: list[int]) -> FinalRoundReport:
+    from ..objectives.final_round import solve_final_round, stopping_rule
+    from ..objectives.last_turn import solve_last_turn
+
     rs = tab.rules
     if rs.target is None or rs.end != "final_round":
         raise InputError(f"{rs.name} has no final round")
@@ -647,6 +658,8 @@ def game(
         pair = int_list(scores, "--scores")
         if len(pair) != 2:
             raise InputError("--scores expects ME,OPP such as 0,0")
+    from ..objectives.game import fairest_head_start
+
     g = solve_game_table(tab, target, progress)
     note = PIGGYBACK_NOTE if g.O is not None else None
     if fairness:
@@ -684,6 +697,8 @@ def export(rules: Rules = "farkle", objective: str = "score", tables: Tables_ = 
     """The whole policy as rows: expected points ("score"), the last turn by deficit
     ("last-turn"), or the two-player game's start-of-turn table ("game", solved first with
     zilch game)."""
+    from .export import game_rows, last_turn_rows, score_rows
+
     rs = rule_set(rules)
     tab = tables_of(rs, tables)
     builders = {"score": score_rows, "last-turn": last_turn_rows, "game": game_rows}

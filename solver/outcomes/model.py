@@ -120,6 +120,19 @@ class TurnModel:
         return opts
 
     @cached_property
+    def padded(self) -> dict[str, np.ndarray]:
+        """(O, W) over each outcome's choices in `options` order: the choice ("choice", -1
+        padding), "valid", and the choice's points, kept, target, shift and perm (padding
+        repeats choice 0's: read them where valid)."""
+        opts = self.options
+        valid = opts >= 0
+        oc = np.where(valid, opts, 0)
+        out = {"choice": opts, "valid": valid}
+        for k in ("points", "kept", "target", "shift", "perm"):
+            out[k] = getattr(self, k)[oc]
+        return out
+
+    @cached_property
     def roll_index(self) -> np.ndarray:
         """(2, N+1, 7**6) [colour-matched, dice, base-7 code of the face counts] -> merged
         outcome (-1: a zilch): where a physically rolled hand lands."""

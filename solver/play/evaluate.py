@@ -49,7 +49,6 @@ def evaluate(
     (default: a fresh turn)."""
     rules = model.rules
     S, u = model.states, rules.unit
-    n_out = len(model.prob)
     out_dice = model.out_dice
     min_bank = rules.min_bank(on_board)
     state = TurnState(rules.dice) if state is None else state
@@ -59,7 +58,6 @@ def evaluate(
     dist: dict[int, float] = {}
     p_zilch = 0.0
     remaining = 1.0
-    outs = np.arange(n_out)
     while mass and remaining > RESIDUAL:
         p = min(mass)
         M = mass.pop(p)
@@ -88,7 +86,7 @@ def evaluate(
             om = mn[out_dice - 1] * model.prob
             live = om > 0
             if live.any():
-                pick = policy.choose(model, outs, np.full(n_out, r), p)
+                pick = policy.choose(model, None, r, p)
                 tgt, r2, p2 = model.target[pick], r + model.shift[pick], p + model.perm[pick]
                 for pp in np.unique(p2[live]):
                     sel = live & (p2 == pp)

@@ -52,21 +52,22 @@ class Choices:
     valid: np.ndarray  # (A, K)
 
 
-def candidates(model: TurnModel, o: np.ndarray, r, p) -> tuple[np.ndarray, Choices]:
-    """The choices of outcomes o (A,) at at-risk r and permanent p (scalars or (A,)): their
-    choice indices (A, K), -1 padding, and what a policy sees of them."""
-    opts = model.options[o]
-    valid = opts >= 0
-    oc = np.where(valid, opts, 0)
+def candidates(model: TurnModel, o: np.ndarray | None, r, p) -> tuple[np.ndarray, Choices]:
+    """The choices of outcomes o (A,) (None: every outcome, in order) at at-risk r and
+    permanent p (scalars or (A,)): their choice indices (A, K), -1 padding, and what a
+    policy sees of them."""
+    pad = model.padded
+    if o is not None:
+        pad = {k: v[o] for k, v in pad.items()}
     r = np.asarray(r).reshape(-1, 1) if np.ndim(r) else r
     p = np.asarray(p).reshape(-1, 1) if np.ndim(p) else p
-    return opts, Choices(
-        model.points[oc],
-        model.kept[oc],
-        model.target[oc],
-        r + model.shift[oc],
-        p + model.perm[oc],
-        valid,
+    return pad["choice"], Choices(
+        pad["points"],
+        pad["kept"],
+        pad["target"],
+        r + pad["shift"],
+        p + pad["perm"],
+        pad["valid"],
     )
 
 
@@ -82,10 +83,10 @@ class Policy:
     def banks(self, s, r, p, row=None) -> np.ndarray:
         raise NotImplementedError
 
-    def choose(self, model: TurnModel, o: np.ndarray, r, p, row=None) -> np.ndarray:
-        """The choice taken in each outcome o at (r, p)."""
+    def choose(self, model: TurnModel, o: np.ndarray | None, r, p, row=None) -> np.ndarray:
+        """The choice taken in each outcome o (None: every outcome) at (r, p)."""
         opts, ch = candidates(model, o, r, p)
-        return opts[np.arange(len(o)), self.pick(ch, row)]
+        return opts[np.arange(len(opts)), self.pick(ch, row)]
 
 
 @dataclass(frozen=True, eq=False)
@@ -188,7 +189,8 @@ class TablePolicy(Policy):
     bank_by: str  # "r": at-risk units, "total": r + p
     step: int  # permanent units per level
 
-    def choose(self, model: TurnModel, o: np.ndarray, r, p, row=None) -> np.ndarray:
+    def choose(self, model: TurnModel, o: np.ndarray | None, r, p, row=None) -> np.ndarray:
+        o = np.arange(len(model.prob)) if o is None else o
         top = len(self.pick_tab) - 1
         held = np.minimum(p // self.step, top) if top else 0
         return model.options[o, self.pick_tab[held, o, np.minimum(r, self.pick_tab.shape[2] - 1)]]

@@ -26,11 +26,11 @@ POW7 = 7 ** np.arange(FACES)
 @dataclass(frozen=True)
 class Played:
     """What each turn recorded (units; a zilch records its permanent points where they meet
-    the minimum, else 0), and the dice left when it banked (0 after a zilch)."""
+    the minimum, else 0), and where asked, the dice left when it banked (0: it ended in a
+    zilch): the offer of Zonk's piggyback."""
 
     points: np.ndarray
-    left: np.ndarray
-    zilch: np.ndarray
+    left: np.ndarray | None
 
 
 def play_turns(
@@ -41,10 +41,12 @@ def play_turns(
     on_board=True,
     start=None,
     rows=None,
+    dice_left: bool = False,
 ) -> Played:
     """n_turns turns played by `policy`.  on_board: a flag, or one per turn.  start: (s, r, p)
     to roll from, per turn (default: a fresh turn; Zonk's piggyback takes over a state).
-    rows: each turn's row of the policy's value function (a game's score pair)."""
+    rows: each turn's row of the policy's value function (a game's score pair).  dice_left:
+    also record the dice left at each bank (a little slower)."""
     rules = model.rules
     N, u = rules.dice, rules.unit
     s = np.zeros(n_turns, np.int64)
@@ -53,11 +55,11 @@ def play_turns(
     if start is not None:
         s[:], r[:], p[:] = start
     row = None if rows is None else np.asarray(rows)
-    min_bank = np.where(np.asarray(on_board), rules.min_bank(True), rules.min_bank(False))
-    min_bank = np.broadcast_to(min_bank, (n_turns,))
+    # what a zilch's permanent points must reach to be recorded (units): one, or one per turn
+    per_turn = np.ndim(on_board) > 0
+    low = np.where(on_board, rules.min_bank(True), rules.min_bank(False)) / u
     points = np.zeros(n_turns, np.int64)
-    left = np.zeros(n_turns, np.int64)
-    zilched = np.zeros(n_turns, bool)
+    left = np.zeros(n_turns, np.int64) if dice_left else None
     active = np.arange(n_turns)
     while len(active):
         sa, ra, pa = s[active], r[active], p[active]
@@ -73,17 +75,18 @@ def play_turns(
         # a zilch records the permanent points (each is worth at least the minimum to bank)
         za = active[zilch]
         zp = pa[zilch]
-        points[za] = np.where(zp * u >= min_bank[za], zp, 0)
-        zilched[za] = True
+        points[za] = np.where(zp >= (low[za] if per_turn else low), zp, 0)
         keep = ~zilch
         act, ra, pa, out = active[keep], ra[keep], pa[keep], out[keep]
         ract = None if row is None else row[act]
         opt = policy.choose(model, out, ra, pa, ract)
         s2, r2, p2 = model.target[opt], ra + model.shift[opt], pa + model.perm[opt]
         bank = policy.banks(s2, r2, p2, ract)
-        points[act[bank]] = r2[bank] + p2[bank]
-        left[act[bank]] = s2[bank]
+        banked = act[bank]
+        points[banked] = r2[bank] + p2[bank]
+        if left is not None:
+            left[banked] = s2[bank]
         cont = ~bank
         active = act[cont]
         s[active], r[active], p[active] = s2[cont], r2[cont], p2[cont]
-    return Played(points, left, zilched)
+    return Played(points, left)
