@@ -22,13 +22,13 @@ __version__ = "0.2.0"
 
 # name -> the module of the answers layer that defines it
 _API = {
-    "describe_rules": "zilch",
-    "odds": "zilch",
-    "strategy": "zilch",
-    "advise": "zilch",
-    "endgame": "zilch",
-    "game": "zilch",
-    "export": "zilch",
+    "describe_rules": "card",
+    "odds": "card",
+    "strategy": "card",
+    "advise": "advise",
+    "endgame": "endgame",
+    "game": "game",
+    "export": "export",
     "evaluate": "checks",
     "simulate": "checks",
     "verify": "checks",
@@ -66,7 +66,12 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from .answers.advise import advise
+    from .answers.card import describe_rules, odds, strategy
     from .answers.checks import evaluate, simulate, verify
+    from .answers.endgame import endgame
+    from .answers.export import export
+    from .answers.game import game
     from .answers.pictures import plot_distribution, plot_endgame, plot_game
     from .answers.yahtzee import (
         yahtzee_advise,
@@ -75,7 +80,6 @@ if TYPE_CHECKING:
         yahtzee_simulate,
         yahtzee_value,
     )
-    from .answers.zilch import advise, describe_rules, endgame, export, game, odds, strategy
     from .store import Store
 
 

@@ -1,5 +1,5 @@
 """python -m dicesolver: the zilch command."""
 
-from .cli import main
+from .cli.zilch import main
 
 main()

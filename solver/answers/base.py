@@ -15,6 +15,10 @@ from ..errors import InputError
 from ..rules import RuleSet, load
 from ..store import Store
 from ..tables import Tables
+from ..turn.state import TurnState
+
+Rules = str | RuleSet
+Tables_ = str | Store | None
 
 
 def hidden(default: Any = None) -> Any:
@@ -80,6 +84,11 @@ def tables_of(rules: RuleSet, tables: str | Store | None) -> Tables:
     """The stored tables of `rules` in the folder `tables` (--tables), else the default."""
     store = tables if isinstance(tables, Store) else Store.resolve(tables)
     return Tables(rules, store)
+
+
+def turn_state(rs: RuleSet, dice: int | None, turn: int, permanent: int) -> TurnState:
+    """The state as the options give it (dice: all where not given)."""
+    return TurnState(rs.dice if dice is None else dice, turn, permanent)
 
 
 def int_list(value: str | Sequence[int], what: str) -> list[int]:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..tables import Tables
-from .base import Answer
+from .base import Answer, Rules, Tables_, rule_set, tables_of
 
 FORMATS = ("csv", "json", "parquet")
 
@@ -209,3 +209,16 @@ def game_rows(tab: Tables) -> Table:
             "p_win": g.W.ravel().tolist(),
         },
     )
+
+
+# --- zilch export --------------------------------------------------------------------------
+def export(rules: Rules = "farkle", objective: str = "score", tables: Tables_ = None) -> Table:
+    """The whole policy as rows: expected points ("score"), the last turn by deficit
+    ("last-turn"), or the two-player game's start-of-turn table ("game", solved first with
+    zilch game)."""
+    rs = rule_set(rules)
+    tab = tables_of(rs, tables)
+    builders = {"score": score_rows, "last-turn": last_turn_rows, "game": game_rows}
+    if objective not in builders:
+        raise InputError(f"--objective is one of {', '.join(builders)}, got {objective!r}")
+    return builders[objective](tab)

@@ -1,6 +1,20 @@
-"""The command lines: parse options, call an answer (answers/), render it as text or JSON."""
+"""The command lines: parse options, call an answer (answers/), render it as text or JSON.
 
-from .yahtzee import yahtzee_main
-from .zilch import main
+zilch.py: `zilch`; yahtzee.py: `yahtzee` (each an entry point of its own, so that one does
+not load the other).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
 
 __all__ = ["main", "yahtzee_main"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "main":
+        return import_module(".zilch", __name__).main
+    if name == "yahtzee_main":
+        return import_module(".yahtzee", __name__).yahtzee_main
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

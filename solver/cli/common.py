@@ -73,3 +73,26 @@ class Bar(Progress):
         if self._bar is not None:
             self._bar.__exit__(None, None, None)
             self._bar = None
+
+
+FORMAT_OPT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "json", "parquet"]),
+    default="csv",
+    show_default=True,
+    help="Format of the table.",
+)
+
+
+def write_table(table, fmt: str, out: str | None, what: str = "rows") -> None:
+    """A table to a file (atomically), or to standard output."""
+    if out:
+        from ..answers.base import out_path
+
+        table.write(out_path(out), fmt)
+        click.echo(f"wrote {table.rows} {what} to {out}", err=True)
+    elif fmt == "parquet":
+        raise InputError("parquet export needs --out FILE")
+    else:
+        sys.stdout.write(table.encode(fmt).decode())

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from importlib import import_module
+
 import click
 
 from . import render
-from .common import JSON_OPT, TABLES_OPT, Bar, OneLineErrors, emit
-from .zilch import FORMAT_OPT, write_table
+from .common import FORMAT_OPT, JSON_OPT, TABLES_OPT, Bar, OneLineErrors, emit, write_table
 
 RULES_OPT = click.option(
     "--rules",
@@ -39,10 +40,9 @@ def _state_opts(f):
     return f
 
 
-def _answers():
-    from ..answers import yahtzee
-
-    return yahtzee
+def _api():
+    """The Python API (the package's own functions): each command calls its function."""
+    return import_module("..", __package__)
 
 
 @click.group(
@@ -64,7 +64,7 @@ def yahtzee_main():
 @JSON_OPT
 def y_rules(as_json):
     """List the rule sets."""
-    emit(_answers().yahtzee_rules(), as_json, render.yahtzee_presets)
+    emit(_api().yahtzee_rules(), as_json, render.yahtzee_presets)
 
 
 @yahtzee_main.command("advise")
@@ -82,7 +82,7 @@ def y_rules(as_json):
 @JSON_OPT
 def y_advise(as_json, **opts):
     """Every keep (or every open box) ranked by the expected final score from now on."""
-    emit(_answers().yahtzee_advise(progress=Bar(), **opts), as_json, render.yahtzee_advice)
+    emit(_api().yahtzee_advise(progress=Bar(), **opts), as_json, render.yahtzee_advice)
 
 
 @yahtzee_main.command("value")
@@ -92,7 +92,7 @@ def y_advise(as_json, **opts):
 @JSON_OPT
 def y_value(as_json, **opts):
     """Expected score still to come from a state between turns (default: the empty sheet)."""
-    emit(_answers().yahtzee_value(progress=Bar(), **opts), as_json, render.yahtzee_value)
+    emit(_api().yahtzee_value(progress=Bar(), **opts), as_json, render.yahtzee_value)
 
 
 @yahtzee_main.command("simulate")
@@ -107,7 +107,7 @@ def y_value(as_json, **opts):
 @JSON_OPT
 def y_simulate(as_json, **opts):
     """Optimal play simulated: mean, standard deviation and quantiles, beside the exact mean."""
-    emit(_answers().yahtzee_simulate(progress=Bar(), **opts), as_json, render.yahtzee_simulation)
+    emit(_api().yahtzee_simulate(progress=Bar(), **opts), as_json, render.yahtzee_simulation)
 
 
 @yahtzee_main.command("export")
@@ -126,4 +126,4 @@ def y_export(fmt, out, **opts):
         from ..answers.base import out_path
 
         out_path(out)
-    write_table(_answers().yahtzee_export(progress=Bar(), **opts), fmt, out, "states")
+    write_table(_api().yahtzee_export(progress=Bar(), **opts), fmt, out, "states")

@@ -8,12 +8,12 @@ are imported inside the commands so that `zilch --help` starts fast.
 from __future__ import annotations
 
 import sys
+from importlib import import_module
 
 import click
 
-from ..errors import InputError
 from . import render
-from .common import JSON_OPT, TABLES_OPT, Bar, OneLineErrors, emit
+from .common import FORMAT_OPT, JSON_OPT, TABLES_OPT, Bar, OneLineErrors, emit, write_table
 
 RULES_OPT = click.option(
     "--rules",
@@ -32,33 +32,11 @@ POLICY_OPT = click.option(
     metavar="optimal|FILE",
     help="The optimal policy or a policy file (TOML/JSON, see docs/policies.md).",
 )
-FORMAT_OPT = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["csv", "json", "parquet"]),
-    default="csv",
-    show_default=True,
-    help="Format of the table.",
-)
 
 
-def _answers():
-    from ..answers import zilch
-
-    return zilch
-
-
-def write_table(table, fmt: str, out: str | None, what: str = "rows") -> None:
-    """A table to a file (atomically), or to standard output."""
-    if out:
-        from ..answers.base import out_path
-
-        table.write(out_path(out), fmt)
-        click.echo(f"wrote {table.rows} {what} to {out}", err=True)
-    elif fmt == "parquet":
-        raise InputError("parquet export needs --out FILE")
-    else:
-        sys.stdout.write(table.encode(fmt).decode())
+def _api():
+    """The Python API (the package's own functions): each command calls its function."""
+    return import_module("..", __package__)
 
 
 @click.group(
@@ -88,7 +66,7 @@ def main():
 @JSON_OPT
 def rules_cmd(name, as_json):
     """List the presets, or show one rule set in full."""
-    a = _answers().describe_rules(name)
+    a = _api().describe_rules(name)
     emit(a, as_json, render.presets if name is None else render.rule_set)
 
 
@@ -98,7 +76,7 @@ def rules_cmd(name, as_json):
 @JSON_OPT
 def odds(as_json, **opts):
     """Exact odds of one roll: zilch, each combination, best immediate points."""
-    emit(_answers().odds(**opts), as_json, render.odds)
+    emit(_api().odds(**opts), as_json, render.odds)
 
 
 @main.command()
@@ -151,7 +129,7 @@ def advise(as_json, **opts):
     end of a game: by the probability of winning (last turn, final round; Zonk: reaching the
     target this turn).
     """
-    emit(_answers().advise(**opts), as_json, render.text)
+    emit(_api().advise(**opts), as_json, render.text)
 
 
 @main.command()
@@ -161,7 +139,7 @@ def advise(as_json, **opts):
 @JSON_OPT
 def strategy(as_json, **opts):
     """The strategy card: expected points of a turn and when to bank."""
-    emit(_answers().strategy(**opts), as_json, render.strategy)
+    emit(_api().strategy(**opts), as_json, render.strategy)
 
 
 @main.command()
@@ -198,7 +176,7 @@ def endgame(as_json, fmt, out, **opts):
         from ..answers.base import out_path
 
         out_path(out)
-    a = _answers().endgame(**opts)
+    a = _api().endgame(**opts)
     if opts["table"] and not (opts["final_round"] or opts["scores"]):
         write_table(a, fmt, out, "states")
     else:
@@ -311,7 +289,7 @@ def game(as_json, **opts):
 
     The first use solves and stores the table (a progress bar shows the score sums left).
     """
-    emit(_answers().game(progress=Bar(), **opts), as_json, render.text)
+    emit(_api().game(progress=Bar(), **opts), as_json, render.text)
 
 
 @main.group()
@@ -392,4 +370,4 @@ def export(fmt, out, **opts):
         from ..answers.base import out_path
 
         out_path(out)
-    write_table(_answers().export(**opts), fmt, out)
+    write_table(_api().export(**opts), fmt, out)

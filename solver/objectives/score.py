@@ -16,7 +16,9 @@ import numpy as np
 
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
-from ..turn import Payoff, Permanent, StateValues, Tail, TurnSolution, TurnState, solve_turn
+from ..turn.payoff import Payoff, Permanent, Tail
+from ..turn.solution import TurnSolution
+from ..turn.state import StateValues, TurnState
 
 
 def score_payoff(rules: RuleSet, minimums: list[int], sources=None) -> Payoff:
@@ -34,6 +36,8 @@ def score_payoff(rules: RuleSet, minimums: list[int], sources=None) -> Payoff:
 def solve_score(model: TurnModel) -> tuple[TurnSolution, TurnSolution | None]:
     """(main, secured): main rows = [not on board, on board]; secured is None without
     permanent combinations."""
+    from ..turn.engine import solve_turn  # (a query reading the stored card does not solve)
+
     rules = model.rules
     minimums = [rules.min_bank(False), rules.min_bank(True)]
     if not rules.has_permanent:

@@ -17,8 +17,6 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from ..rules import RuleSet
-from .dice import FACES, outcomes
-from .scoring import p_zilch, scored
 
 FIELDS = (
     "prob",
@@ -136,6 +134,8 @@ class TurnModel:
     def roll_index(self) -> np.ndarray:
         """(2, N+1, 7**6) [colour-matched, dice, base-7 code of the face counts] -> merged
         outcome (-1: a zilch): where a physically rolled hand lands."""
+        from .dice import FACES, outcomes
+
         N, colour = self.dice, self.rules.colour_pairs
         lookup = np.full((2, N + 1, 7**FACES), -1, np.int32)
         pow7 = 7 ** np.arange(FACES)
@@ -155,6 +155,8 @@ class TurnModel:
 
 def model_arrays(rules: RuleSet) -> dict[str, np.ndarray]:
     """Enumerate and score every roll (~0.2 s): the arrays of the rule set's TurnModel."""
+    from .scoring import p_zilch, scored  # (a stored model needs no scoring)
+
     unit, n_dice, hot = rules.unit, rules.dice, rules.hot_state
     prob: list[float] = []
     lists: list[list[int]] = [[] for _ in range(7)]

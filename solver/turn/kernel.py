@@ -24,7 +24,7 @@ def threads(work: int) -> int:
 def compiled(name: str = "backward"):
     """A function of solver/_kernel.c (built at install), or None: numpy does it instead."""
     try:
-        from . import _kernel  # type: ignore[attr-defined]
+        from . import _kernel
     except ImportError:  # installed without a C compiler
         return None
     return getattr(_kernel, name)

@@ -11,57 +11,15 @@ turn is worth U_inf: the top level is constant).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 import numpy as np
 
 from ..outcomes.model import TurnModel
-from ..rules import RuleSet
 from .engine import solve_turn
 from .payoff import Extra, Payoff, Permanent, Tail
-from .solution import TurnSolution
-from .state import StateValues, TurnState
-
-
-@dataclass(frozen=True, eq=False)
-class TurnLevels(Sequence):
-    """levels[k]: the optimal turn holding k permanent combinations (one level without
-    them), batch rows as solved."""
-
-    rules: RuleSet
-    levels: tuple[TurnSolution, ...]
-
-    def __getitem__(self, k):
-        return self.levels[k]
-
-    def __len__(self) -> int:
-        return len(self.levels)
-
-    def __iter__(self) -> Iterator[TurnSolution]:
-        return iter(self.levels)
-
-    def value_at(self, state: TurnState, row: int = 0) -> StateValues:
-        """Rolling and banking in `state` for batch row `row`; permanent points beyond the
-        top level are the top level's (constant: the turn is decided there)."""
-        k = min(state.level(self.rules), len(self.levels) - 1)
-        roll, bank = self.levels[k].at(state.index(self.rules), state.at_risk(self.rules))
-        return StateValues.of(roll[row], bank[row])
-
-    def values(self, row, s, r, p) -> tuple[np.ndarray, np.ndarray]:
-        """Vectorised (roll, bank) at batch rows (one, or one per situation), states s,
-        at-risk r and permanent p units (arrays): a playing policy's values."""
-        s, r, p = np.broadcast_arrays(s, r, p)
-        step = self.rules.perm_step
-        k = np.minimum(p // step, len(self.levels) - 1) if step else np.zeros(s.shape, int)
-        roll, bank = np.empty(s.shape), np.empty(s.shape)
-        for lv in np.unique(k):
-            sel = k == lv
-            rw = row if np.ndim(row) == 0 else np.broadcast_to(row, s.shape)[sel]
-            roll[sel], bank[sel] = self.levels[lv].at_rows(rw, s[sel], r[sel])
-        return roll, bank
+from .solution import TurnLevels, TurnSolution
 
 
 def solve_levels(

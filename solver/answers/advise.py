@@ -1,143 +1,32 @@
-"""The questions of the Zilch family, one function per command of `zilch`.
-
-Each takes the command's options as keyword arguments (text as the command line gives it,
-or numbers and lists) and returns a frozen answer whose to_dict() is the command's JSON.
-"""
+"""Should I roll?  `zilch advise`: by expected points, a roll's set-asides ranked, Zonk's
+piggyback offer, and by the probability of winning near the end of a game (or in a game)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from ..rules import RuleSet, preset_names
-from ..rules import load as load_rules
-from ..store import Store
-from ..turn import StateValues, TurnState
-from .base import Answer, dice_list, hidden, int_list, optional, rule_set, tables_of
-from .progress import SILENT, Progress
+from ..rules import RuleSet
+from ..turn.state import StateValues, TurnState
+from .base import (
+    Answer,
+    Rules,
+    Tables_,
+    dice_list,
+    hidden,
+    int_list,
+    optional,
+    rule_set,
+    tables_of,
+    turn_state,
+)
 
 # The objectives are imported by the questions that need them: a query pays for its own.
 if TYPE_CHECKING:
     from ..objectives.score import ScorePolicy
     from ..tables import Tables
-    from .export import Table
-
-Rules = str | RuleSet
-Tables_ = str | Store | None
-
-
-# --- zilch rules ---------------------------------------------------------------------------
-@dataclass(frozen=True)
-class PresetInfo(Answer):
-    name: str
-    description: str
-
-
-@dataclass(frozen=True)
-class PresetList(Answer):
-    presets: tuple[PresetInfo, ...]
-
-    def to_json(self) -> list:
-        return [p.to_dict() for p in self.presets]
-
-
-@dataclass(frozen=True)
-class RuleSetInfo(Answer):
-    """A rule set in full: its canonical definition, unit and hash."""
-
-    ruleset: RuleSet = hidden()
-
-    def to_dict(self) -> dict:
-        rs = self.ruleset
-        from .base import plain
-
-        return dict(
-            name=rs.name,
-            description=rs.description,
-            **plain(rs.canonical()),
-            unit=rs.unit,
-            rules_hash=rs.digest(),
-        )
-
-
-def describe_rules(name: Rules | None = None) -> PresetList | RuleSetInfo:
-    """The presets (no name), or one rule set in full (a preset or a TOML file)."""
-    if name is None:
-        return PresetList(tuple(PresetInfo(n, load_rules(n).description) for n in preset_names()))
-    return RuleSetInfo(rule_set(name))
-
-
-# --- zilch odds ----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Combination:
-    combination: str
-    points: int
-    probability: Fraction
-    decimal: float
-
-
-@dataclass(frozen=True)
-class BestPoints:
-    probability: Fraction
-    decimal: float
-
-
-@dataclass(frozen=True)
-class Odds(Answer):
-    rules: str
-    dice: int
-    p_zilch: Fraction
-    p_zilch_decimal: float
-    combinations: tuple[Combination, ...]
-    best_points: dict[int, BestPoints]
-    mean_best_points: float
-
-
-def odds(rules: Rules = "farkle", dice: int | None = None) -> Odds:
-    """Exact odds of one roll: zilch, each combination, the best immediate points."""
-    from ..outcomes.odds import roll_odds
-
-    rs = rule_set(rules)
-    n = rs.dice if dice is None else dice
-    if not 1 <= n <= rs.dice:
-        raise InputError(f"--dice must be 1..{rs.dice} under {rs.name}, got {n}")
-    o = roll_odds(rs, n)
-    return Odds(
-        rs.name,
-        n,
-        o["p_zilch"],
-        float(o["p_zilch"]),
-        tuple(
-            Combination(c["combination"], c["points"], c["probability"], float(c["probability"]))
-            for c in o["combinations"]
-        ),
-        {k: BestPoints(v, float(v)) for k, v in o["best_points"].items()},
-        float(o["mean_best_points"]),
-    )
-
-
-# --- zilch strategy ------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Strategy(Answer):
-    rules: str
-    on_board: bool
-    expected_turn_score: float
-    bank_thresholds: dict[int, int | None]
-    ruleset: RuleSet = hidden()
-
-
-def strategy(
-    rules: Rules = "farkle", not_on_board: bool = False, tables: Tables_ = None
-) -> Strategy:
-    """The strategy card: expected points of a fresh turn and, per dice count, the turn
-    total from which to bank."""
-    rs = rule_set(rules)
-    pol = tables_of(rs, tables).score
-    on = not not_on_board
-    return Strategy(rs.name, on, pol.expected_turn_score(on), pol.bank_thresholds(on), rs)
 
 
 # --- zilch advise --------------------------------------------------------------------------
@@ -254,10 +143,6 @@ class EndgameAdvice(Answer):
     note: str | None = optional()
 
 
-def _state(rs: RuleSet, dice: int | None, turn: int, permanent: int) -> TurnState:
-    return TurnState(rs.dice if dice is None else dice, turn, permanent)
-
-
 def _score_values(
     pol: ScorePolicy, state: TurnState, on_board: bool
 ) -> tuple[StateValues, str | None]:
@@ -306,10 +191,10 @@ def advise(
             return _take_over_game(tab, take_over, score, opp[0])
         if roll is not None:
             raise InputError("--roll gives expected-points advice; leave out --score/--opponents")
-        return _endgame_advice(tab, _state(rs, dice, turn, permanent), score, opp, mode)
+        return _endgame_advice(tab, turn_state(rs, dice, turn, permanent), score, opp, mode)
     if take_over is not None:
         return _take_over(tab, take_over, not not_on_board)
-    state = _state(rs, dice, turn, permanent)
+    state = turn_state(rs, dice, turn, permanent)
     if roll is not None:
         return _ranking(tab, state, dice_list(roll, "--roll"), matched, not not_on_board)
     pol = tab.score
@@ -514,197 +399,3 @@ def _endgame_advice(
         p_win_all=chances,
         note=note,
     )
-
-
-# --- zilch endgame -------------------------------------------------------------------------
-@dataclass(frozen=True)
-class LastTurnAdvice(Answer):
-    rules: str
-    deficit: int
-    dice: int
-    turn: int
-    permanent: int
-    on_board: bool
-    p_win: float
-    values: StateValues
-    action: str
-
-
-@dataclass(frozen=True)
-class PlayerChance:
-    player: int
-    score: int
-    role: str
-    p_win: float
-    stopping_rule: dict[int, int | None] | None = optional()
-
-
-@dataclass(frozen=True)
-class FinalRoundReport(Answer):
-    rules: str
-    scores: list[int]
-    players: tuple[PlayerChance, ...]
-    total: float
-
-
-def endgame(
-    rules: Rules = "farkle",
-    deficit: int | None = None,
-    dice: int | None = None,
-    turn: int = 0,
-    permanent: int = 0,
-    not_on_board: bool = False,
-    table: bool = False,
-    final_round: bool = False,
-    scores: str | Sequence[int] | None = None,
-    tables: Tables_ = None,
-) -> LastTurnAdvice | FinalRoundReport | Table:
-    """Can I still win?  A last turn against a deficit; the whole last-turn table; or a
-    final round: everyone's chance and each player's stopping rule."""
-    from .export import last_turn_rows
-
-    rs = rule_set(rules)
-    tab = tables_of(rs, tables)
-    if final_round or scores is not None:
-        if not (final_round and scores is not None):
-            raise InputError("the final round needs both --final-round and --scores")
-        return _final_round_report(tab, int_list(scores, "--scores"))
-    if table:
-        return last_turn_rows(tab)
-    if deficit is None:
-        raise InputError("give --deficit D (or --table, or --final-round --scores ...)")
-    if deficit % rs.unit or deficit < 0:
-        raise InputError(
-            f"deficit {deficit} is impossible under {rs.name}: a last turn starts "
-            f"0 or more points behind, in multiples of {rs.unit}"
-        )
-    state = _state(rs, dice, turn, permanent)
-    tab.score.check(state)
-    on = not not_on_board
-    v = tab.last_turn.value_at(deficit, state, on)
-    return LastTurnAdvice(rs.name, deficit, state.dice, turn, permanent, on, v.best, v, v.action)
-
-
-def _final_round_report(tab: Tables, scores: list[int]) -> FinalRoundReport:
-    from ..objectives.final_round import solve_final_round, stopping_rule
-    from ..objectives.last_turn import solve_last_turn
-
-    rs = tab.rules
-    if rs.target is None or rs.end != "final_round":
-        raise InputError(f"{rs.name} has no final round")
-    if len(scores) < 2:
-        raise InputError("--scores needs the trigger's score and at least one other player's")
-    for s in scores:
-        rs.check_score("--scores", s)
-    trigger, others = scores[0], scores[1:]
-    if not rs.reached(trigger):
-        raise InputError(
-            f"the first score ({trigger}) must have reached the target "
-            f"{rs.target} to trigger the final round"
-        )
-    fr = solve_final_round(tab.model, trigger, 1, others, tab.reach_bound)
-    players = [PlayerChance(1, trigger, "triggered the final round", fr.p_leaders)]
-    for i, (s, pt, p) in enumerate(zip(others, fr.players, fr.p_players), start=2):
-        if pt.solved is None:  # the last player: a last turn against the trigger
-            lv, row = solve_last_turn(tab.model, [trigger - s], rs.on_board(s)), 0
-        else:
-            lv, row = pt.levels(pt.row(trigger // rs.unit, 1)), 0
-        rule = stopping_rule(lv, tab.reachable(lv[0].roll.shape[2]), row, s, trigger)
-        players.append(PlayerChance(i, s, "to play", p, rule))
-    return FinalRoundReport(rs.name, scores, tuple(players), fr.total)
-
-
-# --- zilch game ----------------------------------------------------------------------------
-PIGGYBACK_NOTE = (
-    "piggyback included: a bank offers the dice left and the turn total to the other player"
-)
-
-
-@dataclass(frozen=True)
-class GameChance(Answer):
-    rules: str
-    target: int
-    scores: list[int]
-    p_win: float
-    note: str | None
-
-
-@dataclass(frozen=True)
-class Fairness(Answer):
-    rules: str
-    target: int
-    head_start: int
-    p_win_first: float
-    p_win_first_no_head_start: float
-    note: str | None
-
-
-def game(
-    rules: Rules = "farkle",
-    target: int | None = None,
-    scores: str | Sequence[int] = "0,0",
-    fairness: bool = False,
-    tables: Tables_ = None,
-    progress: Progress = SILENT,
-) -> GameChance | Fairness:
-    """Two players, the whole game: the probability that the player to move wins (solved
-    and stored on first use, with progress by score sum)."""
-    rs = rule_set(rules)
-    tab = tables_of(rs, tables)
-    if target is not None and (target <= 0 or target % rs.unit):
-        raise InputError(f"--target must be a positive multiple of {rs.unit}")
-    pair = None
-    if not fairness:
-        pair = int_list(scores, "--scores")
-        if len(pair) != 2:
-            raise InputError("--scores expects ME,OPP such as 0,0")
-    from ..objectives.game import fairest_head_start
-
-    g = solve_game_table(tab, target, progress)
-    note = PIGGYBACK_NOTE if g.O is not None else None
-    if fairness:
-        h, p = fairest_head_start(g)
-        return Fairness(rs.name, g.target, h, p, float(g.W[0, 0]), note)
-    assert pair is not None
-    me, opp = pair
-    for v in (me, opp):
-        if v < 0 or v % rs.unit or v >= g.W.shape[0] * rs.unit:
-            raise InputError(f"--scores: {v} is not a score below the target in units of {rs.unit}")
-    return GameChance(rs.name, g.target, [me, opp], g.p_win(me, opp), note)
-
-
-def solve_game_table(tab: Tables, target: int | None, progress: Progress):
-    """The stored game table, solved first if missing (progress by score sum)."""
-    started: list[bool] = []
-
-    def on_sum(sigma: int) -> None:
-        if not started:
-            progress.start("solving score sums", sigma + 1)
-            started.append(True)
-        progress.advance(1)
-
-    try:
-        g = tab.game(target, on_sum)
-    finally:
-        if started:
-            progress.finish()
-    assert g is not None
-    return g
-
-
-# --- zilch export --------------------------------------------------------------------------
-def export(rules: Rules = "farkle", objective: str = "score", tables: Tables_ = None) -> Table:
-    """The whole policy as rows: expected points ("score"), the last turn by deficit
-    ("last-turn"), or the two-player game's start-of-turn table ("game", solved first with
-    zilch game)."""
-    from .export import game_rows, last_turn_rows, score_rows
-
-    rs = rule_set(rules)
-    tab = tables_of(rs, tables)
-    builders = {"score": score_rows, "last-turn": last_turn_rows, "game": game_rows}
-    if objective not in builders:
-        raise InputError(f"--objective is one of {', '.join(builders)}, got {objective!r}")
-    return builders[objective](tab)
-
-
-__all__ = ["advise", "describe_rules", "endgame", "export", "game", "odds", "strategy"]

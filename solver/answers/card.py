@@ -1,0 +1,122 @@
+"""What a rule set is: `zilch rules`, `zilch odds` and `zilch strategy` (the card)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..errors import InputError
+from ..rules import RuleSet, preset_names
+from ..rules import load as load_rules
+from .base import Answer, Rules, Tables_, hidden, rule_set, tables_of
+
+
+# --- zilch rules ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PresetInfo(Answer):
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class PresetList(Answer):
+    presets: tuple[PresetInfo, ...]
+
+    def to_json(self) -> list:
+        return [p.to_dict() for p in self.presets]
+
+
+@dataclass(frozen=True)
+class RuleSetInfo(Answer):
+    """A rule set in full: its canonical definition, unit and hash."""
+
+    ruleset: RuleSet = hidden()
+
+    def to_dict(self) -> dict:
+        rs = self.ruleset
+        from .base import plain
+
+        return dict(
+            name=rs.name,
+            description=rs.description,
+            **plain(rs.canonical()),
+            unit=rs.unit,
+            rules_hash=rs.digest(),
+        )
+
+
+def describe_rules(name: Rules | None = None) -> PresetList | RuleSetInfo:
+    """The presets (no name), or one rule set in full (a preset or a TOML file)."""
+    if name is None:
+        return PresetList(tuple(PresetInfo(n, load_rules(n).description) for n in preset_names()))
+    return RuleSetInfo(rule_set(name))
+
+
+# --- zilch odds ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Combination:
+    combination: str
+    points: int
+    probability: Fraction
+    decimal: float
+
+
+@dataclass(frozen=True)
+class BestPoints:
+    probability: Fraction
+    decimal: float
+
+
+@dataclass(frozen=True)
+class Odds(Answer):
+    rules: str
+    dice: int
+    p_zilch: Fraction
+    p_zilch_decimal: float
+    combinations: tuple[Combination, ...]
+    best_points: dict[int, BestPoints]
+    mean_best_points: float
+
+
+def odds(rules: Rules = "farkle", dice: int | None = None) -> Odds:
+    """Exact odds of one roll: zilch, each combination, the best immediate points."""
+    from ..outcomes.odds import roll_odds
+
+    rs = rule_set(rules)
+    n = rs.dice if dice is None else dice
+    if not 1 <= n <= rs.dice:
+        raise InputError(f"--dice must be 1..{rs.dice} under {rs.name}, got {n}")
+    o = roll_odds(rs, n)
+    return Odds(
+        rs.name,
+        n,
+        o["p_zilch"],
+        float(o["p_zilch"]),
+        tuple(
+            Combination(c["combination"], c["points"], c["probability"], float(c["probability"]))
+            for c in o["combinations"]
+        ),
+        {k: BestPoints(v, float(v)) for k, v in o["best_points"].items()},
+        float(o["mean_best_points"]),
+    )
+
+
+# --- zilch strategy ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Strategy(Answer):
+    rules: str
+    on_board: bool
+    expected_turn_score: float
+    bank_thresholds: dict[int, int | None]
+    ruleset: RuleSet = hidden()
+
+
+def strategy(
+    rules: Rules = "farkle", not_on_board: bool = False, tables: Tables_ = None
+) -> Strategy:
+    """The strategy card: expected points of a fresh turn and, per dice count, the turn
+    total from which to bank."""
+    rs = rule_set(rules)
+    pol = tables_of(rs, tables).score
+    on = not not_on_board
+    return Strategy(rs.name, on, pol.expected_turn_score(on), pol.bank_thresholds(on), rs)

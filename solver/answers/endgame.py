@@ -1,0 +1,114 @@
+"""Can I still win?  `zilch endgame`: a last turn against a deficit, the whole last-turn
+table, and everyone's chance in a final round."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..errors import InputError
+from ..turn.state import StateValues
+from .base import Answer, Rules, Tables_, int_list, optional, rule_set, tables_of, turn_state
+
+if TYPE_CHECKING:
+    from ..tables import Tables
+    from .export import Table
+
+
+# --- zilch endgame -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LastTurnAdvice(Answer):
+    rules: str
+    deficit: int
+    dice: int
+    turn: int
+    permanent: int
+    on_board: bool
+    p_win: float
+    values: StateValues
+    action: str
+
+
+@dataclass(frozen=True)
+class PlayerChance:
+    player: int
+    score: int
+    role: str
+    p_win: float
+    stopping_rule: dict[int, int | None] | None = optional()
+
+
+@dataclass(frozen=True)
+class FinalRoundReport(Answer):
+    rules: str
+    scores: list[int]
+    players: tuple[PlayerChance, ...]
+    total: float
+
+
+def endgame(
+    rules: Rules = "farkle",
+    deficit: int | None = None,
+    dice: int | None = None,
+    turn: int = 0,
+    permanent: int = 0,
+    not_on_board: bool = False,
+    table: bool = False,
+    final_round: bool = False,
+    scores: str | Sequence[int] | None = None,
+    tables: Tables_ = None,
+) -> LastTurnAdvice | FinalRoundReport | Table:
+    """Can I still win?  A last turn against a deficit; the whole last-turn table; or a
+    final round: everyone's chance and each player's stopping rule."""
+    from .export import last_turn_rows
+
+    rs = rule_set(rules)
+    tab = tables_of(rs, tables)
+    if final_round or scores is not None:
+        if not (final_round and scores is not None):
+            raise InputError("the final round needs both --final-round and --scores")
+        return _final_round_report(tab, int_list(scores, "--scores"))
+    if table:
+        return last_turn_rows(tab)
+    if deficit is None:
+        raise InputError("give --deficit D (or --table, or --final-round --scores ...)")
+    if deficit % rs.unit or deficit < 0:
+        raise InputError(
+            f"deficit {deficit} is impossible under {rs.name}: a last turn starts "
+            f"0 or more points behind, in multiples of {rs.unit}"
+        )
+    state = turn_state(rs, dice, turn, permanent)
+    tab.score.check(state)
+    on = not not_on_board
+    v = tab.last_turn.value_at(deficit, state, on)
+    return LastTurnAdvice(rs.name, deficit, state.dice, turn, permanent, on, v.best, v, v.action)
+
+
+def _final_round_report(tab: Tables, scores: list[int]) -> FinalRoundReport:
+    from ..objectives.final_round import solve_final_round, stopping_rule
+    from ..objectives.last_turn import solve_last_turn
+
+    rs = tab.rules
+    if rs.target is None or rs.end != "final_round":
+        raise InputError(f"{rs.name} has no final round")
+    if len(scores) < 2:
+        raise InputError("--scores needs the trigger's score and at least one other player's")
+    for s in scores:
+        rs.check_score("--scores", s)
+    trigger, others = scores[0], scores[1:]
+    if not rs.reached(trigger):
+        raise InputError(
+            f"the first score ({trigger}) must have reached the target "
+            f"{rs.target} to trigger the final round"
+        )
+    fr = solve_final_round(tab.model, trigger, 1, others, tab.reach_bound)
+    players = [PlayerChance(1, trigger, "triggered the final round", fr.p_leaders)]
+    for i, (s, pt, p) in enumerate(zip(others, fr.players, fr.p_players), start=2):
+        if pt.solved is None:  # the last player: a last turn against the trigger
+            lv, row = solve_last_turn(tab.model, [trigger - s], rs.on_board(s)), 0
+        else:
+            lv, row = pt.levels(pt.row(trigger // rs.unit, 1)), 0
+        rule = stopping_rule(lv, tab.reachable(lv[0].roll.shape[2]), row, s, trigger)
+        players.append(PlayerChance(i, s, "to play", p, rule))
+    return FinalRoundReport(rs.name, scores, tuple(players), fr.total)

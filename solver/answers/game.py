@@ -1,0 +1,92 @@
+"""The two-player game: `zilch game` (P(the player to move wins), the fairest head start)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..errors import InputError
+from .base import Answer, Rules, Tables_, int_list, rule_set, tables_of
+from .progress import SILENT, Progress
+
+if TYPE_CHECKING:
+    from ..tables import Tables
+
+
+# --- zilch game ----------------------------------------------------------------------------
+PIGGYBACK_NOTE = (
+    "piggyback included: a bank offers the dice left and the turn total to the other player"
+)
+
+
+@dataclass(frozen=True)
+class GameChance(Answer):
+    rules: str
+    target: int
+    scores: list[int]
+    p_win: float
+    note: str | None
+
+
+@dataclass(frozen=True)
+class Fairness(Answer):
+    rules: str
+    target: int
+    head_start: int
+    p_win_first: float
+    p_win_first_no_head_start: float
+    note: str | None
+
+
+def game(
+    rules: Rules = "farkle",
+    target: int | None = None,
+    scores: str | Sequence[int] = "0,0",
+    fairness: bool = False,
+    tables: Tables_ = None,
+    progress: Progress = SILENT,
+) -> GameChance | Fairness:
+    """Two players, the whole game: the probability that the player to move wins (solved
+    and stored on first use, with progress by score sum)."""
+    rs = rule_set(rules)
+    tab = tables_of(rs, tables)
+    if target is not None and (target <= 0 or target % rs.unit):
+        raise InputError(f"--target must be a positive multiple of {rs.unit}")
+    pair = None
+    if not fairness:
+        pair = int_list(scores, "--scores")
+        if len(pair) != 2:
+            raise InputError("--scores expects ME,OPP such as 0,0")
+    from ..objectives.game import fairest_head_start
+
+    g = solve_game_table(tab, target, progress)
+    note = PIGGYBACK_NOTE if g.O is not None else None
+    if fairness:
+        h, p = fairest_head_start(g)
+        return Fairness(rs.name, g.target, h, p, float(g.W[0, 0]), note)
+    assert pair is not None
+    me, opp = pair
+    for v in (me, opp):
+        if v < 0 or v % rs.unit or v >= g.W.shape[0] * rs.unit:
+            raise InputError(f"--scores: {v} is not a score below the target in units of {rs.unit}")
+    return GameChance(rs.name, g.target, [me, opp], g.p_win(me, opp), note)
+
+
+def solve_game_table(tab: Tables, target: int | None, progress: Progress):
+    """The stored game table, solved first if missing (progress by score sum)."""
+    started: list[bool] = []
+
+    def on_sum(sigma: int) -> None:
+        if not started:
+            progress.start("solving score sums", sigma + 1)
+            started.append(True)
+        progress.advance(1)
+
+    try:
+        g = tab.game(target, on_sum)
+    finally:
+        if started:
+            progress.finish()
+    assert g is not None
+    return g
