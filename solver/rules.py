@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from .errors import InputError
+from .files import read_text
+from .limits import MAX_POINTS, MAX_UNITS, check_points
 
 FACES = 6
 PATTERN_KINDS = (
@@ -140,6 +142,7 @@ class RuleSet:
 
     def check_score(self, what: str, score: int) -> None:
         """InputError unless a player can have this score."""
+        check_points(score, what)
         if score < 0 or score % self.unit:
             raise InputError(
                 f"{what} {score} is impossible under {self.name}: scores are "
@@ -177,7 +180,7 @@ def _fail(src: str, key: str, what: str) -> NoReturn:
     raise InputError(f"rules file {src}: key '{key}': {what}")
 
 
-def _int(src, key, v, lo=0, hi=10**9) -> int:
+def _int(src, key, v, lo=0, hi=MAX_POINTS) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
         _fail(src, key, f"expected an integer in [{lo}, {hi}], got {v!r}")
     return v
@@ -299,6 +302,21 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
     )
     if not any(any(r) for r in rs.faces) and not rs.patterns:
         _fail(src, "faces", "no combination scores: every roll would be a zilch")
+    # every turn grid grows with the largest step and minimum, in the rule set's unit
+    u = rs.unit
+    for key, points in (
+        ("faces", max(max(r) for r in rs.faces)),
+        ("patterns", max((p.points for p in rs.patterns), default=0)),
+        ("entry_minimum", rs.entry_minimum),
+        ("bank_minimum", rs.bank_minimum),
+    ):
+        if points // u > MAX_UNITS:
+            _fail(
+                src,
+                key,
+                f"{points} points are {points // u} units of {u} (the gcd of all "
+                f"points and minimums): the solver takes at most {MAX_UNITS} units",
+            )
     if rs.has_permanent:
         # Permanent points at least the minimums put a player "on the board" for the rest of
         # the turn; the solver relies on that (see turn.py) and the presets satisfy it.
@@ -336,12 +354,11 @@ def load(name_or_path: str) -> RuleSet:
     path = Path(name_or_path)
     if not path.suffix and not path.exists():
         raise InputError(f"unknown preset {name_or_path!r}; presets: {', '.join(preset_names())}")
-    try:
-        text = path.read_text()
-    except OSError as e:
-        raise InputError(f"rules file {name_or_path}: cannot read it ({e.strerror})") from None
+    text = read_text(name_or_path, "rules file")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"rules file {name_or_path}: not valid TOML ({e})") from None
+    except RecursionError:
+        raise InputError(f"rules file {name_or_path}: nested too deeply") from None
     return from_dict(data, name_or_path)

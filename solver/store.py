@@ -12,16 +12,20 @@ do not match is never trusted: ``load`` returns None and the caller rebuilds it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import mmap
 import os
+import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from .errors import InputError
 
 MAGIC = b"DICESOLVER-TABLE\n"
 FORMAT_VERSION = 1
@@ -30,6 +34,12 @@ SOLVER_VERSION = 3
 ENV = "DICESOLVER_TABLES"
 
 Arrays = dict[str, np.ndarray]
+# (header, arrays) -> is this table what its reader needs?  (a crafted file can have a valid
+# checksum and still not be: it is then rebuilt like a corrupt one)
+Check = Callable[[dict, Arrays], bool]
+DTYPES = {"<f8", "<i8", "<i4", "|b1"}  # what tables are made of
+_UMASK = os.umask(0)
+os.umask(_UMASK)  # (read once: files are written with the user's umask)
 
 
 @dataclass(frozen=True)
@@ -44,7 +54,11 @@ class Store:
         """--tables, $DICESOLVER_TABLES, the project's tables/ in a writable source checkout,
         else the user's cache folder."""
         if option or os.environ.get(ENV):
-            return cls(Path(option or os.environ[ENV]))
+            folder = Path(option or os.environ[ENV])
+            if folder.exists() and not folder.is_dir():
+                what = "--tables" if option else f"${ENV}"
+                raise InputError(f"{what} {folder}: not a folder")
+            return cls(folder)
         root = Path(__file__).resolve().parent.parent
         here = root / "tables"
         # only in a source checkout: an installed package's neighbour "tables" is someone
@@ -59,13 +73,20 @@ class Store:
         return self.folder / f"{safe}-{digest[:16]}-{objective}.dst"
 
     def load(
-        self, rules_name: str, digest: str, objective: str, expect: dict | None = None
+        self,
+        rules_name: str,
+        digest: str,
+        objective: str,
+        expect: dict | None = None,
+        check: Check | None = None,
     ) -> tuple[dict, Arrays] | None:
-        """A stored table, or None if it is missing, corrupt or stale."""
-        return load(
+        """A stored table, or None if it is missing, corrupt, stale or not what `check`
+        needs."""
+        got = load(
             self.path(rules_name, digest, objective),
             dict(expect or {}, objective=objective, rules_hash=digest),
         )
+        return got if got is None or _passes(check, got) else None
 
     def cached(
         self,
@@ -74,21 +95,49 @@ class Store:
         objective: str,
         build: Callable[[], tuple[dict, Arrays]],
         expect: dict | None = None,
+        check: Check | None = None,
     ) -> tuple[dict, Arrays]:
         """Load a table, or build (meta, arrays) with ``build()``, store it and return it.
-        Storing is best effort: a folder we cannot write to still answers the query."""
+        A process building a table holds its lock: another one wanting it waits, then
+        loads it.  Storing is best effort: a folder we cannot write to still answers."""
         expect = dict(expect or {}, objective=objective, rules_hash=digest)
         path = self.path(rules_name, digest, objective)
         got = load(path, expect)
-        if got is not None:
+        if got is not None and _passes(check, got):
             return got
-        meta, arrays = build()
-        meta = dict(meta, **expect)
-        try:
-            save(path, meta, arrays)
-        except OSError:
-            pass
+        with self.lock(path):
+            got = load(path, expect)  # built meanwhile by the process we waited for?
+            if got is not None and _passes(check, got):
+                return got
+            meta, arrays = build()
+            meta = dict(meta, **expect)
+            try:
+                save(path, meta, arrays)
+            except OSError:
+                pass
         return dict(meta, format=FORMAT_VERSION, solver=SOLVER_VERSION), arrays
+
+    @contextlib.contextmanager
+    def lock(self, path: Path) -> Iterator[None]:
+        """Hold `path`'s lock (a `.lock` file beside it) while building it; then remove
+        what an interrupted save left (its temporary files).  Best effort: without a
+        writable folder (or on a system without flock) the build goes on unlocked."""
+        try:
+            import fcntl
+
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o666)
+        except (ImportError, OSError):
+            yield
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            for old in path.parent.glob(path.name + "*.tmp"):
+                with contextlib.suppress(OSError):
+                    old.unlink()
+            yield
+        finally:
+            os.close(fd)
 
     def checkpoint(self, rules_name: str, digest: str, objective: str) -> Checkpoint:
         """Where a long solve of that table saves its progress."""
@@ -132,6 +181,7 @@ def save(path: Path, meta: dict, arrays: Arrays) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~_UMASK)  # as any file the user writes (mkstemp: 0600)
         with os.fdopen(fd, "wb") as f:
             digest = hashlib.sha256()
             parts: list[bytes | memoryview] = [head]
@@ -155,6 +205,8 @@ def load(path: Path, expect: dict) -> tuple[dict, Arrays] | None:
     are read-only views of it (no copy; pages come from the OS cache as they are used).
     Files are only ever replaced, never rewritten in place, so a mapping stays valid."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a folder, a pipe, a device: no table
+            return None
         with open(path, "rb") as f:
             data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):  # missing, unreadable or empty
@@ -168,18 +220,49 @@ def load(path: Path, expect: dict) -> tuple[dict, Arrays] | None:
     nl = data.find(b"\n", len(MAGIC))
     try:
         header = json.loads(data[len(MAGIC) : nl])
-    except ValueError:
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(header, dict):
         return None
     if header.get("format") != FORMAT_VERSION or header.get("solver") != SOLVER_VERSION:
         return None
     if any(header.get(k) != v for k, v in expect.items()):
         return None
     arrays, pos = {}, nl + 1
-    for item in header["layout"]:
+    layout = header.get("layout")
+    if not isinstance(layout, list):
+        return None
+    for item in layout:
+        if not _sound(item):
+            return None
         dt = np.dtype(item["dtype"])
         count = int(np.prod(item["shape"], dtype=np.int64))
+        if pos + count * dt.itemsize > len(body):
+            return None
         arrays[item["name"]] = np.frombuffer(body, dt, count, pos).reshape(item["shape"])
         pos += count * dt.itemsize
     if pos != len(body):
         return None
     return header, arrays
+
+
+def _sound(item: object) -> bool:
+    """One array's entry of a header's layout: a name, a dtype tables use, a shape."""
+    return (
+        isinstance(item, dict)
+        and isinstance(item.get("name"), str)
+        and item.get("dtype") in DTYPES
+        and isinstance(item.get("shape"), list)
+        and len(item["shape"]) <= 8
+        and all(isinstance(n, int) and 0 <= n < 1 << 40 for n in item["shape"])
+    )
+
+
+def _passes(check: Check | None, got: tuple[dict, Arrays]) -> bool:
+    """Does a loaded table hold what its reader needs?  (an error while checking: no)"""
+    if check is None:
+        return True
+    try:
+        return bool(check(*got))
+    except (KeyError, IndexError, ValueError, TypeError, AttributeError):
+        return False

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .objectives.score import ScorePolicy, solve_score
-from .outcomes.model import FORMAT, TurnModel, model_arrays
+from .outcomes.model import FORMAT, TurnModel, model_arrays, sound
 from .rules import RuleSet
-from .store import Store
+from .store import Check, Store
 from .turn import TurnLevels, TurnSolution
 from .turn.reach import bucket, sweep
 
@@ -29,8 +29,19 @@ class Tables:
     rules: RuleSet
     store: Store
 
-    def _cached(self, objective: str, build: Callable, expect: dict | None = None):
-        return self.store.cached(self.rules.name, self.rules.digest(), objective, build, expect)
+    def _cached(
+        self,
+        objective: str,
+        build: Callable,
+        expect: dict | None = None,
+        check: Check | None = None,
+    ):
+        return self.store.cached(
+            self.rules.name, self.rules.digest(), objective, build, expect, check
+        )
+
+    def _sound(self, prefix: str, arrays: dict, rows: int) -> bool:
+        return TurnSolution.sound(prefix, arrays, rows, self.rules.dice + 1)
 
     @property
     def model(self) -> TurnModel:
@@ -48,7 +59,12 @@ class Tables:
         from .objectives.last_turn import TRUNCATION, reach_bound
 
         _, arrays = self._cached(
-            "reach", lambda: ({}, {"D": np.array([reach_bound(self.model)])}), {"eps": TRUNCATION}
+            "reach",
+            lambda: ({}, {"D": np.array([reach_bound(self.model)])}),
+            {"eps": TRUNCATION},
+            lambda h, a: (
+                a["D"].shape == (1,) and a["D"].dtype == np.int64 and 0 < a["D"][0] < 1 << 15
+            ),
         )
         return int(arrays["D"][0])
 
@@ -64,7 +80,17 @@ class Tables:
             arrays["reach"] = self.reachable(main.roll.shape[2])
             return {"rules_name": self.rules.name, "unit": self.rules.unit}, arrays
 
-        header, arrays = self._cached("score", build)
+        def check(header, a):
+            has = self.rules.has_permanent
+            return (
+                self._sound("main", a, 2)
+                and ("secured.cap" in a) == has
+                and (not has or self._sound("secured", a, 1))
+                and a["reach"].dtype == np.bool_
+                and a["reach"].shape == (self.rules.dice + 1, a["main.roll"].shape[2])
+            )
+
+        header, arrays = self._cached("score", build, check=check)
         secured = TurnSolution.from_arrays("secured", arrays) if "secured.cap" in arrays else None
         return ScorePolicy(
             self.rules, TurnSolution.from_arrays("main", arrays), secured, arrays["reach"], header
@@ -83,7 +109,19 @@ class Tables:
                     arrays.update(sol.to_arrays(f"{int(flag)}.{k}"))
             return {"rules_name": self.rules.name, "max_deficit": tab.max_deficit}, arrays
 
-        header, arrays = self._cached("lastturn", build)
+        def check(header, a):
+            D = header["max_deficit"]
+            return D == self.rules.target // self.rules.unit and all(
+                f"{int(flag)}.0.cap" in a
+                and all(
+                    self._sound(name[:-4], a, D + 1)
+                    for name in a
+                    if name.startswith(f"{int(flag)}.") and name.endswith(".cap")
+                )
+                for flag in board_flags(self.rules)
+            )
+
+        header, arrays = self._cached("lastturn", build, check=check)
         levels = {}
         for flag in board_flags(self.rules):
             k, lv = 0, []
@@ -108,7 +146,29 @@ class Tables:
         check_supported(rules)
         target = rules.target if target is None else target
         objective = f"game{target}"
-        got = self.store.load(rules.name, rules.digest(), objective)
+        assert target is not None
+        R = rules.reach_units(target)
+        flags = {f"opp.{int(rules.on_board(0))}", f"opp.{int(rules.on_board(1))}"}
+
+        def check(header, a):
+            W = a["W"]
+            ok = W.shape == (R, R) and W.dtype == np.float64
+            if rules.end != "instant":  # the opponent's last turn, by deficit
+                ok &= {k for k in a if k.startswith("opp.")} == flags and all(
+                    a[k].ndim == 1 and a[k].shape[0] > R for k in flags
+                )
+            if rules.piggyback:
+                shape = tuple(int(x) for x in a["O.shape"])
+                idx = a["O.idx"]
+                ok &= (
+                    shape == (R, R, rules.dice + 1, R)
+                    and a["O.val"].shape == idx.shape
+                    and (not len(idx) or 0 <= idx.min() <= idx.max() < R * R * R * shape[2])
+                    and bool(np.all(np.diff(idx) > 0))
+                )
+            return ok
+
+        got = self.store.load(rules.name, rules.digest(), objective, check=check)
         if got is None and not solve_if_missing:
             return None
         if got is None:
@@ -130,7 +190,7 @@ class Tables:
                     arrays[f"opp.{int(flag)}"] = arr
                 return {"rules_name": rules.name, "target": target}, arrays
 
-            got = self._cached(objective, build)
+            got = self._cached(objective, build, check=check)
         arrays = got[1]
         W = arrays["W"]
         finals = {bool(int(k[4:])): v for k, v in arrays.items() if k.startswith("opp.")}
@@ -139,7 +199,6 @@ class Tables:
             offers = Offers(
                 tuple(int(x) for x in arrays["O.shape"]), arrays["O.idx"], arrays["O.val"]
             )
-        assert target is not None
         return GameTable(self.model, target, W, Finals(rules, W.shape[0], finals or None), offers)
 
 
@@ -151,6 +210,7 @@ def _model(rules: RuleSet, store: Store) -> TurnModel:
         "model",
         lambda: ({}, model_arrays(rules)),
         {"model_format": FORMAT},
+        lambda header, arrays: sound(rules, arrays),
     )
     return TurnModel.from_arrays(rules, arrays)
 
@@ -163,6 +223,9 @@ def _reachable(rules: RuleSet, store: Store, length: int) -> np.ndarray:
         rules.digest(),
         f"reachable{length}",
         lambda: ({}, {"reach": sweep(_model(rules, store), length)}),
+        check=lambda h, a: (
+            a["reach"].shape == (rules.dice + 1, length) and a["reach"].dtype == np.bool_
+        ),
     )
     reach = arrays["reach"]
     reach.flags.writeable = False  # shared by every caller

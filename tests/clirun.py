@@ -7,7 +7,13 @@ from dicesolver.cli import main, yahtzee_main
 
 def invoke(group, prog, args, code=0):
     res = CliRunner().invoke(group, list(args), prog_name=prog)
-    assert res.exit_code == code, (res.output, res.stderr)
+    if res.exc_info and not isinstance(res.exception, SystemExit):
+        import traceback
+
+        detail = "".join(traceback.format_exception(*res.exc_info))
+    else:
+        detail = res.stderr
+    assert code is None or res.exit_code == code, (res.output, detail)
     return res
 
 

@@ -82,7 +82,7 @@ def test_two_processes_solving_at_once_leave_one_good_file(tmp_path):
         pr.join(60)
         assert pr.exitcode == 0
     files = [f for f in os.listdir(tmp_path)]  # (with the model the table comes from)
-    assert all(f.endswith(".dst") for f in files)  # no temporary file left
+    assert all(f.endswith((".dst", ".lock")) for f in files)  # no temporary file left
     files = [f for f in files if f.endswith("-score.dst")]
     assert len(files) == 1
     rs = rules.load("zilch-online")

@@ -17,6 +17,7 @@ from .base import (
     dice_list,
     hidden,
     int_list,
+    noting_unmodelled,
     optional,
     rule_set,
     tables_of,
@@ -158,6 +159,7 @@ def _score_values(
     return v, note
 
 
+@noting_unmodelled
 def advise(
     rules: Rules = "farkle",
     dice: int | None = None,
@@ -382,7 +384,8 @@ def _endgame_advice(
         )
     elif sit.kind == "last turn":
         assert sit.leader is not None
-        v = tab.last_turn.value_at(sit.leader - score, state, on_board)
+        assert sit.tied is not None
+        v = tab.last_turn.value_at(sit.leader - score, state, on_board, sit.tied)
     else:
         assert sit.leader is not None and sit.tied is not None
         fr = solve_final_round(

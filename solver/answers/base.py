@@ -3,11 +3,14 @@ JSON, the inputs as the command line and the Python API both give them, and prog
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -19,6 +22,7 @@ from ..turn.state import TurnState
 
 Rules = str | RuleSet
 Tables_ = str | Store | None
+A = TypeVar("A")
 
 
 def hidden(default: Any = None) -> Any:
@@ -33,7 +37,10 @@ def optional(default: Any = None) -> Any:
 
 @dataclass(frozen=True)
 class Answer:
-    """A frozen answer; to_dict() is exactly what the command prints with --json."""
+    """A frozen answer; to_dict() is exactly what the command prints with --json.  caveat:
+    what the answer leaves out of the rules (a rule it cannot honour yet), said in it."""
+
+    caveat: str | None = field(default=None, kw_only=True, metadata={"omit_none": True})
 
     def to_dict(self) -> dict:
         return _fields(self)
@@ -63,7 +70,7 @@ def plain(v: Any) -> Any:
 
 def _fields(obj: Any) -> dict:
     out = {}
-    for f in fields(obj):
+    for f in sorted(fields(obj), key=lambda f: f.kw_only is True):  # (the caveat last)
         v = getattr(obj, f.name)
         if f.metadata.get("hidden") or (v is None and f.metadata.get("omit_none")):
             continue
@@ -71,8 +78,34 @@ def _fields(obj: Any) -> dict:
     return out
 
 
+def unmodelled(rules: RuleSet) -> str | None:
+    """The rules' keys that no answer models yet, said in every answer they affect."""
+    if rules.three_zilch_penalty:
+        return (
+            f"{rules.name} charges {rules.three_zilch_penalty} points for a third zilch in "
+            "a row (three_zilch_penalty): not modelled yet, these figures leave it out"
+        )
+    return None
+
+
+def noting_unmodelled(fn: Callable[..., A]) -> Callable[..., A]:
+    """An answer function whose answer carries, as its caveat, what its rules leave out."""
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def answer(*args: Any, **kwargs: Any) -> A:
+        got = fn(*args, **kwargs)
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        note = unmodelled(rule_set(bound.arguments["rules"]))
+        return dataclasses.replace(got, caveat=note) if note else got  # type: ignore
+
+    return answer
+
+
 def fraction_text(p: Fraction) -> str:
-    return f"{p.numerator}/{p.denominator}"
+    """An exact probability as "n/d" ("0" and "1" where it is whole)."""
+    return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
 
 
 # --- inputs, as the command line gives them (text) or the API (numbers, lists) -----------

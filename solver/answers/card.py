@@ -8,7 +8,7 @@ from fractions import Fraction
 from ..errors import InputError
 from ..rules import RuleSet, preset_names
 from ..rules import load as load_rules
-from .base import Answer, Rules, Tables_, hidden, rule_set, tables_of
+from .base import Answer, Rules, Tables_, hidden, noting_unmodelled, rule_set, tables_of
 
 
 # --- zilch rules ---------------------------------------------------------------------------
@@ -111,6 +111,7 @@ class Strategy(Answer):
     ruleset: RuleSet = hidden()
 
 
+@noting_unmodelled
 def strategy(
     rules: Rules = "farkle", not_on_board: bool = False, tables: Tables_ = None
 ) -> Strategy:

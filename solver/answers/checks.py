@@ -3,6 +3,7 @@ played with physical dice (simulate), and a verdict on someone's samples (verify
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass
 
@@ -18,8 +19,8 @@ from ..rules import RuleSet
 from ..store import Store
 from ..tables import Tables
 from ..turn import TurnState
-from .base import Answer, hidden, rule_set, tables_of
-from .export import write_atomic
+from .base import Answer, hidden, noting_unmodelled, rule_set, tables_of, unmodelled
+from .export import atomic_file
 from .progress import SILENT, Progress
 
 Rules = str | RuleSet
@@ -50,6 +51,7 @@ class Evaluation(Answer):
     turn: int
 
 
+@noting_unmodelled
 def evaluate(
     rules: Rules = "farkle",
     policy: str = "optimal",
@@ -102,6 +104,7 @@ class Simulation(Answer):
     counts: dict[int, int] = hidden()
 
 
+@noting_unmodelled
 def simulate(
     rules: Rules = "farkle",
     policy: str = "optimal",
@@ -125,9 +128,12 @@ def simulate(
     fast = strat.compile(model)  # type: ignore[attr-defined]
     rng = np.random.default_rng(seed)
     counts: dict[int, int] = {}
-    lines: list[str] | None = [] if out else None
-    progress.start("simulating", turns)
-    try:
+    with contextlib.ExitStack() as stack:
+        scores = stack.enter_context(atomic_file(out)) if out else None
+        if scores is not None:
+            scores.write(b"score\n")
+        progress.start("simulating", turns)
+        stack.callback(progress.finish)
         done = 0
         while done < turns:
             k = min(BATCH, turns - done)
@@ -135,14 +141,10 @@ def simulate(
             vals, cnt = np.unique(pts, return_counts=True)
             for v, c in zip(vals.tolist(), cnt.tolist()):
                 counts[v] = counts.get(v, 0) + c
-            if lines is not None:
-                lines.append("\n".join(map(str, pts.tolist())))
+            if scores is not None:
+                scores.write(("\n".join(map(str, pts.tolist())) + "\n").encode())
             done += k
             progress.advance(k)
-    finally:
-        progress.finish()
-    if out is not None and lines is not None:
-        write_atomic(out, ("score\n" + "\n".join(lines) + "\n").encode())
     exact = exact_distribution(model, strat, on)
     total = sum(v * c for v, c in counts.items())
     mean = total / turns
@@ -221,11 +223,12 @@ def verify(
     on = not not_on_board
     exact = exact_distribution(tab.model, resolve_policy(policy, tab, on), on)
     v = verify_scores(samples, exact, alpha).as_dict()
+    v["caveat"] = unmodelled(rs)
     return ScoreVerdict(
         **v,
         rules=rs.name,
         policy=policy,
         alpha=alpha,
-        mean=float(samples.mean()),
+        mean=samples.mean,
         exact_mean=exact.mean,
     )

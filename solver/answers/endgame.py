@@ -8,8 +8,19 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
+from ..limits import check_players
 from ..turn.state import StateValues
-from .base import Answer, Rules, Tables_, int_list, optional, rule_set, tables_of, turn_state
+from .base import (
+    Answer,
+    Rules,
+    Tables_,
+    int_list,
+    noting_unmodelled,
+    optional,
+    rule_set,
+    tables_of,
+    turn_state,
+)
 
 if TYPE_CHECKING:
     from ..tables import Tables
@@ -47,6 +58,7 @@ class FinalRoundReport(Answer):
     total: float
 
 
+@noting_unmodelled
 def endgame(
     rules: Rules = "farkle",
     deficit: int | None = None,
@@ -94,6 +106,7 @@ def _final_round_report(tab: Tables, scores: list[int]) -> FinalRoundReport:
         raise InputError(f"{rs.name} has no final round")
     if len(scores) < 2:
         raise InputError("--scores needs the trigger's score and at least one other player's")
+    check_players(len(scores))
     for s in scores:
         rs.check_score("--scores", s)
     trigger, others = scores[0], scores[1:]

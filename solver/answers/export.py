@@ -3,19 +3,22 @@ deficit, the two-player game, Yahtzee's states."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
 from ..errors import InputError
 from ..tables import Tables
-from .base import Answer, Rules, Tables_, rule_set, tables_of
+from .base import Answer, Rules, Tables_, noting_unmodelled, rule_set, tables_of
 
 FORMATS = ("csv", "json", "parquet")
 
@@ -31,9 +34,14 @@ class Table(Answer):
     def rows(self) -> int:
         return len(next(iter(self.columns.values())))
 
+    @property
+    def about(self) -> dict:
+        """The meta data written with the rows (the caveat included)."""
+        return self.meta if not self.caveat else dict(self.meta, caveat=self.caveat)
+
     def to_dict(self) -> dict:
         rows = [dict(zip(self.columns, vals)) for vals in zip(*self.columns.values())]
-        return {"meta": self.meta, "columns": list(self.columns), "rows": rows}
+        return {"meta": self.about, "columns": list(self.columns), "rows": rows}
 
     def encode(self, fmt: str) -> bytes:
         """The table in `fmt` (csv, json or parquet)."""
@@ -46,7 +54,7 @@ class Table(Answer):
                     "parquet export needs pyarrow: pip install 'dicesolver[parquet]'"
                 ) from None
             table = pa.table(self.columns).replace_schema_metadata(
-                {k: str(v) for k, v in self.meta.items()}
+                {k: str(v) for k, v in self.about.items()}
             )
             buf = pa.BufferOutputStream()
             pq.write_table(table, buf)
@@ -69,13 +77,27 @@ class Table(Answer):
 
 
 def write_atomic(path: str, data: bytes) -> None:
-    """A temporary file in the same folder, then renamed over: never half-written."""
+    """The whole of data to path, never half-written."""
+    with atomic_file(path) as f:
+        f.write(data)
+
+
+@contextlib.contextmanager
+def atomic_file(path: str) -> Iterator[BinaryIO]:
+    """A file to write as it comes: a temporary file in the same folder, renamed over the
+    path once complete (an error or Ctrl-C removes it: never half-written)."""
     p = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=p.parent if str(p.parent) else ".", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=p.parent if str(p.parent) else ".", suffix=".tmp")
+    except OSError as e:
+        raise InputError(f"--out {path}: cannot write there ({e.strerror})") from None
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            yield f
         os.replace(tmp, p)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise InputError(f"--out {path}: cannot write it ({e.strerror})") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -212,6 +234,7 @@ def game_rows(tab: Tables) -> Table:
 
 
 # --- zilch export --------------------------------------------------------------------------
+@noting_unmodelled
 def export(rules: Rules = "farkle", objective: str = "score", tables: Tables_ = None) -> Table:
     """The whole policy as rows: expected points ("score"), the last turn by deficit
     ("last-turn"), or the two-player game's start-of-turn table ("game", solved first with

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from .base import Answer, Rules, Tables_, int_list, rule_set, tables_of
+from ..limits import check_memory, check_points, check_time
+from .base import Answer, Rules, Tables_, int_list, noting_unmodelled, rule_set, tables_of
 from .progress import SILENT, Progress
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ class Fairness(Answer):
     note: str | None
 
 
+@noting_unmodelled
 def game(
     rules: Rules = "farkle",
     target: int | None = None,
@@ -51,13 +53,20 @@ def game(
     and stored on first use, with progress by score sum)."""
     rs = rule_set(rules)
     tab = tables_of(rs, tables)
-    if target is not None and (target <= 0 or target % rs.unit):
-        raise InputError(f"--target must be a positive multiple of {rs.unit}")
+    if target is not None:
+        check_points(target, "--target")
+        if target <= 0 or target % rs.unit:
+            raise InputError(f"--target must be a positive multiple of {rs.unit}")
     pair = None
     if not fairness:
         pair = int_list(scores, "--scores")
         if len(pair) != 2:
             raise InputError("--scores expects ME,OPP such as 0,0")
+        goal = rs.target if target is None else target
+        for what, v in zip(("--scores (mine)", "--scores (the opponent's)"), pair):
+            rs.check_score(what, v)
+            if goal is not None and v >= rs.reach_units(goal) * rs.unit:
+                raise InputError(f"{what} {v}: a game to {goal} is over there")
     from ..objectives.game import fairest_head_start
 
     g = solve_game_table(tab, target, progress)
@@ -67,14 +76,20 @@ def game(
         return Fairness(rs.name, g.target, h, p, float(g.W[0, 0]), note)
     assert pair is not None
     me, opp = pair
-    for v in (me, opp):
-        if v < 0 or v % rs.unit or v >= g.W.shape[0] * rs.unit:
-            raise InputError(f"--scores: {v} is not a score below the target in units of {rs.unit}")
     return GameChance(rs.name, g.target, [me, opp], g.p_win(me, opp), note)
 
 
 def solve_game_table(tab: Tables, target: int | None, progress: Progress):
-    """The stored game table, solved first if missing (progress by score sum)."""
+    """The stored game table, solved first if missing (progress by score sum), where this
+    machine can: the solve's memory and time are estimated first."""
+    from ..objectives.game import check_supported, estimate
+
+    check_supported(tab.rules)
+    if tab.game(target, solve_if_missing=False) is None:
+        nbytes, seconds = estimate(tab.model, target)
+        what = f"the {tab.rules.name} game to {target or tab.rules.target}"
+        check_memory(nbytes, what, "choose a lower --target")
+        check_time(seconds, what, "choose a lower --target")
     started: list[bool] = []
 
     def on_sum(sigma: int) -> None:

@@ -13,7 +13,7 @@ from ..play.evaluate import evaluate as exact_distribution
 from ..play.verify import read_scores
 from ..rules import RuleSet
 from ..store import Store
-from .base import Answer, out_path, rule_set, tables_of
+from .base import Answer, noting_unmodelled, out_path, rule_set, tables_of
 from .checks import resolve_policy
 
 Rules = str | RuleSet
@@ -36,6 +36,7 @@ def _pyplot():
     return plt
 
 
+@noting_unmodelled
 def plot_endgame(
     rules: Rules = "farkle",
     out: str = "endgame.png",
@@ -87,6 +88,7 @@ def plot_endgame(
     return Picture(out)
 
 
+@noting_unmodelled
 def plot_distribution(
     rules: Rules = "farkle",
     out: str = "distribution.png",
@@ -119,15 +121,14 @@ def _draw_distribution(rs: RuleSet, dist: Distribution, out: str, policy: str, s
         color="#4477aa",
         label=f"exact (mean {dist.mean:.1f}, P(zilch) {dist.p_zilch:.4f})",
     )
-    if samples is not None and len(samples):
-        vals, cnt = np.unique(samples, return_counts=True)
+    if samples is not None:
         ax.plot(
-            vals,
-            cnt / len(samples),
+            samples.totals,
+            samples.counts / samples.n,
             "o",
             ms=3.5,
             color="#ee6677",
-            label=f"simulated (n = {len(samples)}, mean {samples.mean():.1f})",
+            label=f"simulated (n = {samples.n}, mean {samples.mean:.1f})",
         )
     ax.set_yscale("log")
     ax.set(
@@ -143,6 +144,7 @@ def _draw_distribution(rs: RuleSet, dist: Distribution, out: str, policy: str, s
     plt.close(fig)
 
 
+@noting_unmodelled
 def plot_game(
     rules: Rules = "farkle",
     out: str = "game.png",

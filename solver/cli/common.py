@@ -18,25 +18,40 @@ if TYPE_CHECKING:
 
 
 class OneLineErrors(click.Group):
-    """Every usage or input error becomes one line on stderr and exit code 2."""
+    """Every usage or input error becomes one line on stderr and exit code 2 (with --json: a
+    JSON object on that line); Ctrl-C: "aborted", exit code 130."""
 
-    def main(self, *args, **kwargs):
+    def main(self, args=None, *rest, **kwargs):
+        argv = list(sys.argv[1:] if args is None else args)
+        as_json = "--json" in argv
         try:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(argv, *rest, standalone_mode=False, **kwargs)
         except click.exceptions.Exit as e:
             sys.exit(e.exit_code)
-        except click.exceptions.Abort:
-            click.echo("aborted", err=True)
-            sys.exit(130)
+        except (click.exceptions.Abort, KeyboardInterrupt):
+            self._fail("aborted", 130, as_json, plain=True)
         except click.ClickException as e:
-            msg = e.format_message().replace("\n", " ")
             ctx = getattr(e, "ctx", None)
-            where = f"{ctx.command_path}: " if ctx else f"{self.name}: "
-            click.echo(f"{where}error: {msg}", err=True)
-            sys.exit(2)
+            where = ctx.command_path if ctx else self.name
+            self._fail(e.format_message(), 2, as_json, where)
         except InputError as e:
-            click.echo(f"{self.name}: error: {e}", err=True)
-            sys.exit(2)
+            self._fail(str(e), 2, as_json)
+        except OSError as e:  # the machine said no: a full disk, a closed pipe, ...
+            where = f" ({e.filename})" if e.filename else ""
+            self._fail(f"{e.strerror or e}{where}", 2, as_json)
+
+    def _fail(
+        self, msg: str, code: int, as_json: bool, where: str | None = None, plain: bool = False
+    ) -> None:
+        msg = " ".join(msg.split())  # one line
+        if as_json:
+            line = json.dumps({"error": msg, "exit_code": code})
+        else:
+            line = msg if plain else f"{where or self.name}: error: {msg}"
+        try:
+            click.echo(line, err=True)
+        finally:
+            sys.exit(code)
 
 
 TABLES_OPT = click.option(
@@ -52,7 +67,12 @@ JSON_OPT = click.option("--json", "as_json", is_flag=True, help="Print JSON for 
 
 def emit(answer: Answer, as_json: bool, text: Callable[[Any], str]) -> None:
     """The answer as JSON (exactly its to_dict()), or as text for people."""
-    click.echo(json.dumps(answer.to_json(), indent=2) if as_json else text(answer))
+    if as_json:
+        click.echo(json.dumps(answer.to_json(), indent=2))
+        return
+    click.echo(text(answer))
+    if answer.caveat:
+        click.echo(f"note: {answer.caveat}")
 
 
 class Bar(Progress):
@@ -92,7 +112,11 @@ def write_table(table, fmt: str, out: str | None, what: str = "rows") -> None:
 
         table.write(out_path(out), fmt)
         click.echo(f"wrote {table.rows} {what} to {out}", err=True)
+        if table.caveat:
+            click.echo(f"note: {table.caveat}", err=True)
     elif fmt == "parquet":
         raise InputError("parquet export needs --out FILE")
     else:
         sys.stdout.write(table.encode(fmt).decode())
+        if table.caveat:
+            click.echo(f"note: {table.caveat}", err=True)

@@ -6,7 +6,13 @@ from typing import Any
 
 
 def frac(p: Any) -> str:
-    return f"{p.numerator}/{p.denominator}"
+    from ..answers.base import fraction_text  # (loaded with the answer)
+
+    return fraction_text(p)
+
+
+def dice(n: int) -> str:
+    return "1 die" if n == 1 else f"{n} dice"
 
 
 # --- zilch ---------------------------------------------------------------------------------
@@ -43,7 +49,7 @@ def rule_set(a) -> str:
 
 def odds(a) -> str:
     lines = [
-        f"{a.rules}, {a.dice} dice: P(zilch) = {frac(a.p_zilch)} = {a.p_zilch_decimal:.6f}",
+        f"{a.rules}, {dice(a.dice)}: P(zilch) = {frac(a.p_zilch)} = {a.p_zilch_decimal:.6f}",
         "",
         "combination available in the roll      probability",
     ]
@@ -61,14 +67,14 @@ def odds(a) -> str:
     return "\n".join(lines)
 
 
-def _state_text(rs, dice, turn, on_board, permanent) -> str:
+def _state_text(rs, dice_left, turn, on_board, permanent) -> str:
     extra = f", {permanent} of it permanent" if permanent else ""
     board = (
         ""
         if not (rs.entry_minimum or rs.bank_minimum)
         else (" (on the board)" if on_board else " (not yet on the board)")
     )
-    return f"{rs.name}: {dice} dice to roll, turn total {turn}{extra}{board}"
+    return f"{rs.name}: {dice(dice_left)} to roll, turn total {turn}{extra}{board}"
 
 
 def advice(a) -> str:
@@ -104,7 +110,7 @@ def ranking(a) -> str:
 
 def take_over(a) -> str:
     return (
-        f"{a.rules}: take over {a.take_over.dice} dice and {a.take_over.turn} points: "
+        f"{a.rules}: take over {dice(a.take_over.dice)} and {a.take_over.turn} points: "
         f"{a.values.take_over:.2f}; start fresh: {a.values.fresh:.2f}\n"
         f"{'TAKE OVER' if a.action == 'take_over' else 'START FRESH'} "
         f"(by {a.margin:.2f} expected points)"
@@ -113,7 +119,7 @@ def take_over(a) -> str:
 
 def game_take_over(a) -> str:
     return (
-        f"{a.rules}: {a.score} against {a.opponents[0]}: take over {a.take_over.dice} dice "
+        f"{a.rules}: {a.score} against {a.opponents[0]}: take over {dice(a.take_over.dice)} "
         f"and {a.take_over.turn} points: P(win) {a.p_win.take_over:.6f}; start fresh: "
         f"{a.p_win.fresh:.6f}\n"
         f"{'TAKE OVER' if a.action == 'take_over' else 'START FRESH'}"
@@ -122,7 +128,7 @@ def game_take_over(a) -> str:
 
 def endgame_advice(a) -> str:
     head = (
-        f"{a.rules}: {a.dice} dice to roll, turn total {a.turn}"
+        f"{a.rules}: {dice(a.dice)} to roll, turn total {a.turn}"
         f"{', ' + str(a.permanent) + ' permanent' if a.permanent else ''}; "
         f"score {a.score}, opponents {', '.join(map(str, a.opponents))}"
     )
@@ -176,7 +182,7 @@ def strategy(a) -> str:
 def last_turn(a) -> str:
     bank = "not allowed" if a.values.bank is None else format(a.values.bank, ".6f")
     return (
-        f"{a.rules}: last turn, {a.deficit} behind, {a.dice} dice to roll, turn total "
+        f"{a.rules}: last turn, {a.deficit} behind, {dice(a.dice)} to roll, turn total "
         f"{a.turn}\nP(win) = {a.p_win:.6f} ({a.action}; roll {a.values.roll:.6f}, bank "
         f"{bank})"
     )
@@ -216,7 +222,7 @@ def fairness(a) -> str:
 
 def evaluation(a) -> str:
     lines = [
-        f"{a.rules}, policy {a.policy}: from {a.dice} dice and turn total {a.turn}",
+        f"{a.rules}, policy {a.policy}: from {dice(a.dice)} and turn total {a.turn}",
         f"  mean {a.mean:.6f}   std {a.std:.6f}   P(zilch) {a.p_zilch:.6f}",
         "  quantiles " + "  ".join(f"{k}%: {v}" for k, v in a.quantiles.items()),
         "  total     probability",
@@ -269,7 +275,7 @@ def roll_verdict(a) -> str:
     ]
     for n, r in a.by_dice.items():
         lines.append(
-            f"  {n} dice: {r['rolls']} rolls, G-test p = {r['p_value']:.3g}; "
+            f"  {dice(int(n))}: {r['rolls']} rolls, G-test p = {r['p_value']:.3g}; "
             f"zilch rate {r['zilch_rate']:.5f} vs {r['exact_p_zilch']:.5f} "
             f"(p = {r['p_value_zilch']:.3g})"
         )

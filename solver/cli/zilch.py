@@ -297,6 +297,12 @@ def plot():
     """Pictures written to a file (PNG, no display needed)."""
 
 
+def _wrote(picture) -> None:
+    click.echo(f"wrote {picture.wrote}", err=True)
+    if picture.caveat:
+        click.echo(f"note: {picture.caveat}", err=True)
+
+
 @plot.command("endgame")
 @RULES_OPT
 @click.option("--out", required=True, metavar="FILE.png", help="The picture's file.")
@@ -306,7 +312,7 @@ def plot_endgame(**opts):
     """P(win) of a last turn against the deficit, per dice count, and the bank boundary."""
     from ..answers import pictures
 
-    click.echo(f"wrote {pictures.plot_endgame(**opts).wrote}", err=True)
+    _wrote(pictures.plot_endgame(**opts))
 
 
 @plot.command("game")
@@ -327,7 +333,7 @@ def plot_game(**opts):
     banks, as heat maps over (my score, opponent score)."""
     from ..answers import pictures
 
-    click.echo(f"wrote {pictures.plot_game(**opts).wrote}", err=True)
+    _wrote(pictures.plot_game(**opts))
 
 
 @plot.command("distribution")
@@ -342,7 +348,7 @@ def plot_distribution(**opts):
     """The exact turn-score distribution (with a simulator's frequencies overlaid)."""
     from ..answers import pictures
 
-    click.echo(f"wrote {pictures.plot_distribution(**opts).wrote}", err=True)
+    _wrote(pictures.plot_distribution(**opts))
 
 
 @main.command()

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from ..limits import MAX_UNITS
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import StateValues, TurnLevels, TurnState, solve_levels
@@ -21,19 +22,20 @@ from ..turn import StateValues, TurnLevels, TurnState, solve_levels
 TRUNCATION = 1e-13
 
 
-def last_turn_payoff(rules: RuleSet, deficits: np.ndarray, H: int) -> np.ndarray:
+def last_turn_payoff(tie: float, deficits: np.ndarray, H: int) -> np.ndarray:
     """U[d, x] = 1 if x > d, the tie value if x == d, else 0 (units)."""
     x = np.arange(H)[None, :]
     d = deficits[:, None]
-    return np.where(x > d, 1.0, np.where(x == d, rules.tie, 0.0))
+    return np.where(x > d, 1.0, np.where(x == d, tie, 0.0))
 
 
-def solve_last_turn(model: TurnModel, deficits, on_board: bool = True) -> TurnLevels:
-    """P(win) of a last turn against each deficit (points, multiples of the unit)."""
+def solve_last_turn(model: TurnModel, deficits, on_board: bool = True, tied: int = 1) -> TurnLevels:
+    """P(win) of a last turn against each deficit (points, multiples of the unit), behind
+    `tied` leaders (ending level with them shares the win among tied + 1 players)."""
     rules = model.rules
     d = np.asarray(deficits, dtype=np.int64) // rules.unit
     H = int(d.max()) + 1
-    U = last_turn_payoff(rules, d, H)
+    U = last_turn_payoff(rules.share(tied + 1), d, H)
     return solve_levels(model, U, np.ones(len(d)), on_board)
 
 
@@ -94,16 +96,27 @@ class LastTurnTable:
         levels.setdefault(False, levels[True])
         return cls(model, D, levels)
 
-    def lookup(self, deficit: int, on_board: bool = True) -> tuple[TurnLevels, int]:
-        """(levels, row) for a deficit in points; solved on demand beyond the table."""
-        d = deficit // self.rules.unit
-        if d <= self.max_deficit:
+    def lookup(self, deficit: int, on_board: bool = True, tied: int = 1) -> tuple[TurnLevels, int]:
+        """(levels, row) for a deficit in points behind `tied` leaders: the table's (one
+        leader), or solved on demand (more leaders, or beyond the table up to MAX_UNITS
+        more units)."""
+        rules = self.rules
+        d = deficit // rules.unit
+        if d > self.max_deficit + MAX_UNITS:
+            top = (self.max_deficit + MAX_UNITS) * rules.unit
+            raise InputError(
+                f"a last turn {deficit} points behind: the solver takes deficits "
+                f"up to {top} under {rules.name}"
+            )
+        if d <= self.max_deficit and tied == 1:
             return self.levels[on_board], d
-        return solve_last_turn(self.model, [deficit], on_board), 0
+        return solve_last_turn(self.model, [deficit], on_board, tied), 0
 
-    def value_at(self, deficit: int, state: TurnState, on_board: bool = True) -> StateValues:
+    def value_at(
+        self, deficit: int, state: TurnState, on_board: bool = True, tied: int = 1
+    ) -> StateValues:
         """P(win) if rolling, and if banking (None where banking is not allowed)."""
         if deficit < 0:  # already ahead: whatever happens, the player wins
             return StateValues(1.0, None if state.index(self.rules) == 0 else 1.0)
-        levels, row = self.lookup(deficit, on_board)
+        levels, row = self.lookup(deficit, on_board, tied)
         return levels.value_at(state, row)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import InputError
+from ..limits import check_players
 from ..rules import RuleSet
 
 
@@ -59,4 +60,6 @@ def situation(rules: RuleSet, score: int, opponents: list[int], mode: str | None
     if any(r >= leader for r in remaining):
         raise InputError("a player still to play cannot be level with or ahead of the leader")
     kind = "last turn" if not remaining else "final round"
+    if remaining:
+        check_players(1 + len(opponents))
     return Situation(kind, leader, done.count(leader), tuple(remaining))

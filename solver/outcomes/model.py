@@ -153,6 +153,28 @@ class TurnModel:
         return lookup
 
 
+def sound(rules: RuleSet, arrays: dict[str, np.ndarray]) -> bool:
+    """Do stored arrays make a model of these rules (every index within its array)?"""
+    a = arrays
+    O, K, N = len(a["prob"]), len(a["shift"]), rules.dice
+    ints = ("out_start", "opt_start", "opt_outcome", "shift", "perm", "target", "outcome_of")
+    return (
+        all(a[k].ndim == 1 and a[k].dtype == np.int64 for k in ints)
+        and a["prob"].dtype == np.float64
+        and a["p_zilch"].shape == (N + 1,)
+        and a["out_start"].shape == (N,)
+        and a["opt_start"].shape == (O,)
+        and K >= O > 0
+        and all(len(a[k]) == K for k in ("opt_outcome", "perm", "target"))
+        and bool(np.all((a["opt_outcome"] >= 0) & (a["opt_outcome"] < O)))
+        and bool(np.all((a["target"] >= 0) & (a["target"] <= N)))
+        and bool(np.all((a["opt_start"] >= 0) & (a["opt_start"] < K)))
+        and bool(np.all((a["out_start"] >= 0) & (a["out_start"] <= O)))
+        and bool(np.all((a["shift"] >= 0) & (a["perm"] >= 0)))
+        and bool(np.all(a["outcome_of"] < O))
+    )
+
+
 def model_arrays(rules: RuleSet) -> dict[str, np.ndarray]:
     """Enumerate and score every roll (~0.2 s): the arrays of the rule set's TurnModel."""
     from .scoring import p_zilch, scored  # (a stored model needs no scoring)

@@ -33,6 +33,8 @@ from typing import NoReturn
 import numpy as np
 
 from ..errors import InputError
+from ..files import read_text
+from ..limits import MAX_POINTS
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 
@@ -201,22 +203,27 @@ class TablePolicy(Policy):
         return self.bank_tab[held, s, np.minimum(idx, self.bank_tab.shape[2] - 1)]
 
 
+def _points(src, key, v) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_POINTS:
+        _fail(src, key, f"expected an integer in [0, {MAX_POINTS}], got {v!r}")
+    return v
+
+
 def _fail(src, key, what) -> NoReturn:
     raise InputError(f"policy file {src}: key '{key}': {what}")
 
 
 def load_policy(path: str, rules: RuleSet, on_board: bool = True) -> UserPolicy:
     p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as e:
-        raise InputError(f"policy file {path}: cannot read it ({e.strerror})") from None
+    text = read_text(path, "policy file")
     try:
         data = json.loads(text) if p.suffix == ".json" else tomllib.loads(text)
     except (ValueError, tomllib.TOMLDecodeError) as e:
         raise InputError(
             f"policy file {path}: not valid {'JSON' if p.suffix == '.json' else 'TOML'} ({e})"
         ) from None
+    except RecursionError:
+        raise InputError(f"policy file {path}: nested too deeply") from None
     if not isinstance(data, dict):
         _fail(path, "(top)", "expected a table")
     for k in data:
@@ -232,25 +239,20 @@ def load_policy(path: str, rules: RuleSet, on_board: bool = True) -> UserPolicy:
     if not isinstance(th_in, dict):
         _fail(path, "bank.thresholds", "expected a table dice -> turn total")
     default = bank.get("default")
-    if default is not None and (
-        isinstance(default, bool) or not isinstance(default, int) or default < 0
-    ):
-        _fail(path, "bank.default", f"expected a non-negative integer, got {default!r}")
+    if default is not None:
+        _points(path, "bank.default", default)
     th: list[int | None] = [None] * (rules.dice + 1)
+    counts = {str(n): n for n in range(1, rules.dice + 1)}
     for k, v in th_in.items():
-        if not str(k).isdigit() or not 1 <= int(k) <= rules.dice:
+        if str(k) not in counts:
             _fail(path, f"bank.thresholds.{k}", f"dice counts are 1..{rules.dice}")
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            _fail(path, f"bank.thresholds.{k}", f"expected a non-negative integer, got {v!r}")
-        th[int(k)] = v
+        th[counts[str(k)]] = _points(path, f"bank.thresholds.{k}", v)
     for n in range(1, rules.dice + 1):
         if th[n] is None:
             if default is None:
                 _fail(path, f"bank.thresholds.{n}", "missing (or give bank.default)")
             th[n] = default
-    entry = bank.get("entry", 0)
-    if isinstance(entry, bool) or not isinstance(entry, int) or entry < 0:
-        _fail(path, "bank.entry", f"expected a non-negative integer, got {entry!r}")
+    entry = _points(path, "bank.entry", bank.get("entry", 0))
     sa = data.get("set_aside", {"rule": "all"})
     if not isinstance(sa, dict):
         _fail(path, "set_aside", "expected a table with rule = ...")

@@ -9,12 +9,14 @@ test on the roll outcomes of each dice count, and a z-test of the zilch rate.
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
 from ..errors import InputError
+from ..files import open_binary
 from ..outcomes.dice import FACES
 from ..outcomes.scoring import scored
 from ..rules import RuleSet
@@ -23,44 +25,107 @@ from .evaluate import Distribution
 MIN_EXPECTED = 5.0
 
 
-def read_scores(path: str, column: str | None = None) -> np.ndarray:
-    """Turn scores, one per line, or from a named column of a CSV file with a header."""
+@dataclass(frozen=True)
+class Samples:
+    """Turn scores as counted: each distinct total and how often it came (a file of any
+    length is read in chunks: memory grows with the distinct totals only)."""
+
+    totals: np.ndarray  # ascending
+    counts: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return int(self.counts.sum())
+
+    @property
+    def mean(self) -> float:
+        return float(np.dot(self.totals.astype(float), self.counts) / self.n)
+
+
+CHUNK = 1 << 24  # bytes read at a time
+LINE = 1 << 16  # the longest line taken
+# a score: an integer of at most 15 digits (beyond, no turn scores it), spaces around
+_INT = re.compile(rb"[ \t]*-?[0-9]{1,15}[ \t]*")
+_LINES = re.compile(rb"(?:[ \t]*-?[0-9]{1,15}[ \t]*\r?\n)*")
+
+
+def read_scores(path: str, column: str | None = None) -> Samples:
+    """Turn scores, one per line, or from a named column of a CSV file with a header (else
+    its first column); a first line that is not a number is a header."""
+    what = f"results file {path}"
+    counted: dict[int, int] = {}
+    with open_binary(path, "results file") as f:
+        head = f.readline(LINE)
+        first = _decode(_line(head, what, 1), what, 1).strip()
+        cells = [c.strip() for c in next(csv.reader([first]), [])] if first else []
+        col = 0
+        if column is not None:
+            if column not in cells:
+                raise InputError(f"{what}: no column {column!r} (columns: {', '.join(cells)})")
+            col = cells.index(column)
+        elif cells and re.fullmatch(r"-?[0-9]+", cells[0]):
+            _count_lines(head.rstrip(b"\n") + b"\n", counted, col, what, 1)  # no header
+        multi = len(cells) > 1
+        line_no, rest = 2, b""
+        while True:
+            chunk = f.read(CHUNK)
+            data = rest + chunk if chunk else rest + b"\n"
+            cut = data.rfind(b"\n") + 1
+            rest = data[cut:]
+            if len(rest) > LINE:
+                at = line_no + data.count(b"\n", 0, cut)
+                raise InputError(f"{what}: line {at}: longer than {LINE} bytes")
+            lines = data[:cut]
+            if not multi and _LINES.fullmatch(lines):  # the fast path: numbers only
+                _add(counted, np.array(lines.split()).astype(np.int64))
+                line_no += lines.count(b"\n")
+            else:
+                line_no = _count_lines(lines, counted, col, what, line_no)
+            if not chunk:
+                break
+    if not counted:
+        raise InputError(f"{what}: no data")
+    totals = np.array(sorted(counted), dtype=np.int64)
+    return Samples(totals, np.array([counted[t] for t in totals.tolist()], dtype=np.int64))
+
+
+def _add(counted: dict[int, int], vals: np.ndarray) -> None:
+    v, c = np.unique(vals, return_counts=True)
+    for t, k in zip(v.tolist(), c.tolist()):
+        counted[t] = counted.get(t, 0) + k
+
+
+def _line(raw: bytes, what: str, line_no: int) -> bytes:
+    """A line as read (readline(LINE)): refused where it had no end within LINE bytes."""
+    if len(raw) >= LINE and not raw.endswith(b"\n"):
+        raise InputError(f"{what}: line {line_no}: longer than {LINE} bytes")
+    return raw
+
+
+def _decode(raw: bytes, what: str, line_no: int) -> str:
     try:
-        with open(path, newline="") as f:
-            rows = list(csv.reader(f))
-    except OSError as e:
-        raise InputError(f"results file {path}: cannot read it ({e.strerror})") from None
-    except (UnicodeDecodeError, csv.Error) as e:
-        raise InputError(f"results file {path}: not a text or CSV file ({e})") from None
-    rows = [r for r in rows if r and any(x.strip() for x in r)]
-    if not rows:
-        raise InputError(f"results file {path}: no data")
-    col = 0
-    if column is not None:
-        header = [h.strip() for h in rows[0]]
-        if column not in header:
-            raise InputError(
-                f"results file {path}: no column {column!r} (columns: {', '.join(header)})"
-            )
-        col, rows = header.index(column), rows[1:]
-    elif rows and not _is_int(rows[0][0]):
-        rows = rows[1:]  # a header line
-    vals = []
-    for i, r in enumerate(rows, start=2 if column else 1):
-        if col >= len(r) or not _is_int(r[col]):
-            raise InputError(
-                f"results file {path}: line {i}: expected an integer turn score, "
-                f"got {r[col] if col < len(r) else ''!r}"
-            )
-        vals.append(int(r[col].strip()))
-    if not vals:
-        raise InputError(f"results file {path}: no data")
-    return np.asarray(vals, dtype=np.int64)
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{what}: line {line_no}: not UTF-8 text") from None
 
 
-def _is_int(x: str) -> bool:
-    x = x.strip()
-    return x.lstrip("-").isdigit()
+def _count_lines(data: bytes, counted: dict[int, int], col: int, what: str, line_no: int) -> int:
+    """Every (complete) line of data, one by one; returns the next line's number."""
+    for raw in data.split(b"\n")[:-1]:
+        line = _decode(raw, what, line_no).strip()
+        if line:
+            try:
+                cells = next(csv.reader([line]))
+            except csv.Error as e:
+                raise InputError(f"{what}: line {line_no}: not CSV ({e})") from None
+            cell = cells[col].strip() if col < len(cells) else ""
+            if not _INT.fullmatch(cell.encode()):
+                raise InputError(
+                    f"{what}: line {line_no}: expected an integer turn score, got {cell[:40]!r}"
+                )
+            counted[int(cell)] = counted.get(int(cell), 0) + 1
+        line_no += 1
+    return line_no
 
 
 def _bins(expected_p: np.ndarray, n: int) -> np.ndarray:
@@ -124,68 +189,70 @@ def _gtest(counts: np.ndarray, probs: np.ndarray, labels: list, alpha: float):
     return float(p), int(ng - 1), disc
 
 
-def verify_scores(samples: np.ndarray, exact: Distribution, alpha: float = 0.001) -> Verdict:
+def verify_scores(samples: Samples, exact: Distribution, alpha: float = 0.001) -> Verdict:
     from scipy import stats
 
-    n = len(samples)
+    n = samples.n
     known = {int(t): i for i, t in enumerate(exact.totals)}
-    impossible = sorted({int(x) for x in samples if int(x) not in known})
+    impossible = [t for t in samples.totals.tolist() if t not in known]
     counts = np.zeros(len(exact.totals))
-    idx = np.array([known.get(int(x), -1) for x in samples])
-    np.add.at(counts, idx[idx >= 0], 1)
+    for t, c in zip(samples.totals.tolist(), samples.counts.tolist()):
+        if t in known:
+            counts[known[t]] += c
     p_g, dof, disc = _gtest(counts, exact.probs, [int(t) for t in exact.totals], alpha)
-    z = (samples.mean() - exact.mean) / (exact.std / np.sqrt(n)) if exact.std else 0.0
+    z = (samples.mean - exact.mean) / (exact.std / np.sqrt(n)) if exact.std else 0.0
     p_mean = float(2 * stats.norm.sf(abs(z)))
     consistent = not impossible and p_g >= alpha and p_mean >= alpha
     return Verdict(n, bool(consistent), p_g, float(z), p_mean, dof, disc, impossible[:10])
 
 
-def read_rolls(path: str, dice: int) -> list[tuple[int, ...]]:
-    """Rolls, one per line: die faces separated by commas or spaces."""
-    try:
-        lines = open(path).read().splitlines()
-    except OSError as e:
-        raise InputError(f"rolls file {path}: cannot read it ({e.strerror})") from None
-    except UnicodeDecodeError:
-        raise InputError(f"rolls file {path}: not a text file") from None
-    rolls = []
-    for i, line in enumerate(lines, start=1):
-        parts = line.replace(",", " ").split()
-        if not parts:
-            continue
-        if not all(p.isdigit() and 1 <= int(p) <= FACES for p in parts) or len(parts) > dice:
-            raise InputError(
-                f"rolls file {path}: line {i}: expected 1..{dice} dice showing "
-                f"1..6, got {line.strip()!r}"
-            )
-        rolls.append(tuple(int(p) for p in parts))
+def read_rolls(path: str, dice: int) -> dict[tuple[int, ...], int]:
+    """Rolls, one per line: die faces separated by commas or spaces; counted by the face
+    counts of each roll (read line by line: memory does not grow with the file)."""
+    what = f"rolls file {path}"
+    rolls: dict[tuple[int, ...], int] = {}
+    faces = {str(f) for f in range(1, FACES + 1)}
+    with open_binary(path, "rolls file") as f:
+        for i, raw in enumerate(iter(lambda: f.readline(LINE), b""), start=1):
+            line = _decode(_line(raw, what, i), what, i)
+            parts = line.replace(",", " ").split()
+            if not parts:
+                continue
+            if not all(p in faces for p in parts) or len(parts) > dice:
+                raise InputError(
+                    f"{what}: line {i}: expected 1..{dice} dice showing 1..6, "
+                    f"got {line.strip()[:40]!r}"
+                )
+            key = tuple(parts.count(str(f)) for f in range(1, FACES + 1))
+            rolls[key] = rolls.get(key, 0) + 1
     if not rolls:
-        raise InputError(f"rolls file {path}: no data")
+        raise InputError(f"{what}: no data")
     return rolls
 
 
-def verify_rolls(rules: RuleSet, rolls: list[tuple[int, ...]], alpha: float = 0.001) -> dict:
-    """Per dice count: G-test of the outcome frequencies and z-test of the zilch rate."""
+def verify_rolls(rules: RuleSet, rolls: dict[tuple[int, ...], int], alpha: float = 0.001) -> dict:
+    """Per dice count: G-test of the outcome frequencies and z-test of the zilch rate.
+    rolls: how often each roll (its face counts) came."""
     from scipy import stats
 
     report, ok, worst = {}, True, 1.0
-    by_n: dict[int, list] = {}
-    for r in rolls:
-        by_n.setdefault(len(r), []).append(r)
+    by_n: dict[int, dict[tuple[int, ...], int]] = {}
+    for r, c in rolls.items():
+        by_n.setdefault(sum(r), {})[r] = c
     for n, rs in sorted(by_n.items()):
         outs = scored(rules, n)
         # colours are not in a roll file: merge colour-matched and unmatched outcomes
         probs: dict[tuple, Fraction] = {}
         zil: dict[tuple, bool] = {}
         for so in outs:
-            c = so.outcome.counts
-            probs[c] = probs.get(c, Fraction(0)) + so.outcome.prob
-            zil[c] = zil.get(c, True) and not so.choices
+            key = so.outcome.counts
+            probs[key] = probs.get(key, Fraction(0)) + so.outcome.prob
+            zil[key] = zil.get(key, True) and not so.choices
         keys = sorted(probs)
         pos = {k: i for i, k in enumerate(keys)}
         counts = np.zeros(len(keys))
-        for r in rs:
-            counts[pos[tuple(r.count(f) for f in range(1, FACES + 1))]] += 1
+        for r, c in rs.items():
+            counts[pos[r]] += c
         p = np.array([float(probs[k]) for k in keys])
         p_g, dof, disc = _gtest(
             counts,
@@ -198,7 +265,7 @@ def verify_rolls(rules: RuleSet, rolls: list[tuple[int, ...]], alpha: float = 0.
         )
         pz = float(sum(probs[k] for k in keys if zil[k]))
         nz = sum(counts[pos[k]] for k in keys if zil[k])
-        m = len(rs)
+        m = sum(rs.values())
         z = (nz / m - pz) / np.sqrt(pz * (1 - pz) / m) if 0 < pz < 1 else 0.0
         p_z = float(2 * stats.norm.sf(abs(z)))
         good = p_g >= alpha and p_z >= alpha
@@ -217,4 +284,9 @@ def verify_rolls(rules: RuleSet, rolls: list[tuple[int, ...]], alpha: float = 0.
                 {"outcome": t, "observed": o, "expected": e} for t, o, e in disc
             ],
         }
-    return {"n": len(rolls), "consistent": bool(ok), "p_value": worst, "by_dice": report}
+    return {
+        "n": sum(rolls.values()),
+        "consistent": bool(ok),
+        "p_value": worst,
+        "by_dice": report,
+    }

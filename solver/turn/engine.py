@@ -27,6 +27,8 @@ import math
 
 import numpy as np
 
+from ..errors import InputError
+from ..limits import check_memory, turn_bytes
 from ..outcomes.model import TurnModel
 from . import kernel
 from .payoff import Payoff
@@ -148,7 +150,10 @@ def _tail(model: TurnModel, pay: Payoff, src_tails):
         policy = new_policy
         a, b, _, _ = _affine_eval(model, pick, bank, ba, bi, pay.zilch, src_tails, bonus)
     else:
-        raise RuntimeError("asymptotic policy iteration did not converge")
+        raise InputError(
+            f"{model.rules.name}: the turn's policy far past the grid does not settle "
+            "(policy iteration, 100 steps): these rules cannot be solved"
+        )
     # crossing points of every alternative against the chosen one
     cross = 0.0
     ca_, cb_ = oa[rows, pick][..., seg], ob[rows, pick][..., seg]
@@ -184,6 +189,11 @@ def solve_turn(model: TurnModel, pay: Payoff) -> TurnSolution:
     bonus = pay.permanent.bonus * model.perm
     if ne:
         assert not pay.permanent.bonus, "extras are evaluated without a permanent-points bonus"
+    check_memory(
+        turn_bytes(B * nsrc, S, L, ne),
+        f"a turn solve of {B} rows x {L} totals",
+        "ask about smaller scores, deficits or targets",
+    )
     # V and the extras (other payoffs evaluated under the optimal policy) of every state:
     # ALL[v, b, source, s, r], source 0 this problem, then the permanent-points sources
     ALL = np.empty((1 + ne, B, nsrc, S, L))

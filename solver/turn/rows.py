@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..limits import check_memory
 from ..outcomes.model import TurnModel
 from . import engine
 from .kernel import copy_runs
@@ -167,6 +168,11 @@ def _solve(model: TurnModel, pay: Payoff, ab: Above, values_only: bool) -> TurnS
     length = start + W + 1
     lay = Ragged(np.concatenate([[0], np.cumsum(nsrc * S * length)[:-1]]), length, S)
     L = int(length.max())
+    check_memory(
+        8.0 * (1 + ne) * nsrc * S * float(length.sum()) * 2,
+        f"a turn solve of {B} leader rows",
+        "ask about fewer players or closer scores",
+    )
     ALL = np.empty((1 + ne, int(nsrc * S * length.sum())))
     for i, (_, src) in enumerate(src_list, start=1):
         fill_source(src, ALL, lay, i)

@@ -117,6 +117,28 @@ class TurnSolution:
         return d
 
     @classmethod
+    def sound(cls, prefix: str, arrays: dict, rows: int, states: int) -> bool:
+        """Do `arrays` hold a solution of `rows` rows and `states` states under `prefix`?"""
+        roll = arrays[f"{prefix}.roll"]
+        L = roll.shape[2]
+        shapes = {
+            "roll": (rows, states, L),
+            "bank": (rows, states, L),
+            "bank_a": (rows,),
+            "bank_b": (rows,),
+        }
+        return (
+            roll.ndim == 3
+            and L >= 1
+            and 0 <= int(arrays[f"{prefix}.cap"][0]) < L
+            and all(
+                arrays[f"{prefix}.{k}"].shape == shapes.get(k, (rows, states))
+                and arrays[f"{prefix}.{k}"].dtype == np.float64
+                for k in cls.ARRAYS
+            )
+        )
+
+    @classmethod
     def from_arrays(cls, prefix: str, arrays: dict) -> TurnSolution:
         return cls(
             None, int(arrays[f"{prefix}.cap"][0]), *(arrays[f"{prefix}.{k}"] for k in cls.ARRAYS)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from ..limits import check_points
 from ..rules import RuleSet
 
 
@@ -39,10 +40,12 @@ class TurnState:
         without permanent points that a turn can reach, reach.py)."""
         if not 1 <= self.dice <= rules.dice:
             raise InputError(f"--dice must be 1..{rules.dice} under {rules.name}, got {self.dice}")
+        check_points(self.turn, "turn total")
+        check_points(self.permanent, "permanent points")
         if self.turn < 0 or self.turn % rules.unit:
             raise InputError(
                 f"turn total {self.turn} is impossible under {rules.name}: "
-                f"totals are multiples of {rules.unit}"
+                f"totals are non-negative multiples of {rules.unit}"
             )
         if self.permanent:
             perms = rules.permanent_amounts

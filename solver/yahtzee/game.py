@@ -51,6 +51,10 @@ def game_table(rules: YahtzeeRules, store: Store, progress=None) -> np.ndarray:
         rules.digest(),
         OBJECTIVE,
         lambda: ({"rules_name": rules.name}, {"E": solve(rules, progress)}),
+        check=lambda h, a: (
+            a["E"].shape == (1 << rules.n_boxes, rules.threshold + 1, 2)
+            and a["E"].dtype == np.float64
+        ),
     )
     return arrays["E"]
 
@@ -217,7 +221,7 @@ def simulate(
         VB = np.empty((len(uniq), len(kg.roll_keep), nb))
         A1 = np.empty((len(uniq), len(kg.add)))
         A2 = np.empty((len(uniq), len(kg.add)))
-        batch(uniq, E, *a, VB, A1, A2)  # type: ignore[call-arg]
+        batch(uniq, E, *a, VB, A1, A2)
         counts = np.zeros((games, 6), np.int64)
         for A in (A2, A1, None):
             new = rng.integers(0, 6, (games, 5))

@@ -1,16 +1,28 @@
 """The compiled solver kernel (numba): imported only when a table is solved, never by a
 query.  Compiled functions are cached on disk by numba (cache=True), so only the first
-solve on a machine pays for compilation."""
+solve on a machine pays for compilation; where no cache folder is writable (no writable
+home, a read-only install) they are compiled in memory instead, each process anew."""
 
 import numba
 import numpy as np
 
 from .widget import widget
 
-_widget = numba.njit(cache=True, nogil=True)(widget)
+
+def jit(fn=None, **options):
+    """numba.njit with its disk cache where numba finds a folder for it, else without."""
+    if fn is None:
+        return lambda f: jit(f, **options)
+    try:
+        return numba.njit(cache=True, **options)(fn)
+    except RuntimeError:  # "cannot cache function ...: no locator available"
+        return numba.njit(cache=False, **options)(fn)
 
 
-@numba.njit(cache=True, parallel=True)
+_widget = jit(widget, nogil=True)
+
+
+@jit(parallel=True)
 def level(
     states,
     E,
@@ -59,7 +71,7 @@ def level(
         )
 
 
-@numba.njit(cache=True, parallel=True)
+@jit(parallel=True)
 def batch(
     states,
     E,

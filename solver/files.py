@@ -1,0 +1,52 @@
+"""A user's files: a regular file (not a folder, a device or a pipe), of a bounded size where
+it is read whole, as UTF-8 text; every other case is one clear InputError."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import BinaryIO
+
+from .errors import InputError
+
+SMALL = 1 << 20  # rule and policy files: 1 MB is far more than any needs
+
+
+def regular(path: str, what: str) -> os.stat_result:
+    """The file's status, or InputError unless it is a regular file we can read."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise InputError(f"{what} {path}: cannot read it ({e.strerror})") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError(f"{what} {path}: is a folder, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"{what} {path}: not a regular file (a device or a pipe)")
+    return st
+
+
+def read_text(path: str, what: str, limit: int = SMALL) -> str:
+    """A small text file, whole."""
+    st = regular(path, what)
+    if st.st_size > limit:
+        raise InputError(
+            f"{what} {path}: {st.st_size} bytes, more than such a file can be ({limit})"
+        )
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise InputError(f"{what} {path}: cannot read it ({e.strerror})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{what} {path}: not UTF-8 text (byte {e.start})") from None
+
+
+def open_binary(path: str, what: str) -> BinaryIO:
+    """A data file of any size, to read in chunks."""
+    regular(path, what)
+    try:
+        return open(path, "rb")
+    except OSError as e:
+        raise InputError(f"{what} {path}: cannot read it ({e.strerror})") from None
