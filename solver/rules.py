@@ -158,8 +158,9 @@ class RuleSet:
         """The smallest score (units) that reaches the target (the rules' own by default)."""
         target = self.target if target is None else target
         assert target is not None
-        t = target // self.unit
-        return t + 1 if self.reach == "more_than" else t
+        if self.reach == "more_than":
+            return target // self.unit + 1
+        return -(-target // self.unit)  # at least the target: scores are whole units
 
     def share(self, k: int) -> float:
         """A player's part of a win shared by k tied players."""
@@ -243,9 +244,9 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
             if (
                 not isinstance(pf, list)
                 or not pf
+                or not all(type(x) is int and 1 <= x <= FACES for x in pf)
                 or len(set(pf)) != len(pf)
                 or len(pf) > dice
-                or any(isinstance(x, bool) or x not in range(1, 7) for x in pf)
             ):
                 _fail(src, f"{key}.faces", f"expected distinct faces 1..6, at most {dice}")
             pf = tuple(sorted(pf))

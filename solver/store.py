@@ -34,6 +34,12 @@ SOLVER_VERSION = 3
 ENV = "DICESOLVER_TABLES"
 
 Arrays = dict[str, np.ndarray]
+
+
+def notify(message: str) -> None:
+    """What a long wait says (the command line prints it on stderr; the API is silent)."""
+
+
 # (header, arrays) -> is this table what its reader needs?  (a crafted file can have a valid
 # checksum and still not be: it is then rebuilt like a corrupt one)
 Check = Callable[[dict, Arrays], bool]
@@ -131,7 +137,11 @@ class Store:
             yield
             return
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                notify(f"waiting for another process building {path.name} ...")
+                fcntl.flock(fd, fcntl.LOCK_EX)
             for old in path.parent.glob(path.name + "*.tmp"):
                 with contextlib.suppress(OSError):
                     old.unlink()

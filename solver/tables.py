@@ -16,6 +16,9 @@ from .rules import RuleSet
 from .store import Check, Store
 from .turn import TurnLevels, TurnSolution
 from .turn.reach import bucket, sweep
+from .turn.state import TurnState
+
+CHECKED = 4096  # units at risk up to which a state's reachability is checked (~0.1 s sweep)
 
 # The end-game and game modules are imported by the tables that need them: a query about
 # expected points does not pay for them.
@@ -49,9 +52,20 @@ class Tables:
         each time: the model is stored like any table."""
         return _model(self.rules, self.store)
 
-    def reachable(self, length: int) -> np.ndarray:
-        """reach[s, r] for r < length (read-only: one sweep per power of two)."""
-        return _reachable(self.rules, self.store, bucket(length))[:, :length]
+    def reachable(self, length: int, held: bool = False) -> np.ndarray:
+        """reach[s, r] for r < length, of turns without permanent points (held: of turns
+        holding some); read-only, one sweep per power of two."""
+        return _reachable(self.rules, self.store, bucket(length), held)[:, :length]
+
+    def check(self, state: TurnState) -> None:
+        """InputError unless the rules can produce `state`, before any solve: its ranges,
+        then the reach sweeps up to CHECKED units at risk.  (The built-in rules have no
+        unreachable state past a few dozen units; past the sweeps only ranges are checked.)"""
+        state.check(self.rules)
+        u = state.at_risk(self.rules)
+        if u < CHECKED:
+            sweep = self.reachable(u + 1, held=state.permanent > 0)
+            state.check(self.rules, *((None, sweep) if state.permanent else (sweep, None)))
 
     @cached_property
     def reach_bound(self) -> int:
@@ -216,13 +230,13 @@ def _model(rules: RuleSet, store: Store) -> TurnModel:
 
 
 @lru_cache(maxsize=64)
-def _reachable(rules: RuleSet, store: Store, length: int) -> np.ndarray:
-    """Stored like the model it comes from (a sweep in Python: ~40 ms)."""
+def _reachable(rules: RuleSet, store: Store, length: int, held: bool) -> np.ndarray:
+    """Stored like the model it comes from (a sweep in Python: ~30 ms per 1000 units)."""
     _, arrays = store.cached(
         rules.name,
         rules.digest(),
-        f"reachable{length}",
-        lambda: ({}, {"reach": sweep(_model(rules, store), length)}),
+        f"{'held' if held else 'reachable'}{length}",
+        lambda: ({}, {"reach": sweep(_model(rules, store), length, held)}),
         check=lambda h, a: (
             a["reach"].shape == (rules.dice + 1, length) and a["reach"].dtype == np.bool_
         ),

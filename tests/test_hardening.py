@@ -386,6 +386,48 @@ def test_a_game_whose_turns_nearly_always_zilch_is_solved_to_its_precision(tmp_p
     assert np.abs(again - g.W).max() < 1e-9
 
 
+@pytest.mark.parametrize("hot", ["optional", "mandatory"])
+def test_rules_whose_rolls_never_zilch_are_refused_with_the_reason(tmp_path, hot):
+    """Every face scores 100: no roll zilches, a turn may roll on forever and its value has
+    no bound (a singular tail before): the expected-points and game solves say so, one line;
+    odds still answer."""
+    faces = {str(i): [100, 0, 0, 0, 0, 0] for i in range(1, 7)}
+    f = tmp_path / "endless.toml"
+    f.write_text(_toml({"dice": 6, "hot_dice": hot, "faces": faces, "game": {"target": 1000}}))
+    for args in (["strategy"], ["evaluate"], ["game"], ["simulate", "--turns", "10"]):
+        err = zilch(*args, "--rules", str(f), code=2).stderr.strip()
+        assert "go on forever" in err and "\n" not in err, args
+    assert js("odds", "--rules", str(f))["p_zilch"] == "0"
+
+
+def test_a_target_between_multiples_of_the_unit_is_reached_at_the_next_one(tmp_path):
+    """RULES.md: reaching the target means a score at least the target; with 50-point units
+    a target of 1025 is reached at 1050: its game is target 1050's, not 1000's."""
+    p = {}
+    for target in (1000, 1025, 1050):
+        f = tmp_path / f"t{target}.toml"
+        faces = {"1": [100, 0, 1000, 0, 0], "5": [50, 0, 500, 0, 0]}
+        game = {"target": target, "end": "instant"}
+        f.write_text(_toml({"dice": 5, "faces": faces, "game": game}))
+        p[target] = js("game", "--rules", str(f))["p_win"]
+    assert p[1025] == p[1050] != p[1000]
+
+
+def test_comma_lists_never_join_two_numbers():
+    """"10000 9000" is two scores missing a comma, not 100009000; spaces around are fine."""
+    args = ["advise", "--dice", "3", "--turn", "300", "--score", "9000", "--opponents"]
+    assert "comma-separated" in zilch(*args, "10000 9000", code=2).stderr
+    assert js(*args, " 9500, 10000 ")["opponents"] == [9500, 10000]
+
+
+def test_a_table_to_a_device_is_written_through_it():
+    """--out /dev/null: written into the device, never renamed over it."""
+    before = os.stat("/dev/null")
+    assert "wrote" in zilch("export", "--out", "/dev/null").stderr
+    after = os.stat("/dev/null")
+    assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
+
+
 # --- the command line itself -----------------------------------------------------------------
 def test_versions_and_json_errors():
     assert ds.__version__ in zilch("--version").stdout
@@ -458,3 +500,37 @@ def _toml(src: dict) -> str:
         else:
             lines.append(f"{k} = {val(v)}")
     return "\n".join(lines) + "\n" + "\n".join(tables)
+
+
+_BUILDER = """
+import sys, time
+import dicesolver.tables as T
+real = T.solve_score
+def slow(model):
+    with open(sys.argv[2], "a") as f:
+        f.write("solved\\n")
+    time.sleep(1.5)                       # long enough for the other process to arrive
+    return real(model)
+T.solve_score = slow
+from dicesolver.rules import load
+from dicesolver.store import Store
+print(T.Tables(load("zilch"), Store(sys.argv[1])).score.bank_thresholds()[1])
+"""
+
+
+def test_a_second_process_waits_for_the_first_build_instead_of_repeating_it(tmp_path):
+    import subprocess
+    import sys
+
+    log = tmp_path / "builds.log"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _BUILDER, str(tmp_path / "t"), str(log)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    outs = [p.communicate(timeout=120)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0] and outs[0] == outs[1]
+    assert log.read_text().count("solved") == 1

@@ -180,9 +180,26 @@ def advise(
     the opponents' scores: by the probability of winning."""
     rs = rule_set(rules)
     tab = tables_of(rs, tables)
+    # options that say nothing together: refused, never silently dropped
     if final_round and last_turn:
         raise InputError("--final-round and --last-turn exclude each other")
+    if matched and roll is None:
+        raise InputError("--matched describes a roll: give it with --roll")
+    if not_on_board and score is not None:
+        raise InputError(
+            "--not-on-board with --score: the score says whether you are on the board (0: not yet)"
+        )
+    if take_over is not None and (roll is not None or dice is not None or turn or permanent):
+        raise InputError(
+            "--take-over is the state the turn starts from: leave out --dice, "
+            "--turn, --permanent and --roll"
+        )
     mode = "final-round" if final_round else "last-turn" if last_turn else None
+    if take_over is not None and mode is not None:
+        raise InputError(
+            f"--take-over and --{mode}: a piggyback offer is taken in a game "
+            "where reaching the target wins at once"
+        )
     if score is not None or opponents is not None or mode is not None:
         if score is None or opponents is None:
             raise InputError("end-game advice needs both --score and --opponents")
@@ -199,8 +216,8 @@ def advise(
     state = turn_state(rs, dice, turn, permanent)
     if roll is not None:
         return _ranking(tab, state, dice_list(roll, "--roll"), matched, not not_on_board)
+    tab.check(state)
     pol = tab.score
-    pol.check(state)
     on = not not_on_board
     v, note = _score_values(pol, state, on)
     return Advice(
@@ -217,12 +234,12 @@ def _ranking(
     rs = tab.rules
     if len(faces) != state.dice:
         raise InputError(f"--roll has {len(faces)} dice but {state.dice} dice were to be rolled")
-    pol = tab.score
-    pol.check(state)
+    tab.check(state)
     outcome = parse_roll(rs, faces, matched)
     if matched and not (rs.colour_pairs and colour_match_probability(outcome.counts)):
         raise InputError(f"--matched: these dice cannot form three colour pairs under {rs.name}")
     found = []
+    pol = tab.score
     for c in score_outcome(rs, outcome).choices:
         after = TurnState(c.left or rs.dice, state.turn + c.points, state.permanent + c.permanent)
         v, _ = _score_values(pol, after, on_board)
@@ -269,7 +286,7 @@ def _offer(tab: Tables, spec: str | Sequence[int]) -> tuple[int, int]:
             f"--take-over {dice},{total}: a bank never leaves all {rs.dice} dice "
             f"under {rs.name} (hot dice must be rolled)"
         )
-    tab.score.check(TurnState(dice, total))
+    tab.check(TurnState(dice, total))
     return dice, total
 
 
@@ -321,13 +338,19 @@ def _take_over_game(tab: Tables, spec, score: int, opponent: int) -> GameTakeOve
 def _endgame_advice(
     tab: Tables, state: TurnState, score: int, opponents: list[int], mode: str | None
 ) -> EndgameAdvice:
-    from ..objectives.final_round import solve_final_round
-    from ..objectives.last_turn import reach_target_turn
+    from ..objectives.final_round import check_final_round, solve_final_round
+    from ..objectives.last_turn import check_deficit, reach_target_turn
     from ..objectives.situation import situation
 
     rs = tab.rules
-    tab.score.check(state)
+    tab.check(state)
     sit = situation(rs, score, opponents, mode)
+    if sit.kind == "last turn":  # (sizes refused before any solve)
+        assert sit.leader is not None
+        check_deficit(rs, sit.leader - score)
+    elif sit.kind == "final round":
+        assert sit.leader is not None
+        check_final_round(rs, sit.leader, [score, *sit.remaining], state.turn)
     on_board = rs.on_board(score)
 
     def answer(kind: str, v: StateValues | None, **more) -> EndgameAdvice:

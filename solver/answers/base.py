@@ -7,6 +7,7 @@ import dataclasses
 import functools
 import inspect
 import math
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
 from fractions import Fraction
@@ -126,13 +127,7 @@ def turn_state(rs: RuleSet, dice: int | None, turn: int, permanent: int) -> Turn
 
 def int_list(value: str | Sequence[int], what: str) -> list[int]:
     """Comma-separated integers (or a sequence of them)."""
-    if isinstance(value, str):
-        try:
-            vals = [int(x) for x in value.replace(" ", "").split(",") if x]
-        except ValueError:
-            raise InputError(f"{what} expects comma-separated integers, got {value!r}") from None
-    else:
-        vals = [_int(x, what) for x in value]
+    vals = _ints(value, what, f"{what} expects comma-separated integers")
     if not vals:
         raise InputError(f"{what}: no values given")
     return vals
@@ -140,21 +135,29 @@ def int_list(value: str | Sequence[int], what: str) -> list[int]:
 
 def dice_list(value: str | Sequence[int], what: str) -> list[int]:
     """Die faces such as 1,1,5,3,4,6 (or a sequence of them)."""
-    if isinstance(value, str):
-        try:
-            faces = [int(x) for x in value.replace(" ", "").split(",") if x]
-        except ValueError:
-            raise InputError(
-                f"{what} must be comma-separated die faces such as 1,1,5,3,4,6, got {value!r}"
-            ) from None
-    else:
-        faces = [_int(x, what) for x in value]
+    faces = _ints(value, what, f"{what} must be comma-separated die faces such as 1,1,5,3,4,6")
     bad = [f for f in faces if not 1 <= f <= 6]
     if bad:
         raise InputError(f"{what}: a die shows 1..6, got {bad[0]}")
     if not faces:
         raise InputError(f"{what}: no dice given")
     return faces
+
+
+def _ints(value: str | Sequence[int], what: str, expects: str) -> list[int]:
+    """The integers of a comma-separated option: spaces around a value are allowed, inside
+    one refused ("10000 9000" is not 100009000); a trailing comma is harmless."""
+    if not isinstance(value, str):
+        return [_int(x, what) for x in value]
+    fields = [x.strip() for x in value.split(",")]
+    if fields and not fields[-1]:
+        fields.pop()
+    if "" in fields:
+        raise InputError(f"{what} has an empty value: {value!r}")
+    try:
+        return [int(x) for x in fields]
+    except ValueError:
+        raise InputError(f"{expects}, got {value!r}") from None
 
 
 def _int(x: Any, what: str) -> int:
@@ -172,6 +175,8 @@ def out_path(path: str, suffix: str | None = None) -> str:
     folder itself.  suffix: added where the name has none (what the writer would do)."""
     from pathlib import Path
 
+    if not path or path.endswith(("/", os.sep)) or Path(path).is_dir():
+        raise InputError(f"--out {path!r}: a file name is needed (not a folder)")
     p = Path(path)
     if suffix and not p.suffix:
         p = p.with_name(p.name + suffix)
@@ -180,4 +185,6 @@ def out_path(path: str, suffix: str | None = None) -> str:
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
         raise InputError(f"--out {path}: the folder {parent} does not exist")
+    if not p.exists() and not os.access(parent, os.W_OK):
+        raise InputError(f"--out {path}: the folder {parent} cannot be written to")
     return str(p)

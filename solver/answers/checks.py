@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from ..limits import TURNS_PER_SECOND, check_time
 from ..play.evaluate import Distribution
 from ..play.evaluate import evaluate as exact_distribution
 from ..play.policies import OptimalPolicy, Policy, load_policy
@@ -65,7 +66,7 @@ def evaluate(
     rs = rule_set(rules)
     tab = tables_of(rs, tables)
     state = TurnState(rs.dice if dice is None else dice, turn, permanent)
-    tab.score.check(state)
+    tab.check(state)
     on = not not_on_board
     dist = exact_distribution(tab.model, resolve_policy(policy, tab, on), on, state)
     return Evaluation(
@@ -121,6 +122,7 @@ def simulate(
     rs = rule_set(rules)
     if turns < 1:
         raise InputError(f"--turns must be at least 1, got {turns}")
+    check_time(turns / TURNS_PER_SECOND, f"simulating {turns} turns", "ask for fewer --turns")
     tab = tables_of(rs, tables)
     on = not not_on_board
     strat = resolve_policy(policy, tab, on)
@@ -214,6 +216,11 @@ def verify(
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InputError(f"--alpha must be a number strictly between 0 and 1, got {alpha!r}")
     if rolls:
+        if column is not None or policy != "optimal" or not_on_board:
+            raise InputError(
+                "--rolls checks single rolls, which no policy plays: leave out "
+                "--column, --policy and --not-on-board"
+            )
         rep = verify_rolls(rs, read_rolls(results, rs.dice), alpha)
         return RollVerdict(
             rep["n"], rep["consistent"], rep["p_value"], rep["by_dice"], rs.name, alpha

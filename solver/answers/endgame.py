@@ -73,15 +73,27 @@ def endgame(
 ) -> LastTurnAdvice | FinalRoundReport | Table:
     """Can I still win?  A last turn against a deficit; the whole last-turn table; or a
     final round: everyone's chance and each player's stopping rule."""
+    from ..objectives.last_turn import check_deficit
     from .export import last_turn_rows
 
     rs = rule_set(rules)
     tab = tables_of(rs, tables)
+    state_given = deficit is not None or dice is not None or turn or permanent or not_on_board
     if final_round or scores is not None:
         if not (final_round and scores is not None):
             raise InputError("the final round needs both --final-round and --scores")
+        if state_given or table:
+            raise InputError(
+                "--final-round takes the scores only: leave out --table, "
+                "--deficit, --dice, --turn, --permanent and --not-on-board"
+            )
         return _final_round_report(tab, int_list(scores, "--scores"))
     if table:
+        if state_given:
+            raise InputError(
+                "--table is every deficit and state: leave out --deficit, "
+                "--dice, --turn, --permanent and --not-on-board"
+            )
         return last_turn_rows(tab)
     if deficit is None:
         raise InputError("give --deficit D (or --table, or --final-round --scores ...)")
@@ -91,14 +103,15 @@ def endgame(
             f"0 or more points behind, in multiples of {rs.unit}"
         )
     state = turn_state(rs, dice, turn, permanent)
-    tab.score.check(state)
+    tab.check(state)
+    check_deficit(rs, deficit)
     on = not not_on_board
     v = tab.last_turn.value_at(deficit, state, on)
     return LastTurnAdvice(rs.name, deficit, state.dice, turn, permanent, on, v.best, v, v.action)
 
 
 def _final_round_report(tab: Tables, scores: list[int]) -> FinalRoundReport:
-    from ..objectives.final_round import solve_final_round, stopping_rule
+    from ..objectives.final_round import check_final_round, solve_final_round, stopping_rule
     from ..objectives.last_turn import solve_last_turn
 
     rs = tab.rules
@@ -115,6 +128,7 @@ def _final_round_report(tab: Tables, scores: list[int]) -> FinalRoundReport:
             f"the first score ({trigger}) must have reached the target "
             f"{rs.target} to trigger the final round"
         )
+    check_final_round(rs, trigger, others)
     fr = solve_final_round(tab.model, trigger, 1, others, tab.reach_bound)
     players = [PlayerChance(1, trigger, "triggered the final round", fr.p_leaders)]
     for i, (s, pt, p) in enumerate(zip(others, fr.players, fr.p_players), start=2):

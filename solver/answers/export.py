@@ -87,6 +87,15 @@ def atomic_file(path: str) -> Iterator[BinaryIO]:
     """A file to write as it comes: a temporary file in the same folder, renamed over the
     path once complete (an error or Ctrl-C removes it: never half-written)."""
     p = Path(path)
+    if p.exists() and not p.is_file():  # a device or a pipe (/dev/null, a FIFO): write to it
+        try:  # (a pipe nobody reads: refused, not waited on)
+            fd = os.open(p, os.O_WRONLY | os.O_NONBLOCK)
+            os.set_blocking(fd, True)
+            with os.fdopen(fd, "wb") as f:
+                yield f
+        except OSError as e:
+            raise InputError(f"--out {path}: cannot write it ({e.strerror})") from None
+        return
     try:
         fd, tmp = tempfile.mkstemp(dir=p.parent if str(p.parent) else ".", suffix=".tmp")
     except OSError as e:

@@ -44,7 +44,7 @@ class Fairness(Answer):
 def game(
     rules: Rules = "farkle",
     target: int | None = None,
-    scores: str | Sequence[int] = "0,0",
+    scores: str | Sequence[int] | None = None,
     fairness: bool = False,
     tables: Tables_ = None,
     progress: Progress = SILENT,
@@ -58,8 +58,10 @@ def game(
         if target <= 0 or target % rs.unit:
             raise InputError(f"--target must be a positive multiple of {rs.unit}")
     pair = None
+    if fairness and scores is not None:
+        raise InputError("--fairness is about the start of the game: leave out --scores")
     if not fairness:
-        pair = int_list(scores, "--scores")
+        pair = int_list("0,0" if scores is None else scores, "--scores")
         if len(pair) != 2:
             raise InputError("--scores expects ME,OPP such as 0,0")
         goal = rs.target if target is None else target

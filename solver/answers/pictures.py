@@ -3,6 +3,7 @@ score distribution, and the two-player game."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +24,23 @@ Tables_ = str | Store | None
 @dataclass(frozen=True)
 class Picture(Answer):
     wrote: str
+
+
+def _picture(out: str) -> str:
+    """The picture's file, checked before any work: a folder that exists, a format
+    matplotlib writes (by the name's extension; none: PNG)."""
+    path = out_path(out, ".png")
+    _pyplot()
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    kinds = FigureCanvasBase.get_supported_filetypes()
+    ext = os.path.splitext(path)[1][1:].lower()
+    if ext not in kinds:
+        raise InputError(
+            f"--out {out}: pictures are written as {', '.join(sorted(kinds))} "
+            f"(by the file's extension), not {ext!r}"
+        )
+    return path
 
 
 def _pyplot():
@@ -48,7 +66,7 @@ def plot_endgame(
     turn total), and the roll/bank boundary (the smallest total at which banking is optimal;
     in a last turn it sits one unit above the deficit wherever banking is allowed)."""
     rs = rule_set(rules)
-    out = out_path(out, ".png")
+    out = _picture(out)
     plt = _pyplot()
     tab = tables_of(rs, tables).last_turn
     sol = tab.levels[not not_on_board][0]
@@ -101,7 +119,7 @@ def plot_distribution(
     """The exact probability of each recorded turn score (bars), a simulator's frequencies
     (dots) over it."""
     rs = rule_set(rules)
-    out = out_path(out, ".png")
+    out = _picture(out)
     tab = tables_of(rs, tables)
     on = not not_on_board
     dist = exact_distribution(tab.model, resolve_policy(policy, tab, on), on)
@@ -157,7 +175,7 @@ def plot_game(
     held yet), on a coarser grid of score pairs: each pair's turn solved on demand by the
     game's own turn (piggyback offers and permanent points included)."""
     rs = rule_set(rules)
-    out = out_path(out, ".png")
+    out = _picture(out)
     g = tables_of(rs, tables).game(target, solve_if_missing=False)
     if g is None:
         raise InputError(

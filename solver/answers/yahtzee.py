@@ -9,10 +9,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from ..limits import GAMES_PER_SECOND, check_time
 from ..store import Store
 from ..yahtzee import game as Y
 from ..yahtzee.rules import PRESETS, YahtzeeRules, load
-from .base import Answer
+from .base import Answer, dice_list
 from .export import Table
 from .progress import SILENT, Progress
 
@@ -93,7 +94,9 @@ def yahtzee_advise(
     """Every keep (or, with no rolls left, every open box) ranked by the expected final
     score from now on."""
     rs = _rules(rules)
-    hand = Y.parse_dice(dice if isinstance(dice, str) else ",".join(map(str, dice)))
+    hand = tuple(dice_list(dice, "--dice"))
+    if len(hand) != 5:
+        raise InputError(f"--dice: a hand has five dice, got {len(hand)}")
     state = Y.parse_state(rs, _filled(filled), upper, yahtzee_bonus)
     if rolls_left not in (0, 1, 2):
         raise InputError(f"--rolls-left is 0, 1 or 2, got {rolls_left}")
@@ -158,13 +161,37 @@ def yahtzee_simulate(
     rs = _rules(rules)
     if games < 1:
         raise InputError(f"--games must be at least 1, got {games}")
+    check_time(games / GAMES_PER_SECOND, f"simulating {games} games", "ask for fewer --games")
     E = _table(rs, tables, progress)
-    res = Y.simulate(rs, E, games, np.random.default_rng(seed))
-    se = float(res.std(ddof=1) / math.sqrt(games)) if games > 1 else 0.0
-    q = {p: float(np.percentile(res, p)) for p in (1, 5, 10, 25, 50, 75, 90, 95, 99)}
-    return YahtzeeSimulation(
-        rs.name, games, seed, float(res.mean()), se, float(res.std()), float(E[0, 0, 0]), q
-    )
+    rng = np.random.default_rng(seed)
+    counts = np.zeros(0, np.int64)  # counts[score]: played in batches, memory stays flat
+    progress.start("simulating", games)
+    try:
+        for start in range(0, games, BATCH):
+            got = np.bincount(Y.simulate(rs, E, min(BATCH, games - start), rng))
+            counts = np.pad(counts, (0, max(0, len(got) - len(counts))))
+            counts[: len(got)] += got
+            progress.advance(min(BATCH, games - start))
+    finally:
+        progress.finish()
+    scores = np.arange(len(counts))
+    mean = float(np.dot(scores, counts)) / games
+    var = max(float(np.dot(scores * scores, counts)) / games - mean * mean, 0.0)
+    se = math.sqrt(var * games / (games - 1) / games) if games > 1 else 0.0
+    q = {p: _percentile(counts, p) for p in (1, 5, 10, 25, 50, 75, 90, 95, 99)}
+    return YahtzeeSimulation(rs.name, games, seed, mean, se, math.sqrt(var), float(E[0, 0, 0]), q)
+
+
+BATCH = 20_000  # games in lockstep (their turn tables grow with the states they reach)
+
+
+def _percentile(counts: np.ndarray, p: float) -> float:
+    """numpy's percentile (linear) of the sample whose histogram is counts."""
+    cum = np.cumsum(counts)
+    h = (cum[-1] - 1) * p / 100
+    lo = int(h)
+    at = lambda i: float(np.searchsorted(cum, i, side="right"))  # the i-th smallest
+    return at(lo) + (h - lo) * (at(lo + 1) - at(lo)) if lo + 1 < cum[-1] else at(lo)
 
 
 def yahtzee_export(

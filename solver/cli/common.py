@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from .. import store
 from ..answers.progress import Progress
 from ..errors import InputError
 
@@ -22,6 +23,7 @@ class OneLineErrors(click.Group):
     JSON object on that line); Ctrl-C: "aborted", exit code 130."""
 
     def main(self, args=None, *rest, **kwargs):
+        store.notify = lambda message: click.echo(message, err=True)  # (waits for a lock)
         argv = list(sys.argv[1:] if args is None else args)
         as_json = "--json" in argv
         try:
@@ -36,6 +38,8 @@ class OneLineErrors(click.Group):
             self._fail(e.format_message(), 2, as_json, where)
         except InputError as e:
             self._fail(str(e), 2, as_json)
+        except MemoryError as e:  # an allocation beyond what the estimates foresaw
+            self._fail(f"not enough memory for this request ({e})", 2, as_json)
         except OSError as e:  # the machine said no: a full disk, a closed pipe, ...
             where = f" ({e.filename})" if e.filename else ""
             self._fail(f"{e.strerror or e}{where}", 2, as_json)
@@ -63,6 +67,7 @@ TABLES_OPT = click.option(
     "project's tables/ or the user cache).",
 )
 JSON_OPT = click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+SEED = click.IntRange(0, 2**64 - 1)  # a 64-bit seed: what a user's own simulator takes
 
 
 def emit(answer: Answer, as_json: bool, text: Callable[[Any], str]) -> None:
@@ -76,14 +81,16 @@ def emit(answer: Answer, as_json: bool, text: Callable[[Any], str]) -> None:
 
 
 class Bar(Progress):
-    """A progress bar on stderr, drawn once long work starts."""
+    """A progress bar on stderr, drawn once long work starts (on a terminal: a log or a
+    pipe gets no progress lines, only the answer or the one line of an error)."""
 
     def __init__(self) -> None:
         self._bar: Any = None
 
     def start(self, label: str, total: int) -> None:
-        self._bar = click.progressbar(length=total, label=label, file=sys.stderr)
-        self._bar.__enter__()
+        if sys.stderr.isatty():
+            self._bar = click.progressbar(length=total, label=label, file=sys.stderr)
+            self._bar.__enter__()
 
     def advance(self, n: int = 1) -> None:
         if self._bar is not None:
@@ -105,18 +112,25 @@ FORMAT_OPT = click.option(
 )
 
 
-def write_table(table, fmt: str, out: str | None, what: str = "rows") -> None:
-    """A table to a file (atomically), or to standard output."""
-    if out:
-        from ..answers.base import out_path
+def table_destination(fmt: str, out: str | None) -> None:
+    """InputError for where a table cannot go, checked before the table is computed."""
+    from ..answers.base import out_path
 
-        table.write(out_path(out), fmt)
-        click.echo(f"wrote {table.rows} {what} to {out}", err=True)
-        if table.caveat:
-            click.echo(f"note: {table.caveat}", err=True)
+    if out is not None:
+        out_path(out)
     elif fmt == "parquet":
         raise InputError("parquet export needs --out FILE")
+
+
+def write_table(table, fmt: str, out: str | None, what: str = "rows") -> None:
+    """A table to a file (atomically), or to standard output."""
+    from ..answers.base import out_path
+
+    table_destination(fmt, out)
+    if out is not None:
+        table.write(out_path(out), fmt)
+        click.echo(f"wrote {table.rows} {what} to {out}", err=True)
     else:
         sys.stdout.write(table.encode(fmt).decode())
-        if table.caveat:
-            click.echo(f"note: {table.caveat}", err=True)
+    if table.caveat:
+        click.echo(f"note: {table.caveat}", err=True)

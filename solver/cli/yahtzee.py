@@ -7,7 +7,17 @@ from importlib import import_module
 import click
 
 from . import render
-from .common import FORMAT_OPT, JSON_OPT, TABLES_OPT, Bar, OneLineErrors, emit, write_table
+from .common import (
+    FORMAT_OPT,
+    JSON_OPT,
+    SEED,
+    TABLES_OPT,
+    Bar,
+    OneLineErrors,
+    emit,
+    table_destination,
+    write_table,
+)
 
 RULES_OPT = click.option(
     "--rules",
@@ -100,9 +110,7 @@ def y_value(as_json, **opts):
 @click.option(
     "--games", type=click.IntRange(1), default=100_000, show_default=True, help="Games to play."
 )
-@click.option(
-    "--seed", type=click.IntRange(0), default=0, show_default=True, help="Seed of the dice."
-)
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the dice.")
 @TABLES_OPT
 @JSON_OPT
 def y_simulate(as_json, **opts):
@@ -122,8 +130,5 @@ def y_simulate(as_json, **opts):
 @TABLES_OPT
 def y_export(fmt, out, **opts):
     """The value of every reachable state between turns."""
-    if out:
-        from ..answers.base import out_path
-
-        out_path(out)
+    table_destination(fmt, out)
     write_table(_api().yahtzee_export(progress=Bar(), **opts), fmt, out, "states")

@@ -11,9 +11,21 @@ import sys
 from importlib import import_module
 
 import click
+from click.core import ParameterSource
 
+from ..errors import InputError
 from . import render
-from .common import FORMAT_OPT, JSON_OPT, TABLES_OPT, Bar, OneLineErrors, emit, write_table
+from .common import (
+    FORMAT_OPT,
+    JSON_OPT,
+    SEED,
+    TABLES_OPT,
+    Bar,
+    OneLineErrors,
+    emit,
+    table_destination,
+    write_table,
+)
 
 RULES_OPT = click.option(
     "--rules",
@@ -172,12 +184,14 @@ def endgame(as_json, fmt, out, **opts):
     zilch endgame --rules zilch-online --final-round --scores 5000,2500,4900,4950
     zilch endgame --rules zilch --table --format csv --out last-turn.csv
     """
-    if out and opts["table"]:
-        from ..answers.base import out_path
-
-        out_path(out)
+    given = click.get_current_context().get_parameter_source("fmt") != ParameterSource.DEFAULT
+    if not opts["table"] and (out is not None or given):
+        raise InputError("--format and --out are for --table (the whole last-turn table)")
+    fmt = "json" if as_json and not given else fmt
+    if opts["table"]:
+        table_destination(fmt, out)
     a = _api().endgame(**opts)
-    if opts["table"] and not (opts["final_round"] or opts["scores"]):
+    if opts["table"]:
         write_table(a, fmt, out, "states")
     else:
         emit(a, as_json, render.text)
@@ -207,7 +221,7 @@ def evaluate(as_json, **opts):
 )
 @click.option(
     "--seed",
-    type=click.IntRange(0),
+    type=SEED,
     default=0,
     show_default=True,
     help="Seed of the dice (the same seed plays the same turns).",
@@ -222,7 +236,7 @@ def simulate(as_json, out, **opts):
     from ..answers.base import out_path
 
     emit(
-        checks.simulate(out=out_path(out) if out else None, progress=Bar(), **opts),
+        checks.simulate(out=None if out is None else out_path(out), progress=Bar(), **opts),
         as_json,
         render.simulation,
     )
@@ -272,10 +286,9 @@ def verify(as_json, **opts):
 )
 @click.option(
     "--scores",
-    default="0,0",
-    show_default=True,
+    default=None,
     metavar="ME,OPP",
-    help="The scores of the player to move and of the opponent.",
+    help="The scores of the player to move and of the opponent (default: 0,0).",
 )
 @click.option(
     "--fairness",
@@ -372,8 +385,5 @@ def plot_distribution(**opts):
 @TABLES_OPT
 def export(fmt, out, **opts):
     """The whole policy table, one row per reachable state."""
-    if out:
-        from ..answers.base import out_path
-
-        out_path(out)
+    table_destination(fmt, out)
     write_table(_api().export(**opts), fmt, out)

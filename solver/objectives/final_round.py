@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..errors import InputError
+from ..limits import MAX_UNITS
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import Extra, Payoff, Permanent, Tail, TurnLevels, TurnSolution, solve_turn
@@ -478,6 +479,25 @@ class FinalRound:
         return self.tied * self.p_leaders + sum(self.p_players)
 
 
+def check_final_round(rules: RuleSet, leader: int, scores: Sequence[int], turn: int = 0) -> None:
+    """InputError for a final round the solver cannot take (before any solve): scores off
+    the unit, a player still to play level with or ahead of the leader, or one further
+    behind than the deficits solved."""
+    u = rules.unit
+    if leader % u or any(s % u for s in scores) or turn % u:
+        raise InputError(f"scores must be multiples of {u} under {rules.name}")
+    if any(s >= leader for s in scores):
+        raise InputError(
+            "a player still to play in the final round cannot be level with or ahead of the leader"
+        )
+    top = (rules.target or 0) // u + MAX_UNITS
+    if any(leader // u - s // u > top for s in scores):
+        raise InputError(
+            f"a final round more than {top * u} points behind the leader "
+            f"({leader}): the solver takes deficits up to that under {rules.name}"
+        )
+
+
 def solve_final_round(
     model: TurnModel, leader: int, tied: int, scores: list[int], reach_bound: int, turn: int = 0
 ) -> FinalRound:
@@ -493,12 +513,7 @@ def solve_final_round(
     (reach_bound: last_turn.reach_bound's D, units)."""
     rules = model.rules
     u = rules.unit
-    if leader % u or any(s % u for s in scores) or turn % u:
-        raise InputError(f"scores must be multiples of {u} under {rules.name}")
-    if any(s >= leader for s in scores):
-        raise InputError(
-            "a player still to play in the final round cannot be level with or ahead of the leader"
-        )
+    check_final_round(rules, leader, scores, turn)
     L0 = leader // u
     D = reach_bound
     reach = [s // u + D for s in scores]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from ..limits import MAX_UNITS
+from ..limits import MAX_UNITS, check_memory
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import StateValues, TurnLevels, TurnState, solve_levels
@@ -51,6 +51,7 @@ def reach_bound(model: TurnModel, eps: float = TRUNCATION) -> int:
     """Units D such that no turn, however played, adds more than D units with probability
     above eps (from the best "beat D" play)."""
     rules = model.rules
+    model.check_bounded()
     D = 64
     while True:
         levels = solve_last_turn(model, [D * rules.unit], on_board=True)
@@ -72,6 +73,17 @@ def board_flags(rules: RuleSet) -> tuple[bool, ...]:
     return (False, True) if rules.min_bank(False) != rules.min_bank(True) else (True,)
 
 
+def check_deficit(rules: RuleSet, deficit: int) -> None:
+    """InputError for a deficit beyond what a last turn is solved for: the table's (up to
+    the target) and MAX_UNITS more units solved on demand."""
+    top = ((rules.target or 0) // rules.unit + MAX_UNITS) * rules.unit
+    if deficit > top:
+        raise InputError(
+            f"a last turn {deficit} points behind: the solver takes deficits "
+            f"up to {top} under {rules.name}"
+        )
+
+
 @dataclass(frozen=True, eq=False)
 class LastTurnTable:
     """P(win) of a last turn for every deficit 0..max_deficit (units), both board flags."""
@@ -91,6 +103,11 @@ class LastTurnTable:
         if rules.target is None:
             raise InputError(f"{rules.name} has no target: there is no last turn")
         D = rules.target // rules.unit
+        check_memory(
+            8.0 * (D + 1) * (D + 1) * (2 + model.states * 4),
+            f"the last-turn table of a game to {rules.target} ({D + 1} deficits)",
+            "a rule set with a lower game.target",
+        )
         deficits = np.arange(D + 1) * rules.unit
         levels = {flag: solve_last_turn(model, deficits, flag) for flag in board_flags(rules)}
         levels.setdefault(False, levels[True])
@@ -100,14 +117,8 @@ class LastTurnTable:
         """(levels, row) for a deficit in points behind `tied` leaders: the table's (one
         leader), or solved on demand (more leaders, or beyond the table up to MAX_UNITS
         more units)."""
-        rules = self.rules
-        d = deficit // rules.unit
-        if d > self.max_deficit + MAX_UNITS:
-            top = (self.max_deficit + MAX_UNITS) * rules.unit
-            raise InputError(
-                f"a last turn {deficit} points behind: the solver takes deficits "
-                f"up to {top} under {rules.name}"
-            )
+        check_deficit(self.rules, deficit)
+        d = deficit // self.rules.unit
         if d <= self.max_deficit and tied == 1:
             return self.levels[on_board], d
         return solve_last_turn(self.model, [deficit], on_board, tied), 0

@@ -60,10 +60,6 @@ class ScorePolicy:
     def dice(self) -> int:
         return self.rules.dice
 
-    def check(self, state: TurnState) -> None:
-        """InputError unless the rules can produce this state."""
-        state.check(self.rules, self.reach)
-
     def value_at(self, state: TurnState, on_board: bool = True) -> StateValues:
         """Expected points banked this turn by rolling and by banking (None: not allowed)."""
         s, r = state.index(self.rules), state.at_risk(self.rules)

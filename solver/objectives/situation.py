@@ -27,6 +27,11 @@ def situation(rules: RuleSet, score: int, opponents: list[int], mode: str | None
     for o in opponents:
         rules.check_score("--opponents score", o)
     if rules.end == "instant":
+        if mode is not None:
+            raise InputError(
+                f"--{mode}: under {rules.name} reaching {rules.target} wins at "
+                "once, there is no final round"
+            )
         if any(o >= rules.target for o in opponents) or score >= rules.target:
             raise InputError(
                 f"under {rules.name} reaching {rules.target} ends the game at once:"
@@ -52,6 +57,11 @@ def situation(rules: RuleSet, score: int, opponents: list[int], mode: str | None
     if not done:
         raise InputError("--last-turn needs the other players' scores (--opponents)")
     leader = max(done)
+    if not rules.reached(leader):
+        raise InputError(
+            f"--{mode or 'final-round'}: the game ends once someone reaches the "
+            f"target {rules.target}, and the leader has {leader}"
+        )
     if score >= leader:
         raise InputError(
             f"your score {score} is not behind the leader's {leader}: a "

@@ -16,6 +16,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
+from ..errors import InputError
 from ..rules import RuleSet
 
 FIELDS = (
@@ -57,6 +58,11 @@ class TurnModel:
     @property
     def dice(self) -> int:
         return self.rules.dice
+
+    def check_bounded(self) -> None:
+        """InputError where no roll ever zilches: a turn may roll on forever."""
+        if not self.p_zilch[1:].any():
+            raise InputError(endless(self.rules))
 
     @property
     def unit(self) -> int:
@@ -151,6 +157,13 @@ class TurnModel:
             if not (colour and n == 6):  # colours only matter for six dice
                 lookup[1, n, code[~matched]] = idx[~matched]
         return lookup
+
+
+def endless(rules: RuleSet) -> str:
+    return (
+        f"{rules.name}: a turn can go on forever without a zilch (every roll scores), so "
+        "its value has no bound: these rules cannot be solved"
+    )
 
 
 def sound(rules: RuleSet, arrays: dict[str, np.ndarray]) -> bool:

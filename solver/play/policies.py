@@ -121,19 +121,30 @@ class UserPolicy(Policy):
         need = max(rules.min_bank(self.on_board), 0 if self.on_board else self.entry)
         return (s != 0) & (total >= th) & (total >= need)
 
-    def compile(self, model: TurnModel) -> TablePolicy:
-        """The choice depends on the outcome only; banking on the dice left and the turn
-        total."""
-        rules = self.rules
+    def compile(self, model: TurnModel) -> Policy:
+        """The choice depends on the outcome only: looked up; banking (a comparison of the
+        total with the dice count's threshold) stays as it is."""
         O = len(model.prob)
-        opts, ch = candidates(model, np.arange(O), np.zeros(O, np.int64), 0)
-        pick = self.pick(ch)[None, :, None]  # (1, O, 1)
-        top = max(t for t in self.thresholds[1:] if t is not None) // rules.unit + 1
-        top = max(top, rules.units_up(max(rules.min_bank(self.on_board), self.entry)) + 1)
-        S = rules.dice + 1
-        s, r = np.meshgrid(np.arange(S), np.arange(top + 1), indexing="ij")
-        bank = self.banks(s.ravel(), r.ravel(), np.zeros(s.size, np.int64))
-        return TablePolicy(self.name, pick, bank.reshape(1, S, top + 1), "total", 1)
+        opts, ch = candidates(model, None, np.zeros(O, np.int64), 0)
+        return FixedPick(self, opts[np.arange(O), self.pick(ch)])
+
+
+@dataclass(frozen=True, eq=False)
+class FixedPick(Policy):
+    """A user's policy with its choice per outcome looked up (it depends on nothing else)."""
+
+    user: UserPolicy
+    choice: np.ndarray  # (O,) the choice taken in each outcome
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.user.name
+
+    def choose(self, model: TurnModel, o: np.ndarray | None, r, p, row=None) -> np.ndarray:
+        return self.choice if o is None else self.choice[o]
+
+    def banks(self, s, r, p, row=None) -> np.ndarray:
+        return self.user.banks(s, r, p)
 
 
 @dataclass(frozen=True, eq=False)

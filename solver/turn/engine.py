@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..limits import check_memory, turn_bytes
-from ..outcomes.model import TurnModel
+from ..outcomes.model import TurnModel, endless
 from . import kernel
 from .payoff import Payoff
 from .solution import TurnSolution
@@ -85,13 +85,13 @@ def _affine_eval(model: TurnModel, pick, bank, slope, intercept, zilch, src_tail
     ext_b += model.p_zilch[1:] * zilch[:, None]
     I = np.eye(S)[None]
     ca = np.where(bank, slope[:, None], ext_a[:, n_of_state])
-    a = np.linalg.solve(I - P, ca[..., None])[..., 0]
+    a = _solve_affine(model, I - P, ca)
     shift_term = np.zeros((B, N))
     np.add.at(
         shift_term, (rows, dice_of), np.where(own, np.take_along_axis(a, tgt, 1) * sh, 0.0) * w
     )
     cb = np.where(bank, intercept[:, None], (ext_b + shift_term)[:, n_of_state])
-    b = np.linalg.solve(I - P, cb[..., None])[..., 0]
+    b = _solve_affine(model, I - P, cb)
     # roll parts: the value of rolling from each state under the policy
     own_a = np.where(own, np.take_along_axis(a, tgt, 1), ea)
     own_b = (
@@ -104,6 +104,15 @@ def _affine_eval(model: TurnModel, pick, bank, slope, intercept, zilch, src_tail
     np.add.at(rb, (rows, dice_of), own_b * w)
     rb += model.p_zilch[1:] * zilch[:, None]
     return a, b, ra[:, n_of_state], rb[:, n_of_state]
+
+
+def _solve_affine(model: TurnModel, M: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """M x = c per row.  M is singular where the policy rolls forever without risk (every
+    roll scores): such a turn never ends, and these rules cannot be solved."""
+    try:
+        return np.linalg.solve(M, c[..., None])[..., 0]
+    except np.linalg.LinAlgError:
+        raise InputError(endless(model.rules)) from None
 
 
 def _tail(model: TurnModel, pay: Payoff, src_tails):

@@ -1,4 +1,4 @@
-"""Which states a turn can reach: reach[s, r] for turns without permanent points."""
+"""Which states a turn can reach: reach[s, r] (s: the state, r: units at risk)."""
 
 from __future__ import annotations
 
@@ -7,21 +7,41 @@ import numpy as np
 from ..outcomes.model import TurnModel
 
 
-def sweep(model: TurnModel, length: int) -> np.ndarray:
-    """reach[s, r] for r < length: a forward sweep from the start (~40 ms in Python; the
-    store keeps it)."""
+def sweep(model: TurnModel, length: int, held: bool = False) -> np.ndarray:
+    """reach[s, r] for r < length, of turns without permanent points (held: of turns that
+    hold some): a forward sweep from the start (~40 ms in Python; the store keeps it)."""
     S = model.states
-    reach = np.zeros((S, length + model.max_shift + 1), bool)
-    reach[0, 0] = True
-    moves = []
-    for s in range(S):
-        sel = (model.out_dice[model.opt_outcome] == model.roll_dice(s)) & (model.perm == 0)
-        moves.append(np.unique(np.stack([model.target[sel], model.shift[sel]]), axis=1))
+    width = length + model.max_shift + 1
+    plain = np.zeros((S, width), bool)
+    holding = np.zeros((S, width), bool)
+    plain[0, 0] = True
+
+    def moves(s: int, permanent: bool) -> np.ndarray:  # (2, moves): target, shift
+        sel = (model.out_dice[model.opt_outcome] == model.roll_dice(s)) & (
+            (model.perm > 0) if permanent else (model.perm == 0)
+        )
+        return np.unique(np.stack([model.target[sel], model.shift[sel]]), axis=1)
+
+    own = [moves(s, False) for s in range(S)]
+    perm = [moves(s, True) for s in range(S)]
     for r in range(length):
-        for state in np.nonzero(reach[:, r])[0]:
-            t, h = moves[state]
-            reach[t, r + h] = True
-    return reach[:, :length]
+        for state in np.nonzero(plain[:, r])[0].tolist():
+            t, h = own[state]
+            plain[t, r + h] = True
+            t, h = perm[state]
+            holding[t, r + h] = True
+        if held:  # a permanent choice may add nothing at risk: close over r first
+            todo = [int(x) for x in np.nonzero(holding[:, r])[0]]
+            done: set[int] = set()
+            while todo:
+                state = todo.pop()
+                if state in done:
+                    continue
+                done.add(state)
+                for t, h in (own[state], perm[state]):
+                    holding[t, r + h] = True
+                    todo += [int(x) for x in t[h == 0]]
+    return (holding if held else plain)[:, :length]
 
 
 def bucket(length: int) -> int:

@@ -35,9 +35,11 @@ class TurnState:
         step = rules.perm_step
         return self.permanent // (step * rules.unit) if step else 0
 
-    def check(self, rules: RuleSet, reach: np.ndarray | None = None) -> None:
-        """InputError unless the rules can produce this state (reach[s, r]: the totals
-        without permanent points that a turn can reach, reach.py)."""
+    def check(
+        self, rules: RuleSet, reach: np.ndarray | None = None, held: np.ndarray | None = None
+    ) -> None:
+        """InputError unless the rules can produce this state (reach[s, r]: the states of
+        turns without permanent points, held[s, r]: of turns holding some; reach.py)."""
         if not 1 <= self.dice <= rules.dice:
             raise InputError(f"--dice must be 1..{rules.dice} under {rules.name}, got {self.dice}")
         check_points(self.turn, "turn total")
@@ -59,12 +61,14 @@ class TurnState:
                     f"permanent points {self.permanent} are impossible with turn "
                     f"total {self.turn} under {rules.name}"
                 )
-            return  # reach covers turns without permanent points only
-        s, u = self.index(rules), self.turn // rules.unit
+            reach = held
+        s, u = self.index(rules), self.at_risk(rules)
         if reach is not None and u < reach.shape[1] and not reach[s, u]:
+            part = f" ({self.permanent} of it permanent)" if self.permanent else ""
+            left = "1 die" if self.dice == 1 else f"{self.dice} dice"
             raise InputError(
-                f"no turn under {rules.name} reaches a total of {self.turn} with "
-                f"{self.dice} dice left to roll"
+                f"no turn under {rules.name} reaches a total of {self.turn}{part} with "
+                f"{left} left to roll"
             )
 
 

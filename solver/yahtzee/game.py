@@ -121,18 +121,6 @@ def run_widget(rules: YahtzeeRules, E: np.ndarray, state: SheetState):
     return VB, A1, A2, v
 
 
-def parse_dice(text: str) -> tuple[int, ...]:
-    try:
-        dice = tuple(int(x) for x in text.replace(" ", "").split(",") if x)
-    except ValueError:
-        raise InputError(f"--dice expects five faces such as 1,3,3,5,6, got {text!r}") from None
-    if len(dice) != 5:
-        raise InputError(f"--dice: a hand has five dice, got {len(dice)}")
-    if any(not 1 <= d <= 6 for d in dice):
-        raise InputError(f"--dice: a die shows 1..6, got {[d for d in dice if not 1 <= d <= 6][0]}")
-    return dice
-
-
 def _keep_index() -> dict:
     kg = keep_graph()
     return {tuple(c): i for i, c in enumerate(kg.counts)}
