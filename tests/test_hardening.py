@@ -62,6 +62,46 @@ def test_several_tied_leaders_share_a_tie_in_a_last_turn():
     )
 
 
+class _Wanderer:
+    """A policy that takes a random choice and banks now and then, noting every state it
+    is asked about: (state, at-risk units, permanent units)."""
+
+    name = "wanderer"
+
+    def __init__(self, seed):
+        self.rng, self.seen = np.random.default_rng(seed), set()
+
+    def choose(self, model, o, r, p, row=None):
+        from dicesolver.play.policies import candidates
+
+        opts, ch = candidates(model, o, r, p)
+        k = np.argmax(ch.valid * self.rng.random(ch.valid.shape), axis=1)
+        return opts[np.arange(len(opts)), k]
+
+    def banks(self, s, r, p, row=None):
+        self.seen.update(zip(s.tolist(), r.tolist(), p.tolist()))
+        return self.rng.random(len(s)) < 0.15
+
+
+@pytest.mark.parametrize("name", ["zilch-online", "zonk-detroit", "zilch"])
+def test_no_state_that_a_turn_reaches_is_refused(name, tmp_path):
+    """The other side of refusing impossible states: every state that simulated turns
+    (random choices, physical dice) pass through is accepted, permanent points included."""
+    from dicesolver.play.simulate import play_turns
+    from dicesolver.tables import Tables
+    from dicesolver.turn.state import TurnState
+
+    rs = rules.load(name)
+    tab = Tables(rs, Store(tmp_path))
+    walk = _Wanderer(0)
+    play_turns(tab.model, walk, 20_000, np.random.default_rng(1))
+    u = rs.unit
+    states = [TurnState(s or rs.dice, (r + p) * u, p * u) for s, r, p in walk.seen]
+    assert len(states) > 300 and (name != "zilch-online" or any(t.permanent for t in states))
+    for state in states:
+        tab.check(state)
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -236,6 +276,19 @@ def test_verify_reads_a_large_file_in_chunks_and_counts_right(tmp_path, monkeypa
     p.write_text("a,score\n" + "\n".join(f"x,{v}" for v in vals) + "\n")  # a CSV column
     got = V.read_scores(str(p), "score")
     assert np.array_equal(got.totals, t) and np.array_equal(got.counts, c)
+
+
+@pytest.mark.parametrize(
+    "body", ["300\r\n0\r\n-50\r\n", "300\n\n0\n-50\n", " 300\n0 \n-50\n", "300\n0\n-50"]
+)
+def test_results_with_windows_lines_blanks_or_spaces_count_the_same(tmp_path, body):
+    """Plain lines are parsed a chunk at a time, the others line by line: same counts."""
+    from dicesolver.play.verify import read_scores
+
+    p = tmp_path / "s.csv"
+    p.write_bytes(body.encode())
+    got = read_scores(str(p))
+    assert got.totals.tolist() == [-50, 0, 300] and got.counts.tolist() == [1, 1, 1]
 
 
 @pytest.mark.parametrize("where", ["file", "devnull"])
@@ -414,7 +467,7 @@ def test_a_target_between_multiples_of_the_unit_is_reached_at_the_next_one(tmp_p
 
 
 def test_comma_lists_never_join_two_numbers():
-    """"10000 9000" is two scores missing a comma, not 100009000; spaces around are fine."""
+    """ "10000 9000" is two scores missing a comma, not 100009000; spaces around are fine."""
     args = ["advise", "--dice", "3", "--turn", "300", "--score", "9000", "--opponents"]
     assert "comma-separated" in zilch(*args, "10000 9000", code=2).stderr
     assert js(*args, " 9500, 10000 ")["opponents"] == [9500, 10000]
