@@ -18,7 +18,6 @@ import json
 import mmap
 import os
 import stat
-import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -189,6 +188,8 @@ def save(path: Path, meta: dict, arrays: Arrays) -> None:
     header = dict(meta, format=FORMAT_VERSION, solver=SOLVER_VERSION, layout=layout)
     head = MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n"
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # (only a build writes)
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
         os.fchmod(fd, 0o666 & ~_UMASK)  # as any file the user writes (mkstemp: 0600)

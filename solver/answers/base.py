@@ -8,10 +8,10 @@ import functools
 import inspect
 import math
 import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
-from fractions import Fraction
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -20,6 +20,9 @@ from ..rules import RuleSet, load
 from ..store import Store
 from ..tables import Tables
 from ..turn.state import TurnState
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 Rules = str | RuleSet
 Tables_ = str | Store | None
@@ -62,7 +65,8 @@ def plain(v: Any) -> Any:
         return {str(k): plain(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
         return [plain(x) for x in v]
-    if isinstance(v, Fraction):
+    fractions = sys.modules.get("fractions")  # (a Fraction exists only once it is imported:
+    if fractions and isinstance(v, fractions.Fraction):  # a query need not import it)
         return fraction_text(v)
     if isinstance(v, np.generic):
         return v.item()

@@ -11,18 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
-from ..turn.payoff import Payoff, Permanent, Tail
 from ..turn.solution import TurnSolution
 from ..turn.state import StateValues, TurnState
+
+if TYPE_CHECKING:
+    from ..turn.payoff import Payoff
 
 
 def score_payoff(rules: RuleSet, minimums: list[int], sources=None) -> Payoff:
     """Bank r units for r * unit points (where the row's minimum, in points, allows it)."""
+    from ..turn.payoff import Payoff, Permanent, Tail  # (reading a stored card builds none)
+
     u = rules.unit
     mins = np.array([rules.units_up(m) for m in minimums])
     return Payoff(

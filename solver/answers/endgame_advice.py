@@ -1,0 +1,135 @@
+"""`zilch advise --score S --opponents A,B`: ROLL or BANK by the probability of winning
+(a last turn, a final round, reaching the target, or a game turn: objectives/situation.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..turn.state import StateValues, TurnState
+from .base import Answer, optional
+
+if TYPE_CHECKING:
+    from ..tables import Tables
+
+
+@dataclass(frozen=True)
+class FinalRoundChances:
+    leaders: float
+    you: float
+    later: list[float]
+
+
+@dataclass(frozen=True)
+class EndgameAdvice(Answer):
+    """ROLL or BANK by the probability of winning (or of reaching the target this turn)."""
+
+    rules: str
+    dice: int
+    turn: int
+    permanent: int
+    score: int
+    opponents: list[int]
+    situation: str
+    action: str | None
+    p_win: StateValues | None
+    solved: bool
+    leader: int | None = None
+    tied: int | None = None
+    still_to_play: list[int] = ()  # type: ignore[assignment]
+    margin: float | None = None
+    p_win_all: FinalRoundChances | None = optional()
+    p_win_game: float | None = optional()
+    note: str | None = optional()
+
+
+def endgame_advice(
+    tab: Tables, state: TurnState, score: int, opponents: list[int], mode: str | None
+) -> EndgameAdvice:
+    from ..objectives.final_round import check_final_round, solve_final_round
+    from ..objectives.last_turn import check_deficit, reach_target_turn
+    from ..objectives.situation import situation
+
+    rs = tab.rules
+    tab.check(state)
+    sit = situation(rs, score, opponents, mode)
+    if sit.kind == "last turn":  # (sizes refused before any solve)
+        assert sit.leader is not None
+        check_deficit(rs, sit.leader - score)
+    elif sit.kind == "final round":
+        assert sit.leader is not None
+        check_final_round(rs, sit.leader, [score, *sit.remaining], state.turn)
+    on_board = rs.on_board(score)
+
+    def answer(kind: str, v: StateValues | None, **more) -> EndgameAdvice:
+        return EndgameAdvice(
+            rs.name,
+            state.dice,
+            state.turn,
+            state.permanent,
+            score,
+            opponents,
+            kind,
+            None if v is None else v.action,
+            v,
+            v is not None,
+            margin=None if v is None else v.margin,
+            **more,
+        )
+
+    g = None
+    if sit.kind in ("outside", "reach target") and len(opponents) == 1:
+        g = tab.game(solve_if_missing=False)  # a query never starts a solve
+    if sit.kind == "outside" and g is None:
+        return answer(
+            sit.kind,
+            None,
+            note=(
+                "nobody has reached the target yet: this turn may trigger the final round, and "
+                "its value depends on the game going on; that needs the full-game table, "
+                "which covers two players and must be solved first (zilch game --rules "
+                f"{rs.name}); no end-game advice is given rather than a guess"
+            ),
+        )
+    if g is not None:
+        note = (
+            "piggyback included: banking offers your dice left and turn total to the "
+            "opponent, who takes them over where that beats a fresh start"
+            if g.O is not None
+            else None
+        )
+        return answer(
+            "game",
+            g.turn(score, opponents[0]).value_at(state),
+            still_to_play=[],
+            p_win_game=g.p_win(score, opponents[0]),
+            note=note,
+        )
+    chances = note = None
+    if sit.kind == "reach target":
+        assert rs.target is not None
+        v = reach_target_turn(tab.model, rs.target - score, on_board).value_at(state)
+        note = (
+            f"probability of reaching {rs.target} in this turn (reaching it wins at "
+            "once); it is not the chance of winning the game"
+        )
+    elif sit.kind == "last turn":
+        assert sit.leader is not None
+        assert sit.tied is not None
+        v = tab.last_turn.value_at(sit.leader - score, state, on_board, sit.tied)
+    else:
+        assert sit.leader is not None and sit.tied is not None
+        fr = solve_final_round(
+            tab.model, sit.leader, sit.tied, [score, *sit.remaining], tab.reach_bound, state.turn
+        )
+        v = fr.players[0].levels(0).value_at(state)
+        chances = FinalRoundChances(fr.p_leaders, fr.p_players[0], fr.p_players[1:])
+    return answer(
+        sit.kind,
+        v,
+        leader=sit.leader,
+        tied=sit.tied,
+        still_to_play=list(sit.remaining),
+        p_win_all=chances,
+        note=note,
+    )

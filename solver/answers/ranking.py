@@ -1,0 +1,90 @@
+"""`zilch advise --roll`: every set-aside choice of a roll, ranked by the value of what
+follows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..errors import InputError
+from ..rules import RuleSet
+from ..turn.state import TurnState
+from .advise import score_values
+from .base import Answer, hidden
+
+if TYPE_CHECKING:
+    from ..tables import Tables
+
+
+@dataclass(frozen=True)
+class Option:
+    keep: list[int]
+    points: int
+    permanent: int
+    turn: int
+    dice_left: int
+    hot_dice: bool
+    then: str
+    value: float
+    loss: float
+
+
+@dataclass(frozen=True)
+class Ranking(Answer):
+    """Every set-aside choice of a roll, ranked by the value of what follows."""
+
+    rules: str
+    dice: int
+    turn: int
+    permanent: int
+    on_board: bool
+    roll: list[int]
+    zilch: bool
+    zilch_keeps: int
+    options: tuple[Option, ...]
+    action: str | None
+    ruleset: RuleSet = hidden()
+
+
+def ranking(
+    tab: Tables, state: TurnState, faces: list[int], matched: bool, on_board: bool
+) -> Ranking:
+    from ..outcomes.dice import colour_match_probability
+    from ..outcomes.scoring import parse_roll, score_outcome
+
+    rs = tab.rules
+    if len(faces) != state.dice:
+        raise InputError(f"--roll has {len(faces)} dice but {state.dice} dice were to be rolled")
+    tab.check(state)
+    outcome = parse_roll(rs, faces, matched)
+    if matched and not (rs.colour_pairs and colour_match_probability(outcome.counts)):
+        raise InputError(f"--matched: these dice cannot form three colour pairs under {rs.name}")
+    found = []
+    pol = tab.score
+    for c in score_outcome(rs, outcome).choices:
+        after = TurnState(c.left or rs.dice, state.turn + c.points, state.permanent + c.permanent)
+        v, _ = score_values(pol, after, on_board)
+        value = v.best  # of what follows: rolling, or banking where that is better
+        keep = [f + 1 for f, k in enumerate(c.kept) for _ in range(k)]
+        found.append((keep, c, after, v.action, value))
+    found.sort(key=lambda o: -o[4])
+    best = found[0][4] if found else 0.0
+    options = tuple(
+        Option(
+            keep, c.points, c.permanent, after.turn, c.left, c.left == 0, then, value, best - value
+        )
+        for keep, c, after, then, value in found
+    )
+    return Ranking(
+        rs.name,
+        state.dice,
+        state.turn,
+        state.permanent,
+        on_board,
+        sorted(faces),
+        not options,
+        rs.recorded_after_zilch(state.permanent, on_board),
+        options,
+        options[0].then if options else None,
+        rs,
+    )
