@@ -50,7 +50,7 @@ class Advice(Answer):
     ruleset: RuleSet = hidden()
 
 
-def score_values(
+def _score_values(
     pol: ScorePolicy, state: TurnState, on_board: bool
 ) -> tuple[StateValues, str | None]:
     """The values of a state by expected points, and why banking is not allowed."""
@@ -133,7 +133,7 @@ def advise(
     tab.check(state)
     pol = tab.score
     on = not not_on_board
-    v, note = score_values(pol, state, on)
+    v, note = _score_values(pol, state, on)
     return Advice(
         rs.name, state.dice, turn, permanent, on, "expected points", v.action, v, v.margin, note, rs
     )

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from ..errors import InputError
 from ..rules import RuleSet
 from ..turn.state import TurnState
-from .advise import score_values
 from .base import Answer, hidden
 
 if TYPE_CHECKING:
@@ -63,7 +62,7 @@ def ranking(
     pol = tab.score
     for c in score_outcome(rs, outcome).choices:
         after = TurnState(c.left or rs.dice, state.turn + c.points, state.permanent + c.permanent)
-        v, _ = score_values(pol, after, on_board)
+        v = pol.value_at(after, on_board)
         value = v.best  # of what follows: rolling, or banking where that is better
         keep = [f + 1 for f, k in enumerate(c.kept) for _ in range(k)]
         found.append((keep, c, after, v.action, value))
