@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import InputError
+from .files import replacing
 
 MAGIC = b"DICESOLVER-TABLE\n"
 FORMAT_VERSION = 1
@@ -43,8 +44,6 @@ def notify(message: str) -> None:
 # checksum and still not be: it is then rebuilt like a corrupt one)
 Check = Callable[[dict, Arrays], bool]
 DTYPES = {"<f8", "<i8", "<i4", "|b1"}  # what tables are made of
-_UMASK = os.umask(0)
-os.umask(_UMASK)  # (read once: files are written with the user's umask)
 
 
 @dataclass(frozen=True)
@@ -188,25 +187,14 @@ def save(path: Path, meta: dict, arrays: Arrays) -> None:
     header = dict(meta, format=FORMAT_VERSION, solver=SOLVER_VERSION, layout=layout)
     head = MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n"
     path.parent.mkdir(parents=True, exist_ok=True)
-    import tempfile  # (only a build writes)
-
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        os.fchmod(fd, 0o666 & ~_UMASK)  # as any file the user writes (mkstemp: 0600)
-        with os.fdopen(fd, "wb") as f:
-            digest = hashlib.sha256()
-            parts: list[bytes | memoryview] = [head]
-            parts += [arr.data.cast("B") for arr in arrays.values()]
-            for part in parts:
-                f.write(part)
-                digest.update(part)
-            f.write(digest.digest())
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with replacing(path) as f:
+        digest = hashlib.sha256()
+        parts: list[bytes | memoryview] = [head]
+        parts += [arr.data.cast("B") for arr in arrays.values()]
+        for part in parts:
+            f.write(part)
+            digest.update(part)
+        f.write(digest.digest())
 
 
 def load(path: Path, expect: dict) -> tuple[dict, Arrays] | None:

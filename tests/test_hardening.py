@@ -337,13 +337,19 @@ def test_a_crafted_table_with_a_valid_checksum_is_rebuilt(tmp_path):
     assert js("strategy", "--tables", str(tmp_path)) == good
 
 
-def test_tables_are_written_with_the_users_umask(tmp_path, monkeypatch):
-    """Not 0600 (mkstemp's): a shared table folder serves every user."""
+def test_tables_and_exports_are_written_with_the_users_umask(tmp_path, monkeypatch):
+    """Not 0600 (mkstemp's): a shared table folder serves every user, and an exported
+    table or a simulation's scores are the user's files like any other."""
+    import dicesolver.files as F
     import dicesolver.store as S
 
-    monkeypatch.setattr(S, "_UMASK", 0o027)
+    monkeypatch.setattr(F, "_UMASK", 0o027)
     S.save(tmp_path / "t.dst", {"objective": "x"}, {"W": np.zeros(3)})
     assert stat.S_IMODE(os.stat(tmp_path / "t.dst").st_mode) == 0o640
+    zilch("export", "--out", str(tmp_path / "e.csv"))
+    zilch("simulate", "--turns", "100", "--out", str(tmp_path / "s.csv"))
+    for name in ("e.csv", "s.csv"):
+        assert stat.S_IMODE(os.stat(tmp_path / name).st_mode) == 0o640
 
 
 def test_left_over_temporary_files_are_removed_by_the_next_build(tmp_path):

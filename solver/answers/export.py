@@ -8,7 +8,6 @@ import csv
 import io
 import json
 import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import BinaryIO
 import numpy as np
 
 from ..errors import InputError
+from ..files import replacing
 from ..tables import Tables
 from .base import Answer, Rules, Tables_, noting_unmodelled, rule_set, tables_of
 
@@ -84,8 +84,8 @@ def write_atomic(path: str, data: bytes) -> None:
 
 @contextlib.contextmanager
 def atomic_file(path: str) -> Iterator[BinaryIO]:
-    """A file to write as it comes: a temporary file in the same folder, renamed over the
-    path once complete (an error or Ctrl-C removes it: never half-written)."""
+    """A file to write as it comes (files.replacing: never half-written), or a device or
+    a pipe written directly."""
     p = Path(path)
     if p.exists() and not p.is_file():  # a device or a pipe (/dev/null, a FIFO): write to it
         try:  # (a pipe nobody reads: refused, not waited on)
@@ -97,19 +97,10 @@ def atomic_file(path: str) -> Iterator[BinaryIO]:
             raise InputError(f"--out {path}: cannot write it ({e.strerror})") from None
         return
     try:
-        fd, tmp = tempfile.mkstemp(dir=p.parent if str(p.parent) else ".", suffix=".tmp")
-    except OSError as e:
-        raise InputError(f"--out {path}: cannot write there ({e.strerror})") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
+        with replacing(p) as f:
             yield f
-        os.replace(tmp, p)
     except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
         raise InputError(f"--out {path}: cannot write it ({e.strerror})") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _meta(tab: Tables, objective: str) -> dict:

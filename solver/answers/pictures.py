@@ -16,6 +16,7 @@ from ..rules import RuleSet
 from ..store import Store
 from .base import Answer, noting_unmodelled, out_path, rule_set, tables_of
 from .checks import resolve_policy
+from .export import atomic_file
 
 Rules = str | RuleSet
 Tables_ = str | Store | None
@@ -41,6 +42,13 @@ def _picture(out: str) -> str:
             f"(by the file's extension), not {ext!r}"
         )
     return path
+
+
+def _save(plt, fig, out: str, dpi: int) -> None:
+    """The figure to its file, never half-written, in the format its extension names."""
+    with atomic_file(out) as f:
+        fig.savefig(f, dpi=dpi, format=os.path.splitext(out)[1][1:].lower())
+    plt.close(fig)
 
 
 def _pyplot():
@@ -101,8 +109,7 @@ def plot_endgame(
     ax2.set(xlabel="deficit", ylabel="turn total", title=f"P(win) with {n} dice to roll")
     ax2.legend(loc="upper left")
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    _save(plt, fig, out, 110)
     return Picture(out)
 
 
@@ -158,8 +165,7 @@ def _draw_distribution(rs: RuleSet, dist: Distribution, out: str, policy: str, s
     ax.legend()
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    _save(plt, fig, out, 110)
 
 
 @noting_unmodelled
@@ -223,8 +229,7 @@ def plot_game(
     for ax in axes[n_plots:]:
         ax.set_axis_off()
     fig.tight_layout()
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
+    _save(plt, fig, out, 100)
     return Picture(out)
 
 
