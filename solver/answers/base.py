@@ -170,8 +170,14 @@ def _int(x: Any, what: str) -> int:
     return int(x)
 
 
-def finite(x: float) -> float | None:
-    return x if math.isfinite(x) else None
+def sample_moments(values: Sequence[int], counts: Sequence[int]) -> tuple[float, float, float]:
+    """Mean, standard deviation and standard error of the mean of a sample given as a
+    histogram (each value and how often it came), its sums exact in integers."""
+    n = sum(counts)
+    mean = sum(v * c for v, c in zip(values, counts)) / n
+    var = max(sum(v * v * c for v, c in zip(values, counts)) / n - mean * mean, 0.0)
+    se = math.sqrt(var * n / (n - 1) / n) if n > 1 else 0.0
+    return mean, math.sqrt(var), se
 
 
 def out_path(path: str, suffix: str | None = None) -> str:

@@ -4,7 +4,6 @@ played with physical dice (simulate), and a verdict on someone's samples (verify
 from __future__ import annotations
 
 import contextlib
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,16 +15,22 @@ from ..play.evaluate import evaluate as exact_distribution
 from ..play.policies import OptimalPolicy, Policy, load_policy
 from ..play.simulate import play_turns
 from ..play.verify import read_rolls, read_scores, verify_rolls, verify_scores
-from ..rules import RuleSet
-from ..store import Store
 from ..tables import Tables
-from ..turn import TurnState
-from .base import Answer, hidden, noting_unmodelled, rule_set, tables_of, unmodelled
+from .base import (
+    Answer,
+    Rules,
+    Tables_,
+    hidden,
+    noting_unmodelled,
+    rule_set,
+    sample_moments,
+    tables_of,
+    turn_state,
+    unmodelled,
+)
 from .export import atomic_file
 from .progress import SILENT, Progress
 
-Rules = str | RuleSet
-Tables_ = str | Store | None
 QUANTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 
 
@@ -65,7 +70,7 @@ def evaluate(
     """The exact distribution of the points a turn records under a policy."""
     rs = rule_set(rules)
     tab = tables_of(rs, tables)
-    state = TurnState(rs.dice if dice is None else dice, turn, permanent)
+    state = turn_state(rs, dice, turn, permanent)
     tab.check(state)
     on = not not_on_board
     dist = exact_distribution(tab.model, resolve_policy(policy, tab, on), on, state)
@@ -148,11 +153,7 @@ def simulate(
             done += k
             progress.advance(k)
     exact = exact_distribution(model, strat, on)
-    total = sum(v * c for v, c in counts.items())
-    mean = total / turns
-    sq = sum(v * v * c for v, c in counts.items())
-    var = max(sq / turns - mean * mean, 0.0)
-    se = math.sqrt(var * turns / (turns - 1) / turns) if turns > 1 else 0.0
+    mean, std, se = sample_moments(list(counts), list(counts.values()))
     dist = {v: c / turns for v, c in sorted(counts.items())}
     return Simulation(
         rs.name,
@@ -163,7 +164,7 @@ def simulate(
         se,
         exact.mean,
         (mean - exact.mean) / se if se else 0.0,
-        math.sqrt(var),
+        std,
         exact.std,
         exact.p_zilch,
         dist,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..errors import InputError
 from ..limits import check_memory, check_points, check_time
 from .base import Answer, Rules, Tables_, int_list, noting_unmodelled, rule_set, tables_of
-from .progress import SILENT, Progress
+from .progress import SILENT, Progress, started_by_first_step
 
 if TYPE_CHECKING:
     from ..tables import Tables
@@ -87,23 +87,15 @@ def solve_game_table(tab: Tables, target: int | None, progress: Progress):
     from ..objectives.game import check_supported, estimate
 
     check_supported(tab.rules)
-    if tab.game(target, solve_if_missing=False) is None:
-        nbytes, seconds = estimate(tab.model, target)
-        what = f"the {tab.rules.name} game to {target or tab.rules.target}"
-        check_memory(nbytes, what, "choose a lower --target")
-        check_time(seconds, what, "choose a lower --target")
-    started: list[bool] = []
-
-    def on_sum(sigma: int) -> None:
-        if not started:
-            progress.start("solving score sums", sigma + 1)
-            started.append(True)
-        progress.advance(1)
-
-    try:
-        g = tab.game(target, on_sum)
-    finally:
-        if started:
-            progress.finish()
+    g = tab.game(target, solve_if_missing=False)
+    if g is not None:
+        return g
+    nbytes, seconds = estimate(tab.model, target)
+    what = f"the {tab.rules.name} game to {target or tab.rules.target}"
+    check_memory(nbytes, what, "choose a lower --target")
+    check_time(seconds, what, "choose a lower --target")
+    # the sums are solved from the top down: the first one reported gives their number
+    with started_by_first_step(progress, "solving score sums", lambda sigma: sigma + 1) as step:
+        g = tab.game(target, step)
     assert g is not None
     return g

@@ -13,13 +13,9 @@ from ..play.evaluate import Distribution
 from ..play.evaluate import evaluate as exact_distribution
 from ..play.verify import read_scores
 from ..rules import RuleSet
-from ..store import Store
-from .base import Answer, noting_unmodelled, out_path, rule_set, tables_of
+from .base import Answer, Rules, Tables_, noting_unmodelled, out_path, rule_set, tables_of
 from .checks import resolve_policy
 from .export import atomic_file
-
-Rules = str | RuleSet
-Tables_ = str | Store | None
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -13,11 +12,9 @@ from ..limits import GAMES_PER_SECOND, check_time
 from ..store import Store
 from ..yahtzee import game as Y
 from ..yahtzee.rules import PRESETS, YahtzeeRules, load
-from .base import Answer, dice_list
+from .base import Answer, Tables_, dice_list, sample_moments
 from .export import Table
-from .progress import SILENT, Progress
-
-Tables_ = str | Store | None
+from .progress import SILENT, Progress, started_by_first_step
 
 
 def _rules(rules: str | YahtzeeRules) -> YahtzeeRules:
@@ -27,19 +24,9 @@ def _rules(rules: str | YahtzeeRules) -> YahtzeeRules:
 def _table(rs: YahtzeeRules, tables: Tables_, progress: Progress) -> np.ndarray:
     """The stored table; progress only when it has to be solved (a few seconds)."""
     store = tables if isinstance(tables, Store) else Store.resolve(tables)
-    started: list[bool] = []
-
-    def on_level(done: int) -> None:
-        if not started:
-            progress.start(f"solving {rs.name} (first use)", rs.n_boxes)
-            started.append(True)
-        progress.advance(1)
-
-    try:
-        return Y.game_table(rs, store, progress=on_level)
-    finally:
-        if started:
-            progress.finish()
+    label = f"solving {rs.name} (first use)"
+    with started_by_first_step(progress, label, lambda _: rs.n_boxes) as step:
+        return Y.game_table(rs, store, progress=step)
 
 
 @dataclass(frozen=True)
@@ -174,12 +161,9 @@ def yahtzee_simulate(
             progress.advance(min(BATCH, games - start))
     finally:
         progress.finish()
-    scores = np.arange(len(counts))
-    mean = float(np.dot(scores, counts)) / games
-    var = max(float(np.dot(scores * scores, counts)) / games - mean * mean, 0.0)
-    se = math.sqrt(var * games / (games - 1) / games) if games > 1 else 0.0
+    mean, std, se = sample_moments(range(len(counts)), counts.tolist())
     q = {p: _percentile(counts, p) for p in (1, 5, 10, 25, 50, 75, 90, 95, 99)}
-    return YahtzeeSimulation(rs.name, games, seed, mean, se, math.sqrt(var), float(E[0, 0, 0]), q)
+    return YahtzeeSimulation(rs.name, games, seed, mean, se, std, float(E[0, 0, 0]), q)
 
 
 BATCH = 5_000  # games in lockstep (their turn tables grow with the states they reach:

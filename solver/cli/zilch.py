@@ -46,6 +46,15 @@ POLICY_OPT = click.option(
 )
 
 
+def STATE_OPTS(f):
+    """Where the turn stands: --dice, --turn, --permanent (advise, endgame, evaluate)."""
+    f = click.option("--permanent", type=int, default=0, help="Permanent part of the turn total.")(
+        f
+    )
+    f = click.option("--turn", type=int, default=0, show_default=True, help="Turn total so far.")(f)
+    return click.option("--dice", type=int, default=None, help="Dice to roll (default: all).")(f)
+
+
 def _api():
     """The Python API (the package's own functions): each command calls its function."""
     return import_module("..", __package__)
@@ -93,9 +102,7 @@ def odds(as_json, **opts):
 
 @main.command()
 @RULES_OPT
-@click.option("--dice", type=int, default=None, help="Dice to roll (default: all).")
-@click.option("--turn", type=int, default=0, show_default=True, help="Turn total so far.")
-@click.option("--permanent", type=int, default=0, help="Permanent part of the turn total.")
+@STATE_OPTS
 @NOT_ON_BOARD_OPT
 @click.option(
     "--roll",
@@ -157,9 +164,7 @@ def strategy(as_json, **opts):
 @main.command()
 @RULES_OPT
 @click.option("--deficit", type=int, default=None, help="Points behind the leader.")
-@click.option("--dice", type=int, default=None, help="Dice to roll (default: all).")
-@click.option("--turn", type=int, default=0, show_default=True, help="Turn total so far.")
-@click.option("--permanent", type=int, default=0, help="Permanent part of the turn total.")
+@STATE_OPTS
 @NOT_ON_BOARD_OPT
 @click.option("--table", is_flag=True, help="The whole last-turn table (see --format, --out).")
 @click.option(
@@ -200,9 +205,7 @@ def endgame(as_json, fmt, out, **opts):
 @main.command()
 @RULES_OPT
 @POLICY_OPT
-@click.option("--dice", type=int, default=None, help="Start with these dice to roll.")
-@click.option("--turn", type=int, default=0, show_default=True, help="Start turn total.")
-@click.option("--permanent", type=int, default=0, help="Permanent part of the start total.")
+@STATE_OPTS
 @NOT_ON_BOARD_OPT
 @TABLES_OPT
 @JSON_OPT
