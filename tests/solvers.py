@@ -61,3 +61,15 @@ def play(rs, strategy, n, rng, on_board=True):
     from dicesolver.play.simulate import play_turns
 
     return play_turns(model(rs), strategy, n, rng, on_board).points * rs.unit
+
+
+def interrupted_at(n: int, seen: list):
+    """A game solve's progress callback that notes each score sum in `seen` and stops the
+    solve at the n-th, as Ctrl-C would."""
+
+    def progress(sigma):
+        seen.append(sigma)
+        if len(seen) == n:
+            raise KeyboardInterrupt
+
+    return progress

@@ -10,7 +10,7 @@ from dicesolver import rules
 
 from . import game_valueiteration as VI
 from .clirun import zilch as run
-from .solvers import model, solve_game
+from .solvers import interrupted_at, model, solve_game
 
 
 @pytest.mark.parametrize("name, target, Tm", [("zonk-chicago", 1000, 60), ("farkle", 500, 90)])
@@ -129,15 +129,9 @@ def test_interrupted_solve_resumes_from_its_checkpoint(tmp_path):
     from dicesolver.store import Checkpoint
 
     ck = Checkpoint(tmp_path / "game.partial")
-    seen = []
-
-    def interrupt(sigma):
-        seen.append(sigma)
-        if len(seen) == 15:
-            raise KeyboardInterrupt
-
+    seen: list[int] = []
     with pytest.raises(KeyboardInterrupt):
-        solve_game(rs, 1000, progress=interrupt, checkpoint=ck, checkpoint_every=0)
+        solve_game(rs, 1000, progress=interrupted_at(15, seen), checkpoint=ck, checkpoint_every=0)
     assert ck.path.exists()
     resumed = []
     W = solve_game(rs, 1000, progress=resumed.append, checkpoint=ck, checkpoint_every=0).W

@@ -13,7 +13,7 @@ from dicesolver.store import Checkpoint, Store
 from dicesolver.store import load as load_table
 
 from .clirun import yahtzee, zilch
-from .solvers import solve_game
+from .solvers import interrupted_at, solve_game
 
 
 def js(*args, code=0):
@@ -373,15 +373,9 @@ def test_checkpoints_are_best_effort_and_no_larger_than_the_table(tmp_path):
     folder.path.mkdir()
     assert np.array_equal(solve_game(rs, 1000, checkpoint=folder, checkpoint_every=0).W, full.W)
     ck = Checkpoint(tmp_path / "g.partial")
-    seen = []
-
-    def interrupt(sigma):
-        seen.append(sigma)
-        if len(seen) == 30:
-            raise KeyboardInterrupt
-
+    seen: list[int] = []
     with pytest.raises(KeyboardInterrupt):
-        solve_game(rs, 1000, progress=interrupt, checkpoint=ck, checkpoint_every=0)
+        solve_game(rs, 1000, progress=interrupted_at(30, seen), checkpoint=ck, checkpoint_every=0)
     store = Store(tmp_path / "t")
     zilch("game", "--rules", "zonk-chicago", "--target", "1000", "--tables", str(store.folder))
     table = store.path(rs.name, rs.digest(), "game1000")
