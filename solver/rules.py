@@ -73,7 +73,12 @@ class RuleSet:
     reach: str = "at_least"  # "at_least" or "more_than" the target ends the game
     tie: float = 0.5  # a tie's worth as a fraction of a win
     piggyback: bool = False  # Zonk: the next player may take over the dice left
-    three_zilch_penalty: int = 0  # stored; not modelled by the single-turn solver
+    # The third zilch in a row costs this many points (0: no such rule) and resets the count;
+    # below_zero: it may take a score below zero (else it stops at zero); off_board: it is
+    # charged before a player is on the board too (the count runs either way).
+    three_zilch_penalty: int = 0
+    penalty_below_zero: bool = True
+    penalty_off_board: bool = True
 
     # --- facts every caller needs, derived here once --------------------------------------
     @cached_property
@@ -166,9 +171,15 @@ class RuleSet:
         """A player's part of a win shared by k tied players."""
         return 1.0 if k <= 1 else self.tie * 2.0 / k
 
+    def penalty(self, on_board: bool) -> int:
+        """Points the third zilch in a row costs a player on (or not yet on) the board."""
+        return self.three_zilch_penalty if on_board or self.penalty_off_board else 0
+
     def canonical(self) -> dict:
         d = asdict(self)
         d.pop("name"), d.pop("description")
+        if not self.three_zilch_penalty:  # (no penalty: its details change nothing, and
+            d.pop("penalty_below_zero"), d.pop("penalty_off_board")  # the hash stays)
         return d
 
     def digest(self) -> str:
@@ -263,7 +274,16 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
     if not isinstance(game, dict):
         _fail(src, "game", "expected a table")
     for k in game:
-        if k not in {"target", "end", "reach", "tie", "piggyback", "three_zilch_penalty"}:
+        if k not in {
+            "target",
+            "end",
+            "reach",
+            "tie",
+            "piggyback",
+            "three_zilch_penalty",
+            "penalty_below_zero",
+            "penalty_off_board",
+        }:
             _fail(src, f"game.{k}", "unknown key")
     target = game.get("target")
     if target is not None:
@@ -271,9 +291,15 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
     tie = game.get("tie", 0.5)
     if isinstance(tie, bool) or not isinstance(tie, (int, float)) or not 0 <= tie <= 1:
         _fail(src, "game.tie", f"expected a number in [0, 1], got {tie!r}")
-    piggy = game.get("piggyback", False)
-    if not isinstance(piggy, bool):
-        _fail(src, "game.piggyback", "expected true or false")
+    flags = {}
+    for key, default in (
+        ("piggyback", False),
+        ("penalty_below_zero", True),
+        ("penalty_off_board", True),
+    ):
+        flags[key] = game.get(key, default)
+        if not isinstance(flags[key], bool):
+            _fail(src, f"game.{key}", "expected true or false")
     name = data.get("name", Path(src).stem)
     if not isinstance(name, str):
         _fail(src, "name", "expected a string")
@@ -296,10 +322,10 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
         end=_choice(src, "game.end", game.get("end", "final_round"), ("final_round", "instant")),
         reach=_choice(src, "game.reach", game.get("reach", "at_least"), ("at_least", "more_than")),
         tie=float(tie),
-        piggyback=piggy,
         three_zilch_penalty=_int(
             src, "game.three_zilch_penalty", game.get("three_zilch_penalty", 0)
         ),
+        **flags,
     )
     if not any(any(r) for r in rs.faces) and not rs.patterns:
         _fail(src, "faces", "no combination scores: every roll would be a zilch")
@@ -318,6 +344,13 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
                 f"{points} points are {points // u} units of {u} (the gcd of all "
                 f"points and minimums): the solver takes at most {MAX_UNITS} units",
             )
+    if rs.three_zilch_penalty % u:
+        _fail(
+            src,
+            "game.three_zilch_penalty",
+            f"{rs.three_zilch_penalty} is not a multiple of {u} (the gcd of all points and "
+            "minimums): scores would leave the grid",
+        )
     if rs.has_permanent:
         # Permanent points at least the minimums put a player "on the board" for the rest of
         # the turn; the solver relies on that (see turn.py) and the presets satisfy it.

@@ -84,30 +84,53 @@ class Tables:
 
     @cached_property
     def score(self) -> ScorePolicy:
-        """The expected-points policy (the strategy card)."""
+        """The expected-points policy (the strategy card); with a penalty for the third
+        zilch in a row, the long-run average's, a card per count (objectives/average.py)."""
+        penalty = bool(self.rules.three_zilch_penalty)
+        rows, secured_rows = (6, 3) if penalty else (2, 1)
 
         def build():
-            main, secured = solve_score(self.model)
+            relative = None
+            if penalty:
+                from .objectives.average import solve_average
+
+                main, secured, relative = solve_average(self.model)
+            else:
+                main, secured = solve_score(self.model)
             arrays = main.to_arrays("main")
             if secured is not None:
                 arrays.update(secured.to_arrays("secured"))
+            if relative is not None:
+                arrays["relative"] = relative.to_array()
             arrays["reach"] = self.reachable(main.roll.shape[2])
             return {"rules_name": self.rules.name, "unit": self.rules.unit}, arrays
 
         def check(header, a):
             has = self.rules.has_permanent
             return (
-                self._sound("main", a, 2)
+                self._sound("main", a, rows)
                 and ("secured.cap" in a) == has
-                and (not has or self._sound("secured", a, 1))
+                and (not has or self._sound("secured", a, secured_rows))
+                and ("relative" in a) == penalty
+                and (not penalty or a["relative"].shape == (7,))
                 and a["reach"].dtype == np.bool_
                 and a["reach"].shape == (self.rules.dice + 1, a["main.roll"].shape[2])
             )
 
         header, arrays = self._cached("score", build, check=check)
         secured = TurnSolution.from_arrays("secured", arrays) if "secured.cap" in arrays else None
+        relative = None
+        if penalty:
+            from .objectives.average import Relative
+
+            relative = Relative.from_array(arrays["relative"])
         return ScorePolicy(
-            self.rules, TurnSolution.from_arrays("main", arrays), secured, arrays["reach"], header
+            self.rules,
+            TurnSolution.from_arrays("main", arrays),
+            secured,
+            arrays["reach"],
+            header,
+            relative,
         )
 
     @cached_property

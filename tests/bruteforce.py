@@ -124,3 +124,81 @@ def solve(rules, min_bank):
         return max(roll, Fraction(t))
 
     return value, T
+
+
+def solve_average(rules, min_bank, penalty, T):
+    """The long-run average points per turn where the third zilch in a row costs `penalty`
+    (issue 13), exact: policy iteration over the count k = 0, 1, 2 in Fractions.
+
+    Each k's turn is solved by backward induction over totals with a zilch worth
+    -penalty [k = 2] + h(k + 1 mod 3); banking is forced from the total T on, and the caller
+    checks that the optimum banks there anyway (banks(k, n, t) for t just below T), so the
+    cut changes nothing.  Optional hot dice only (a forced state only at the start).
+    Returns (g, h, value(k, n, t, forced), banks(k, n, t)).
+    """
+    assert rules.hot_dice == "optional"
+    N = rules.dice
+    rolls = {
+        n: [naive_choices(rules, r) for r in product(range(1, 7), repeat=n)]
+        for n in range(1, N + 1)
+    }
+    w = {n: Fraction(1, 6**n) for n in rolls}
+
+    def turn(z):
+        @cache
+        def node(n, t, forced):  # (value, P(zilch)) under the optimal policy
+            if t >= T and not forced:
+                return Fraction(t), Fraction(0)
+            v = q = Fraction(0)
+            for ch in rolls[n]:
+                if not ch:
+                    v += w[n] * z
+                    q += w[n]
+                    continue
+                best = max(
+                    (node(N if left == 0 else left, t + p, False) for p, left in ch),
+                    key=lambda x: x[0],
+                )
+                v += w[n] * best[0]
+                q += w[n] * best[1]
+            if not forced and t >= min_bank and Fraction(t) >= v:
+                return Fraction(t), Fraction(0)
+            return v, q
+
+        return node
+
+    h = [Fraction(0)] * 3
+    for _ in range(20):
+        cost = [Fraction(0), Fraction(0), Fraction(-penalty)]
+        nodes = [turn(cost[k] + h[(k + 1) % 3]) for k in range(3)]
+        a, q = [], []
+        for k in range(3):
+            v, qk = nodes[k](N, 0, True)
+            a.append(v - qk * (cost[k] + h[(k + 1) % 3]))
+            q.append(qk)
+        # g + h_k = a_k + q_k (cost_k + h_{k+1}) + (1 - q_k) h_0, h_0 = 0: h_1 and h_2 from
+        # the k = 1 and k = 2 rows in terms of g, then the k = 0 row gives g
+        # k=2: g + h2 = a2 + q2 cost2           -> h2 = a2 + q2 cost2 - g
+        # k=1: g + h1 = a1 + q1 h2              -> h1 = a1 + q1 h2 - g
+        # k=0: g = a0 + q0 h1
+        # linear in g: h2 = c2 - g, h1 = a1 + q1 (c2 - g) - g, g = a0 + q0 h1
+        c2 = a[2] + q[2] * cost[2]
+        # g = a0 + q0 (a1 + q1 c2 - (1 + q1) g)
+        g = (a[0] + q[0] * (a[1] + q[1] * c2)) / (1 + q[0] * (1 + q[1]))
+        h2 = c2 - g
+        h1 = a[1] + q[1] * h2 - g
+        new = [Fraction(0), h1, h2]
+        if new == h:
+            break
+        h = new
+    else:
+        raise AssertionError("policy iteration did not settle")
+
+    def value(k, n, t, forced):
+        return nodes[k](n, t, forced)[0]
+
+    def banks(k, n, t):
+        v = nodes[k](n, t, False)[0]
+        return t >= min_bank and v == Fraction(t)
+
+    return g, h, value, banks

@@ -19,10 +19,12 @@ from .base import (
     dice_list,
     hidden,
     int_list,
-    noting_unmodelled,
+    noted,
+    optional,
     rule_set,
     tables_of,
     turn_state,
+    zilches_of,
 )
 
 if TYPE_CHECKING:
@@ -47,6 +49,7 @@ class Advice(Answer):
     values: StateValues
     margin: float | None
     note: str | None
+    zilches: int | None = optional()  # (with a penalty for the third zilch in a row)
     ruleset: RuleSet = hidden()
 
 
@@ -65,7 +68,6 @@ def _score_values(
     return v, note
 
 
-@noting_unmodelled
 def advise(
     rules: Rules = "farkle",
     dice: int | None = None,
@@ -79,12 +81,16 @@ def advise(
     opponents: str | Sequence[int] | None = None,
     final_round: bool = False,
     last_turn: bool = False,
+    zilches: int = 0,
     tables: Tables_ = None,
 ) -> Advice | Ranking | TakeOver | GameTakeOver | EndgameAdvice:
     """Should I roll?  Without scores: by expected points this turn (with a roll: every
     set-aside ranked; with a piggyback offer: take it or start fresh).  With the score and
-    the opponents' scores: by the probability of winning."""
+    the opponents' scores: by the probability of winning.  zilches: zilches in a row
+    before this turn, where the rules charge a penalty for the third (then the objective
+    is the long-run average points per turn)."""
     rs = rule_set(rules)
+    k = zilches_of(rs, zilches)
     tab = tables_of(rs, tables)
     # options that say nothing together: refused, never silently dropped
     if final_round and last_turn:
@@ -109,31 +115,50 @@ def advise(
     if score is not None or opponents is not None or mode is not None:
         if score is None or opponents is None:
             raise InputError("end-game advice needs both --score and --opponents")
+        if k:
+            raise InputError(
+                "--zilches with --score/--opponents: the game's answers do not model the "
+                "count of zilches in a row yet"
+            )
         opp = int_list(opponents, "--opponents")
         if take_over is not None:  # piggyback, by the game's win probability
             if len(opp) != 1:
                 raise InputError("--take-over with scores is for two players: one opponent")
             from .piggyback import take_over_game
 
-            return take_over_game(tab, take_over, score, opp[0])
+            return noted(rs, take_over_game(tab, take_over, score, opp[0]))
         if roll is not None:
             raise InputError("--roll gives expected-points advice; leave out --score/--opponents")
         from .endgame_advice import endgame_advice
 
-        return endgame_advice(tab, turn_state(rs, dice, turn, permanent), score, opp, mode)
+        state = turn_state(rs, dice, turn, permanent)
+        return noted(rs, endgame_advice(tab, state, score, opp, mode))
     if take_over is not None:
         from .piggyback import piggyback
 
-        return piggyback(tab, take_over, not not_on_board)
+        return piggyback(tab, take_over, not not_on_board, k)
     state = turn_state(rs, dice, turn, permanent)
     if roll is not None:
         from .ranking import ranking
 
-        return ranking(tab, state, dice_list(roll, "--roll"), matched, not not_on_board)
+        return ranking(tab, state, dice_list(roll, "--roll"), matched, not not_on_board, k)
     tab.check(state)
-    pol = tab.score
+    pol = tab.score.card(k)
     on = not not_on_board
     v, note = _score_values(pol, state, on)
+    penalty = pol.relative is not None
+    objective = "long-run average points per turn" if penalty else "expected points"
     return Advice(
-        rs.name, state.dice, turn, permanent, on, "expected points", v.action, v, v.margin, note, rs
+        rs.name,
+        state.dice,
+        turn,
+        permanent,
+        on,
+        objective,
+        v.action,
+        v,
+        v.margin,
+        note,
+        k if penalty else None,
+        rs,
     )

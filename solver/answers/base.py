@@ -84,17 +84,25 @@ def _fields(obj: Any) -> dict:
 
 
 def unmodelled(rules: RuleSet) -> str | None:
-    """The rules' keys that no answer models yet, said in every answer they affect."""
+    """The rules' keys that the game's answers do not model yet, said in each of them."""
     if rules.three_zilch_penalty:
         return (
             f"{rules.name} charges {rules.three_zilch_penalty} points for a third zilch in "
-            "a row (three_zilch_penalty): not modelled yet, these figures leave it out"
+            "a row (three_zilch_penalty): modelled by the single-turn answers (strategy, "
+            "advise without scores, evaluate, simulate, verify), not yet by the game's and "
+            "the end-game's: these figures leave it out"
         )
     return None
 
 
+def noted(rules: RuleSet, got: A) -> A:
+    """The answer with, as its caveat, what the game's answers leave out of `rules`."""
+    note = unmodelled(rules)
+    return dataclasses.replace(got, caveat=note) if note else got  # type: ignore
+
+
 def noting_unmodelled(fn: Callable[..., A]) -> Callable[..., A]:
-    """An answer function whose answer carries, as its caveat, what its rules leave out."""
+    """A game answer whose answer carries, as its caveat, what its rules leave out."""
     sig = inspect.signature(fn)
 
     @functools.wraps(fn)
@@ -102,10 +110,27 @@ def noting_unmodelled(fn: Callable[..., A]) -> Callable[..., A]:
         got = fn(*args, **kwargs)
         bound = sig.bind(*args, **kwargs)
         bound.apply_defaults()
-        note = unmodelled(rule_set(bound.arguments["rules"]))
-        return dataclasses.replace(got, caveat=note) if note else got  # type: ignore
+        return noted(rule_set(bound.arguments["rules"]), got)
 
     return answer
+
+
+def zilches_of(rules: RuleSet, zilches: int) -> int:
+    """--zilches: the zilches in a row before this turn (0, 1 or 2), where the rules charge
+    a penalty for the third (elsewhere the count changes nothing: only 0 is accepted)."""
+    if isinstance(zilches, bool) or not isinstance(zilches, (int, np.integer)):
+        raise InputError(f"--zilches must be 0, 1 or 2, got {zilches!r}")
+    if not 0 <= zilches <= 2:
+        raise InputError(
+            f"--zilches is the count of zilches in a row before this turn: 0, 1 or 2 (the "
+            f"third costs the penalty and starts the count again), got {zilches}"
+        )
+    if zilches and not rules.three_zilch_penalty:
+        raise InputError(
+            f"--zilches {zilches}: {rules.name} has no penalty for three zilches in a row "
+            "(three_zilch_penalty), so the count changes nothing"
+        )
+    return int(zilches)
 
 
 def fraction_text(p: Fraction) -> str:

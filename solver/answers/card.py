@@ -8,7 +8,15 @@ from fractions import Fraction
 from ..errors import InputError
 from ..rules import RuleSet, preset_names
 from ..rules import load as load_rules
-from .base import Answer, Rules, Tables_, hidden, noting_unmodelled, rule_set, tables_of
+from .base import (
+    Answer,
+    Rules,
+    Tables_,
+    hidden,
+    optional,
+    rule_set,
+    tables_of,
+)
 
 
 # --- zilch rules ---------------------------------------------------------------------------
@@ -103,21 +111,47 @@ def odds(rules: Rules = "farkle", dice: int | None = None) -> Odds:
 
 # --- zilch strategy ------------------------------------------------------------------------
 @dataclass(frozen=True)
+class ZilchCard:
+    """The card for a turn played with some zilches in a row (rules with a penalty)."""
+
+    value: float  # the turn's long-run value: the average per turn plus its relative value
+    bank_thresholds: dict[int, int | None]
+
+
+@dataclass(frozen=True)
 class Strategy(Answer):
     rules: str
     on_board: bool
-    expected_turn_score: float
     bank_thresholds: dict[int, int | None]
+    expected_turn_score: float | None = optional()  # (without a penalty)
+    average_points_per_turn: float | None = optional()  # (with one: the long-run optimum)
+    penalty: int | None = optional()
+    by_zilches: dict[int, ZilchCard] | None = optional()
     ruleset: RuleSet = hidden()
 
 
-@noting_unmodelled
 def strategy(
     rules: Rules = "farkle", not_on_board: bool = False, tables: Tables_ = None
 ) -> Strategy:
     """The strategy card: expected points of a fresh turn and, per dice count, the turn
-    total from which to bank."""
+    total from which to bank.  With a penalty for the third zilch in a row: the long-run
+    average points per turn and one card per count of zilches in a row (0, 1, 2)."""
     rs = rule_set(rules)
     pol = tables_of(rs, tables).score
     on = not not_on_board
-    return Strategy(rs.name, on, pol.expected_turn_score(on), pol.bank_thresholds(on), rs)
+    if pol.relative is None:
+        return Strategy(
+            rs.name, on, pol.bank_thresholds(on), pol.expected_turn_score(on), ruleset=rs
+        )
+    cards = {k: pol.card(k) for k in range(3)}
+    return Strategy(
+        rs.name,
+        on,
+        cards[0].bank_thresholds(on),
+        average_points_per_turn=pol.relative.average,
+        penalty=rs.three_zilch_penalty,
+        by_zilches={
+            k: ZilchCard(c.expected_turn_score(on), c.bank_thresholds(on)) for k, c in cards.items()
+        },
+        ruleset=rs,
+    )

@@ -21,12 +21,12 @@ from .base import (
     Rules,
     Tables_,
     hidden,
-    noting_unmodelled,
+    optional,
     rule_set,
     sample_moments,
     tables_of,
     turn_state,
-    unmodelled,
+    zilches_of,
 )
 from .export import atomic_file
 from .progress import SILENT, Progress
@@ -34,12 +34,18 @@ from .progress import SILENT, Progress
 QUANTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 
 
-def resolve_policy(name: str, tab: Tables, on_board: bool = True) -> Policy:
-    """'optimal' (the expected-points optimum) or a policy file (docs/policies.md)."""
+def resolve_policy(name: str, tab: Tables, on_board: bool = True, zilches: int = 0) -> Policy:
+    """'optimal' (the expected-points optimum; with a penalty for the third zilch in a row,
+    the long-run card for `zilches` in a row) or a policy file (docs/policies.md)."""
     if name == "optimal":
-        pol = tab.score
+        pol = tab.score.card(zilches)
         return OptimalPolicy(pol.values, int(on_board), pol.cap)
-    return load_policy(name, tab.rules, on_board)
+    return load_policy(name, tab.rules, on_board, zilches)
+
+
+def zilch_cost(rules, zilches: int, on_board: bool) -> int:
+    """Points a zilch costs on top in a turn after `zilches` zilches in a row."""
+    return rules.penalty(on_board) if zilches == 2 else 0
 
 
 # --- zilch evaluate ------------------------------------------------------------------------
@@ -55,9 +61,9 @@ class Evaluation(Answer):
     residual: float
     dice: int
     turn: int
+    zilches: int | None = optional()  # (with a penalty for the third zilch in a row)
 
 
-@noting_unmodelled
 def evaluate(
     rules: Rules = "farkle",
     policy: str = "optimal",
@@ -65,15 +71,19 @@ def evaluate(
     turn: int = 0,
     permanent: int = 0,
     not_on_board: bool = False,
+    zilches: int = 0,
     tables: Tables_ = None,
 ) -> Evaluation:
-    """The exact distribution of the points a turn records under a policy."""
+    """The exact distribution of the points a turn records under a policy (after
+    `zilches` zilches in a row: a zilch after two costs the penalty too)."""
     rs = rule_set(rules)
+    k = zilches_of(rs, zilches)
     tab = tables_of(rs, tables)
     state = turn_state(rs, dice, turn, permanent)
     tab.check(state)
     on = not not_on_board
-    dist = exact_distribution(tab.model, resolve_policy(policy, tab, on), on, state)
+    strat = resolve_policy(policy, tab, on, k)
+    dist = exact_distribution(tab.model, strat, on, state, zilch_cost(rs, k, on))
     return Evaluation(
         rs.name,
         policy,
@@ -85,6 +95,7 @@ def evaluate(
         dist.residual,
         state.dice,
         turn,
+        k if rs.three_zilch_penalty else None,
     )
 
 
@@ -106,17 +117,18 @@ class Simulation(Answer):
     exact_std: float
     exact_p_zilch: float
     distribution: dict[int, float]
+    zilches: int | None = optional()  # (with a penalty for the third zilch in a row)
     exact: Distribution = hidden()
     counts: dict[int, int] = hidden()
 
 
-@noting_unmodelled
 def simulate(
     rules: Rules = "farkle",
     policy: str = "optimal",
     turns: int = 1_000_000,
     seed: int = 0,
     not_on_board: bool = False,
+    zilches: int = 0,
     out: str | None = None,
     tables: Tables_ = None,
     progress: Progress = SILENT,
@@ -125,12 +137,14 @@ def simulate(
     in batches, counted as they come (memory does not grow with the turns); out: also
     every turn's score, one per line."""
     rs = rule_set(rules)
+    k = zilches_of(rs, zilches)
     if turns < 1:
         raise InputError(f"--turns must be at least 1, got {turns}")
     check_time(turns / TURNS_PER_SECOND, f"simulating {turns} turns", "ask for fewer --turns")
     tab = tables_of(rs, tables)
     on = not not_on_board
-    strat = resolve_policy(policy, tab, on)
+    strat = resolve_policy(policy, tab, on, k)
+    cost = zilch_cost(rs, k, on)
     model = tab.model
     fast = strat.compile(model)  # type: ignore[attr-defined]
     rng = np.random.default_rng(seed)
@@ -143,16 +157,16 @@ def simulate(
         stack.callback(progress.finish)
         done = 0
         while done < turns:
-            k = min(BATCH, turns - done)
-            pts = play_turns(model, fast, k, rng, on).points * rs.unit
+            n = min(BATCH, turns - done)
+            pts = play_turns(model, fast, n, rng, on, penalty=cost // rs.unit).points * rs.unit
             vals, cnt = np.unique(pts, return_counts=True)
             for v, c in zip(vals.tolist(), cnt.tolist()):
                 counts[v] = counts.get(v, 0) + c
             if scores is not None:
                 scores.write(("\n".join(map(str, pts.tolist())) + "\n").encode())
-            done += k
-            progress.advance(k)
-    exact = exact_distribution(model, strat, on)
+            done += n
+            progress.advance(n)
+    exact = exact_distribution(model, strat, on, None, cost)
     mean, std, se = sample_moments(list(counts), list(counts.values()))
     dist = {v: c / turns for v, c in sorted(counts.items())}
     return Simulation(
@@ -168,8 +182,100 @@ def simulate(
         exact.std,
         exact.p_zilch,
         dist,
+        k if rs.three_zilch_penalty else None,
         exact,
         dict(sorted(counts.items())),
+    )
+
+
+# --- zilch simulate --long-run -------------------------------------------------------------
+@dataclass(frozen=True)
+class ZilchTurn:
+    """A policy's turn after k zilches in a row, exactly."""
+
+    mean: float  # recorded points, the penalty included after two zilches
+    p_zilch: float
+    relative_value: float
+
+
+@dataclass(frozen=True)
+class LongRun(Answer):
+    rules: str
+    policy: str
+    players: int
+    turns_each: int
+    seed: int
+    average: float  # points per turn, each player's figure corrected by the relative values
+    stderr: float
+    exact_average: float
+    z: float
+    raw_average: float  # total points / turns, uncorrected (biased by the start, k = 0)
+    by_zilches: dict[int, ZilchTurn]
+
+
+def long_run(
+    rules: Rules = "farkle",
+    policy: str = "optimal",
+    turns: int = 1_000_000,
+    seed: int = 0,
+    tables: Tables_ = None,
+    progress: Progress = SILENT,
+) -> LongRun:
+    """Turns played one after another by many players (on the board, from no zilch in a
+    row), the third zilch in a row costing the penalty: the average points per turn next
+    to the policy's exact long-run average.  A player's (points + h(last k)) / turns is
+    exactly unbiased (play/long_run.py), so few turns per player suffice."""
+    from ..play.long_run import chain, play_long_run
+
+    rs = rule_set(rules)
+    if not rs.three_zilch_penalty:
+        raise InputError(
+            f"--long-run plays turns one after another where the third zilch in a row costs "
+            f"a penalty; {rs.name} has none (three_zilch_penalty), so every turn is alike: "
+            "leave out --long-run"
+        )
+    if turns < 2:
+        raise InputError(f"--turns must be at least 2 with --long-run, got {turns}")
+    check_time(turns / TURNS_PER_SECOND, f"simulating {turns} turns", "ask for fewer --turns")
+    tab = tables_of(rs, tables)
+    model = tab.model
+    strats = [resolve_policy(policy, tab, True, k) for k in range(3)]
+    dists = [
+        exact_distribution(model, strat, True, None, zilch_cost(rs, k, True))
+        for k, strat in enumerate(strats)
+    ]
+    g, h = chain([d.mean for d in dists], [d.p_zilch for d in dists])
+    players = max(2, min(10_000, turns // 20))
+    each = turns // players
+    rng = np.random.default_rng(seed)
+    fast = [s.compile(model) for s in strats]  # type: ignore[attr-defined]
+    u = rs.unit
+    points = np.zeros(players, np.int64)
+    k_end = np.zeros(players, np.int64)
+    progress.start("simulating", players * each)
+    try:
+        for lo in range(0, players, 2000):  # (players in groups: the bar moves)
+            n = min(2000, players - lo)
+            pts, ks = play_long_run(model, fast, n, each, rng, rs.three_zilch_penalty // u)
+            points[lo : lo + n], k_end[lo : lo + n] = pts, ks
+            progress.advance(n * each)
+    finally:
+        progress.finish()
+    est = (points * u + h[k_end]) / each
+    mean = float(est.mean())
+    se = float(est.std(ddof=1) / np.sqrt(players))
+    return LongRun(
+        rs.name,
+        policy,
+        players,
+        each,
+        seed,
+        mean,
+        se,
+        g,
+        (mean - g) / se if se else 0.0,
+        float(points.sum() * u / (players * each)),
+        {k: ZilchTurn(d.mean, d.p_zilch, float(h[k])) for k, d in enumerate(dists)},
     )
 
 
@@ -209,18 +315,20 @@ def verify(
     rolls: bool = False,
     alpha: float = 0.001,
     not_on_board: bool = False,
+    zilches: int = 0,
     tables: Tables_ = None,
 ) -> ScoreVerdict | RollVerdict:
     """Is your simulator right?  Its turn scores (or single rolls) against the exact
     distribution: consistent or not at significance alpha."""
     rs = rule_set(rules)
+    k = zilches_of(rs, zilches)
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InputError(f"--alpha must be a number strictly between 0 and 1, got {alpha!r}")
     if rolls:
-        if column is not None or policy != "optimal" or not_on_board:
+        if column is not None or policy != "optimal" or not_on_board or k:
             raise InputError(
                 "--rolls checks single rolls, which no policy plays: leave out "
-                "--column, --policy and --not-on-board"
+                "--column, --policy, --not-on-board and --zilches"
             )
         rep = verify_rolls(rs, read_rolls(results, rs.dice), alpha)
         return RollVerdict(
@@ -229,9 +337,9 @@ def verify(
     tab = tables_of(rs, tables)
     samples = read_scores(results, column)
     on = not not_on_board
-    exact = exact_distribution(tab.model, resolve_policy(policy, tab, on), on)
+    strat = resolve_policy(policy, tab, on, k)
+    exact = exact_distribution(tab.model, strat, on, None, zilch_cost(rs, k, on))
     v = verify_scores(samples, exact, alpha).as_dict()
-    v["caveat"] = unmodelled(rs)
     return ScoreVerdict(
         **v,
         rules=rs.name,

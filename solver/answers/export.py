@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import InputError
 from ..files import replacing
 from ..tables import Tables
-from .base import Answer, Rules, Tables_, noting_unmodelled, rule_set, tables_of
+from .base import Answer, Rules, Tables_, noted, rule_set, tables_of
 
 FORMATS = ("csv", "json", "parquet")
 
@@ -120,14 +120,20 @@ SCORE_COLUMNS = (
 
 def score_rows(tab: Tables) -> Table:
     """One row per reachable state (turn totals up to the solver's cap; beyond it banking
-    is optimal wherever it is allowed)."""
-    rs, pol = tab.rules, tab.score
+    is optimal wherever it is allowed); with a penalty for the third zilch in a row, per
+    count of zilches in a row too (column "zilches"; values by the long-run average)."""
+    rs, whole = tab.rules, tab.score
     u = rs.unit
+    counts = (None,) if whole.relative is None else (0, 1, 2)
     cols: dict[str, list] = {c: [] for c in SCORE_COLUMNS}
+    if whole.relative is not None:
+        cols = {"zilches": [], **cols}
 
-    def add(sol_roll, sol_bank, s, r_idx, perm, on_board):
+    def add(sol_roll, sol_bank, s, r_idx, perm, on_board, k):
         roll, bank = sol_roll[s, r_idx] + perm, sol_bank[s, r_idx] + perm
         n = len(r_idx)
+        if k is not None:
+            cols["zilches"] += [k] * n
         cols["dice"] += [rs.dice if s == 0 else s] * n
         cols["turn_total"] += (r_idx * u + perm).tolist()
         cols["permanent"] += [perm] * n
@@ -136,31 +142,35 @@ def score_rows(tab: Tables) -> Table:
         cols["value_roll"] += roll.tolist()
         cols["value_bank"] += [None if not np.isfinite(b) else b for b in bank.tolist()]
 
-    L = pol.reach.shape[1]
-    for row, on_board in ((0, False), (1, True)):
-        for s in range(rs.dice + 1):
-            add(
-                pol.main.roll[row, :, :L],
-                pol.main.bank[row, :, :L],
-                s,
-                np.nonzero(pol.reach[s])[0],
-                0,
-                on_board,
-            )
-    if pol.secured is not None:
-        step = min(rs.permanent_amounts)
-        Ls = pol.secured.cap + 1
-        for perm in range(step, pol.main.cap * u + 1, step):
-            for on_board in (False, True):
-                for s in range(1, rs.dice + 1):
-                    add(
-                        pol.secured.roll[0, :, :Ls],
-                        pol.secured.bank[0, :, :Ls],
-                        s,
-                        np.arange(Ls),
-                        perm,
-                        on_board,
-                    )
+    L = whole.reach.shape[1]
+    for k in counts:
+        pol = whole if k is None else whole.card(k)
+        for row, on_board in ((0, False), (1, True)):
+            for s in range(rs.dice + 1):
+                add(
+                    pol.main.roll[row, :, :L],
+                    pol.main.bank[row, :, :L],
+                    s,
+                    np.nonzero(pol.reach[s])[0],
+                    0,
+                    on_board,
+                    k,
+                )
+        if pol.secured is not None:
+            step = min(rs.permanent_amounts)
+            Ls = pol.secured.cap + 1
+            for perm in range(step, pol.main.cap * u + 1, step):
+                for on_board in (False, True):
+                    for s in range(1, rs.dice + 1):
+                        add(
+                            pol.secured.roll[0, :, :Ls],
+                            pol.secured.bank[0, :, :Ls],
+                            s,
+                            np.arange(Ls),
+                            perm,
+                            on_board,
+                            k,
+                        )
     return Table(_meta(tab, "score"), cols)
 
 
@@ -234,7 +244,6 @@ def game_rows(tab: Tables) -> Table:
 
 
 # --- zilch export --------------------------------------------------------------------------
-@noting_unmodelled
 def export(rules: Rules = "farkle", objective: str = "score", tables: Tables_ = None) -> Table:
     """The whole policy as rows: expected points ("score"), the last turn by deficit
     ("last-turn"), or the two-player game's start-of-turn table ("game", solved first with
@@ -244,4 +253,5 @@ def export(rules: Rules = "farkle", objective: str = "score", tables: Tables_ = 
     builders = {"score": score_rows, "last-turn": last_turn_rows, "game": game_rows}
     if objective not in builders:
         raise InputError(f"--objective is one of {', '.join(builders)}, got {objective!r}")
-    return builders[objective](tab)
+    table = builders[objective](tab)
+    return table if objective == "score" else noted(rs, table)

@@ -109,7 +109,6 @@ def plot_endgame(
     return Picture(out)
 
 
-@noting_unmodelled
 def plot_distribution(
     rules: Rules = "farkle",
     out: str = "distribution.png",

@@ -72,10 +72,10 @@ def offer(tab: Tables, spec: str | Sequence[int]) -> tuple[int, int]:
     return dice, total
 
 
-def piggyback(tab: Tables, spec, on_board: bool) -> TakeOver:
+def piggyback(tab: Tables, spec, on_board: bool, zilches: int = 0) -> TakeOver:
     rs = tab.rules
     dice, total = offer(tab, spec)
-    pol = tab.score
+    pol = tab.score.card(zilches)
     over = pol.value_at(TurnState(dice, total), on_board).roll  # taking over: rolling them
     fresh = pol.value_at(TurnState(rs.dice), on_board).roll
     return TakeOver(

@@ -46,7 +46,12 @@ class Ranking(Answer):
 
 
 def ranking(
-    tab: Tables, state: TurnState, faces: list[int], matched: bool, on_board: bool
+    tab: Tables,
+    state: TurnState,
+    faces: list[int],
+    matched: bool,
+    on_board: bool,
+    zilches: int = 0,
 ) -> Ranking:
     from ..outcomes.dice import colour_match_probability
     from ..outcomes.scoring import parse_roll, score_outcome
@@ -59,7 +64,7 @@ def ranking(
     if matched and not (rs.colour_pairs and colour_match_probability(outcome.counts)):
         raise InputError(f"--matched: these dice cannot form three colour pairs under {rs.name}")
     found = []
-    pol = tab.score
+    pol = tab.score.card(zilches)
     for c in score_outcome(rs, outcome).choices:
         after = TurnState(c.left or rs.dice, state.turn + c.points, state.permanent + c.permanent)
         v = pol.value_at(after, on_board)

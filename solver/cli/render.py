@@ -79,12 +79,15 @@ def _state_text(rs, dice_left, turn, on_board, permanent) -> str:
 
 def advice(a) -> str:
     v = a.values
-    lines = [
-        _state_text(a.ruleset, a.dice, a.turn, a.on_board, a.permanent),
-        a.action.upper(),
-        f"  roll: {v.roll:.2f} expected points banked this turn",
-        f"  bank: {'not allowed (' + a.note + ')' if v.bank is None else v.bank}",
-    ]
+    head = _state_text(a.ruleset, a.dice, a.turn, a.on_board, a.permanent)
+    if a.zilches is None:
+        what = "expected points banked this turn"
+    else:
+        row = "zilch" if a.zilches == 1 else "zilches"
+        head += f", {a.zilches} {row} in a row before this turn"
+        what = "points by the long-run average (this turn's, a zilch counted at its cost)"
+    bank = "not allowed (" + a.note + ")" if v.bank is None else f"{v.bank}"
+    lines = [head, a.action.upper(), f"  roll: {v.roll:.2f} {what}", f"  bank: {bank}"]
     if a.margin is not None:
         lines.append(f"  margin: {a.margin:.2f} points in favour of {a.action}")
     return "\n".join(lines)
@@ -159,21 +162,37 @@ def endgame_advice(a) -> str:
     return "\n".join(lines)
 
 
+def _threshold(rs, n: int, v: int | None) -> str:
+    if v is not None:
+        return f"{v}"
+    if n == rs.dice and rs.hot_dice == "mandatory":
+        return "never free to bank (hot dice must be rolled)"
+    return "never: rolling is worth more at every reachable total"
+
+
 def strategy(a) -> str:
     rs = a.ruleset
-    lines = [
-        f"{a.rules}{'' if a.on_board else ' (not yet on the board)'}: a fresh turn is "
-        f"worth {a.expected_turn_score:.4f} points",
-        "dice left   bank from turn total",
-    ]
-    for k, v in a.bank_thresholds.items():
-        if v is not None:
-            why = f"{v}"
-        elif k == rs.dice and rs.hot_dice == "mandatory":
-            why = "never free to bank (hot dice must be rolled)"
-        else:
-            why = "never: rolling is worth more at every reachable total"
-        lines.append(f"  {k:>8}   {why}")
+    who = "" if a.on_board else " (not yet on the board)"
+    if a.by_zilches is None:
+        lines = [
+            f"{a.rules}{who}: a fresh turn is worth {a.expected_turn_score:.4f} points",
+            "dice left   bank from turn total",
+        ]
+        lines += [f"  {n:>8}   {_threshold(rs, n, v)}" for n, v in a.bank_thresholds.items()]
+    else:  # the three cards side by side
+        cards = a.by_zilches
+        lines = [
+            f"{a.rules}{who}: {a.average_points_per_turn:.4f} points per turn on average "
+            f"(the third zilch in a row costs {a.penalty})",
+            "            bank from turn total, by zilches in a row before the turn",
+            "dice left" + "".join(f"{k:>12}" for k in cards),
+        ]
+        for n in a.bank_thresholds:
+            cells = [cards[k].bank_thresholds[n] for k in cards]
+            lines.append(f"  {n:>7}" + "".join(f"{'never' if v is None else v:>12}" for v in cells))
+        lines.append("turn value" + "".join(f"{c.value:>12.2f}" for c in cards.values()))
+        lines.append("(never: rolling is worth more at every reachable total, or hot dice")
+        lines.append(" must be rolled; turn value: the average plus the count's relative value)")
     if rs.has_permanent:
         lines.append("(turns without permanent points; with them, see zilch advise --permanent)")
     return "\n".join(lines)
@@ -245,6 +264,18 @@ def simulation(a) -> str:
     top = sorted(a.counts, key=lambda v: -a.counts[v])[:15]
     for v in sorted(top):
         lines.append(f"  {v:>6}  {a.counts[v] / a.turns:.6f}  {exact.get(v, 0):.6f}")
+    return "\n".join(lines)
+
+
+def long_run(a) -> str:
+    lines = [
+        f"{a.rules}, policy {a.policy}: {a.players} players x {a.turns_each} turns, seed {a.seed}",
+        f"  average {a.average:.4f} +- {a.stderr:.4f} points per turn (exact "
+        f"{a.exact_average:.4f}, z = {a.z:+.2f}; uncorrected {a.raw_average:.4f})",
+        "  zilches in a row   turn mean    P(zilch)   relative value",
+    ]
+    for k, t in a.by_zilches.items():
+        lines.append(f"  {k:>16}  {t.mean:>10.4f}  {t.p_zilch:>10.6f}  {t.relative_value:>15.4f}")
     return "\n".join(lines)
 
 

@@ -46,6 +46,15 @@ POLICY_OPT = click.option(
 )
 
 
+ZILCHES_OPT = click.option(
+    "--zilches",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Zilches in a row before this turn (0-2), where the third costs a penalty.",
+)
+
+
 def STATE_OPTS(f):
     """Where the turn stands: --dice, --turn, --permanent (advise, endgame, evaluate)."""
     f = click.option("--permanent", type=int, default=0, help="Permanent part of the turn total.")(
@@ -139,14 +148,16 @@ def odds(as_json, **opts):
     is_flag=True,
     help="Everybody else has finished: this is the last turn of the game.",
 )
+@ZILCHES_OPT
 @TABLES_OPT
 @JSON_OPT
 def advise(as_json, **opts):
     """Should I roll?  The optimal move and what each move is worth.
 
-    Without scores: by expected points this turn.  With --score and --opponents near the
-    end of a game: by the probability of winning (last turn, final round; Zonk: reaching the
-    target this turn).
+    Without scores: by expected points this turn (where the rules charge a penalty for
+    the third zilch in a row: by the long-run average points per turn, after --zilches
+    zilches in a row).  With --score and --opponents near the end of a game: by the
+    probability of winning (last turn, final round; Zonk: reaching the target this turn).
     """
     emit(_api().advise(**opts), as_json, render.text)
 
@@ -207,6 +218,7 @@ def endgame(as_json, fmt, out, **opts):
 @POLICY_OPT
 @STATE_OPTS
 @NOT_ON_BOARD_OPT
+@ZILCHES_OPT
 @TABLES_OPT
 @JSON_OPT
 def evaluate(as_json, **opts):
@@ -230,14 +242,30 @@ def evaluate(as_json, **opts):
     help="Seed of the dice (the same seed plays the same turns).",
 )
 @NOT_ON_BOARD_OPT
+@ZILCHES_OPT
+@click.option(
+    "--long-run",
+    is_flag=True,
+    help="Turns one after another (the third zilch in a row costs the penalty): the "
+    "average points per turn against the exact long-run average.",
+)
 @click.option("--out", default=None, metavar="FILE.csv", help="Also write every turn score.")
 @TABLES_OPT
 @JSON_OPT
-def simulate(as_json, out, **opts):
+def simulate(as_json, out, long_run, **opts):
     """Monte Carlo turns (physical dice, seeded), next to the exact figures."""
     from ..answers import checks
     from ..answers.base import out_path
 
+    if long_run:
+        if out is not None or opts["not_on_board"] or opts["zilches"]:
+            raise InputError(
+                "--long-run plays whole runs of turns on the board from no zilch in a row: "
+                "leave out --out, --not-on-board and --zilches"
+            )
+        opts.pop("not_on_board"), opts.pop("zilches")
+        emit(checks.long_run(progress=Bar(), **opts), as_json, render.long_run)
+        return
     emit(
         checks.simulate(out=None if out is None else out_path(out), progress=Bar(), **opts),
         as_json,
@@ -268,6 +296,7 @@ def simulate(as_json, out, **opts):
     help="Significance level of the verdict.",
 )
 @NOT_ON_BOARD_OPT
+@ZILCHES_OPT
 @TABLES_OPT
 @JSON_OPT
 def verify(as_json, **opts):

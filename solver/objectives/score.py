@@ -10,7 +10,7 @@ minimums no longer bind.  That keeps the state exact without a permanent-points 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -22,18 +22,23 @@ from ..turn.state import StateValues, TurnState
 
 if TYPE_CHECKING:
     from ..turn.payoff import Payoff
+    from .average import Relative
 
 
-def score_payoff(rules: RuleSet, minimums: list[int], sources=None) -> Payoff:
-    """Bank r units for r * unit points (where the row's minimum, in points, allows it)."""
+def score_payoff(
+    rules: RuleSet, minimums: list[int], sources=None, zilch=None, extras=()
+) -> Payoff:
+    """Bank r units for r * unit points (where the row's minimum, in points, allows it); a
+    zilch is worth `zilch` per row (default 0: the points it records come on top)."""
     from ..turn.payoff import Payoff, Permanent, Tail  # (reading a stored card builds none)
 
     u = rules.unit
     mins = np.array([rules.units_up(m) for m in minimums])
     return Payoff(
         bank=lambda r: np.where(r[None, :] >= mins[:, None], r[None, :] * float(u), -np.inf),
-        zilch=np.zeros(len(minimums)),
+        zilch=np.zeros(len(minimums)) if zilch is None else np.asarray(zilch, float),
         tail=Tail(np.full(len(minimums), float(u)), np.zeros(len(minimums)), int(mins.max())),
+        extras=tuple(extras),
         permanent=Permanent(float(u), sources or {}),
     )
 
@@ -60,10 +65,28 @@ class ScorePolicy:
     secured: TurnSolution | None
     reach: np.ndarray  # reach[s, r]: turns without permanent points (turn/reach.py)
     header: Mapping = field(default_factory=dict)  # where it was stored, if it was
+    # With a penalty for the third zilch in a row (average.py): the long-run solution, main's
+    # rows 2k + b and secured's rows k for k zilches in a row; card(k) takes one k's rows.
+    relative: Relative | None = None
+    zilches: int | None = None  # the card's k (None: every k, or no penalty)
 
     @property
     def dice(self) -> int:
         return self.rules.dice
+
+    def card(self, zilches: int = 0) -> ScorePolicy:
+        """The policy of a turn played with `zilches` zilches in a row (without a penalty
+        the count changes nothing: this policy)."""
+        if self.relative is None:
+            return self
+        assert self.zilches is None, "card() of a card"
+        k = np.array([zilches])
+        return replace(
+            self,
+            main=self.main.take(np.array([2 * zilches, 2 * zilches + 1])),
+            secured=None if self.secured is None else self.secured.take(k),
+            zilches=zilches,
+        )
 
     def value_at(self, state: TurnState, on_board: bool = True) -> StateValues:
         """Expected points banked this turn by rolling and by banking (None: not allowed)."""
@@ -81,7 +104,8 @@ class ScorePolicy:
         roll, bank = self.main.at_rows(row, s, r)
         if self.secured is not None and np.any(p > 0):
             u = self.rules.unit
-            sr, sb = self.secured.at_rows(0, s, r)
+            by_k = self.secured.roll.shape[0] > 1  # (the whole long-run policy: row 2k + b)
+            sr, sb = self.secured.at_rows(np.asarray(row) // 2 if by_k else 0, s, r)
             roll = np.where(p > 0, sr + p * u, roll)
             bank = np.where(p > 0, sb + p * u, bank)
         return roll, bank
@@ -92,6 +116,8 @@ class ScorePolicy:
         return max(self.main.cap, self.secured.cap if self.secured is not None else 0)
 
     def expected_turn_score(self, on_board: bool = True) -> float:
+        """Expected points of a fresh turn (with a penalty: the turn's long-run value, the
+        average per turn plus the relative value of this card's state)."""
         return self.value_at(TurnState(self.dice), on_board).roll
 
     def bank_thresholds(self, on_board: bool = True) -> dict[int, int | None]:

@@ -43,10 +43,14 @@ class Distribution:
 
 
 def evaluate(
-    model: TurnModel, policy: Policy, on_board: bool = True, state: TurnState | None = None
+    model: TurnModel,
+    policy: Policy,
+    on_board: bool = True,
+    state: TurnState | None = None,
+    penalty: int = 0,
 ) -> Distribution:
     """The distribution of the points recorded by a turn played by `policy` from `state`
-    (default: a fresh turn)."""
+    (default: a fresh turn); penalty: points a zilch costs on top (the third in a row)."""
     rules = model.rules
     S, u = model.states, rules.unit
     out_dice = model.out_dice
@@ -79,7 +83,7 @@ def evaluate(
             mn[-1] += mr[0]
             z = mn @ model.p_zilch[1:]
             if z:
-                rec = p * u if p * u >= min_bank else 0
+                rec = (p * u if p * u >= min_bank else 0) - penalty
                 dist[rec] = dist.get(rec, 0.0) + z
                 p_zilch += z
                 remaining -= z

@@ -16,6 +16,10 @@ A user policy file (TOML or JSON):
     default = 300          # for dice counts not listed (optional)
     entry = 500            # not on the board: bank only from this total (optional)
 
+    [bank.zilches.2]       # optional, where the rules charge a penalty for the third
+    thresholds = { 4 = 600, 3 = 300 }   # zilch in a row: with 2 zilches in a row before
+                           # the turn, these override [bank] (keys as in [bank])
+
     [set_aside]
     rule = "all"           # "all" (every scoring die), "per_die" (fewest dice for the
                            # most points per die) or "max_points"
@@ -224,7 +228,9 @@ def _fail(src, key, what) -> NoReturn:
     raise InputError(f"policy file {src}: key '{key}': {what}")
 
 
-def load_policy(path: str, rules: RuleSet, on_board: bool = True) -> UserPolicy:
+def load_policy(path: str, rules: RuleSet, on_board: bool = True, zilches: int = 0) -> UserPolicy:
+    """A user's policy file; zilches: the zilches in a row before the turn, which picks the
+    file's [bank.zilches.K] overrides where it has them."""
     p = Path(path)
     text = read_text(path, "policy file")
     try:
@@ -243,31 +249,54 @@ def load_policy(path: str, rules: RuleSet, on_board: bool = True) -> UserPolicy:
     bank = data.get("bank")
     if not isinstance(bank, dict):
         _fail(path, "bank", "missing: give [bank] thresholds")
-    for k in bank:
-        if k not in ("thresholds", "default", "entry"):
-            _fail(path, f"bank.{k}", "unknown key")
-    th_in = bank.get("thresholds", {})
-    if not isinstance(th_in, dict):
-        _fail(path, "bank.thresholds", "expected a table dice -> turn total")
-    default = bank.get("default")
-    if default is not None:
-        _points(path, "bank.default", default)
-    th: list[int | None] = [None] * (rules.dice + 1)
-    counts = {str(n): n for n in range(1, rules.dice + 1)}
-    for k, v in th_in.items():
-        if str(k) not in counts:
-            _fail(path, f"bank.thresholds.{k}", f"dice counts are 1..{rules.dice}")
-        th[counts[str(k)]] = _points(path, f"bank.thresholds.{k}", v)
-    for n in range(1, rules.dice + 1):
-        if th[n] is None:
-            if default is None:
-                _fail(path, f"bank.thresholds.{n}", "missing (or give bank.default)")
-            th[n] = default
-    entry = _points(path, "bank.entry", bank.get("entry", 0))
+    by_k = bank.get("zilches", {})
+    if not isinstance(by_k, dict):
+        _fail(path, "bank.zilches", "expected tables [bank.zilches.K], K = 0, 1, 2")
+    for k, over in by_k.items():
+        if str(k) not in ("0", "1", "2"):
+            _fail(path, f"bank.zilches.{k}", "zilches in a row are 0, 1 or 2")
+        if not isinstance(over, dict):
+            _fail(path, f"bank.zilches.{k}", "expected a table (keys as in [bank])")
+        _bank(path, f"bank.zilches.{k}.", over, rules, partial=True)
+    th, entry = _bank(path, "bank.", {k: v for k, v in bank.items() if k != "zilches"}, rules)
+    over = by_k.get(str(zilches))
+    if over:
+        th2, entry2 = _bank(path, f"bank.zilches.{zilches}.", over, rules, partial=True)
+        th = tuple(b if b is not None else a for a, b in zip(th, th2))
+        entry = entry if "entry" not in over else entry2
     sa = data.get("set_aside", {"rule": "all"})
     if not isinstance(sa, dict):
         _fail(path, "set_aside", "expected a table with rule = ...")
     rule = sa.get("rule", "all")
     if rule not in SET_ASIDE_RULES:
         _fail(path, "set_aside.rule", f"expected one of {', '.join(SET_ASIDE_RULES)}, got {rule!r}")
-    return UserPolicy(str(data.get("name", p.stem)), tuple(th), entry, rule, rules, on_board)
+    return UserPolicy(str(data.get("name", p.stem)), th, entry, rule, rules, on_board)
+
+
+def _bank(
+    path: str, where: str, bank: dict, rules: RuleSet, partial: bool = False
+) -> tuple[tuple[int | None, ...], int]:
+    """A [bank] table's thresholds by dice count (index 0 unused) and entry; partial: an
+    override, whose missing dice counts stay None."""
+    for k in bank:
+        if k not in ("thresholds", "default", "entry"):
+            _fail(path, f"{where}{k}", "unknown key")
+    th_in = bank.get("thresholds", {})
+    if not isinstance(th_in, dict):
+        _fail(path, f"{where}thresholds", "expected a table dice -> turn total")
+    default = bank.get("default")
+    if default is not None:
+        _points(path, f"{where}default", default)
+    th: list[int | None] = [None] * (rules.dice + 1)
+    counts = {str(n): n for n in range(1, rules.dice + 1)}
+    for k, v in th_in.items():
+        if str(k) not in counts:
+            _fail(path, f"{where}thresholds.{k}", f"dice counts are 1..{rules.dice}")
+        th[counts[str(k)]] = _points(path, f"{where}thresholds.{k}", v)
+    for n in range(1, rules.dice + 1):
+        if th[n] is None:
+            if default is not None:
+                th[n] = default
+            elif not partial:
+                _fail(path, f"{where}thresholds.{n}", "missing (or give bank.default)")
+    return tuple(th), _points(path, f"{where}entry", bank.get("entry", 0))

@@ -31,6 +31,7 @@ class Played:
 
     points: np.ndarray
     left: np.ndarray | None
+    zilched: np.ndarray  # (bool) the turn ended in a zilch
 
 
 def play_turns(
@@ -42,11 +43,13 @@ def play_turns(
     start=None,
     rows=None,
     dice_left: bool = False,
+    penalty: int | np.ndarray = 0,
 ) -> Played:
     """n_turns turns played by `policy`.  on_board: a flag, or one per turn.  start: (s, r, p)
     to roll from, per turn (default: a fresh turn; Zonk's piggyback takes over a state).
     rows: each turn's row of the policy's value function (a game's score pair).  dice_left:
-    also record the dice left at each bank (a little slower)."""
+    also record the dice left at each bank (a little slower).  penalty: units a zilch costs
+    on top (the third in a row): one, or one per turn."""
     rules = model.rules
     N, u = rules.dice, rules.unit
     s = np.zeros(n_turns, np.int64)
@@ -59,6 +62,7 @@ def play_turns(
     per_turn = np.ndim(on_board) > 0
     low = np.where(on_board, rules.min_bank(True), rules.min_bank(False)) / u
     points = np.zeros(n_turns, np.int64)
+    zilched = np.zeros(n_turns, bool)
     left = np.zeros(n_turns, np.int64) if dice_left else None
     active = np.arange(n_turns)
     while len(active):
@@ -74,8 +78,10 @@ def play_turns(
         zilch = out < 0
         # a zilch records the permanent points (each is worth at least the minimum to bank)
         za = active[zilch]
+        zilched[za] = True
         zp = pa[zilch]
-        points[za] = np.where(zp >= (low[za] if per_turn else low), zp, 0)
+        cost = penalty[za] if isinstance(penalty, np.ndarray) else penalty
+        points[za] = np.where(zp >= (low[za] if per_turn else low), zp, 0) - cost
         keep = ~zilch
         act, ra, pa, out = active[keep], ra[keep], pa[keep], out[keep]
         ract = None if row is None else row[act]
@@ -89,4 +95,4 @@ def play_turns(
         cont = ~bank
         active = act[cont]
         s[active], r[active], p[active] = s2[cont], r2[cont], p2[cont]
-    return Played(points, left)
+    return Played(points, left, zilched)

@@ -195,9 +195,7 @@ def solve_turn(model: TurnModel, pay: Payoff) -> TurnSolution:
     r_all = np.arange(L)
     nsrc = 1 + len(src_list)
     ne = len(pay.extras)
-    bonus = pay.permanent.bonus * model.perm
-    if ne:
-        assert not pay.permanent.bonus, "extras are evaluated without a permanent-points bonus"
+    bonus = pay.permanent.bonus * model.perm  # (the extras never take the bonus)
     check_memory(
         turn_bytes(B * nsrc, S, L, ne),
         f"a turn solve of {B} rows x {L} totals",
@@ -297,9 +295,6 @@ def backward(
         src_of[model.perm == units] = i
     bonus = pay.permanent.bonus * model.perm
     self_loop = bool(np.any((src_of == 0) & (model.shift == 0)))
-    assert not (len(pay.extras) and self_loop), (
-        "extras need an acyclic turn (no permanent self-loops)"
-    )
     zil = np.stack([pay.zilch] + [e.zilch for e in pay.extras]).astype(float)  # (1+E, B)
     fn = None if self_loop or np.any(bonus) else kernel.compiled()
     if fn is not None:
@@ -367,8 +362,9 @@ def _sweep_numpy(model, ALL, roll, bank_pay, extra_bank, zil, base, bonus, start
     for r in range(first_r, -1, -1):
         lo = lo_of[r]
         bank_r = bank_full[:, r, lo:]  # (S, B')
-        if self_loop:
+        if self_loop:  # iterated to the fixed point, the extras with the values
             V[:, r] = np.maximum(bank_r, lower)
+            EX[:, :, r, lo:] = 0.0
         for _ in range(500 if self_loop else 1):
             best = all_flat[:, slot_base[0] + r, lo:]  # (1+E, O, B')
             if has_bonus:
@@ -382,12 +378,18 @@ def _sweep_numpy(model, ALL, roll, bank_pay, extra_bank, zil, base, bonus, start
             rollT[1:, r, lo:] = R[0]
             rollT[0, r, lo:] = R[0, -1]
             new = np.maximum(rollT[:, r, lo:], bank_r)
-            if self_loop and np.array_equal(new, V[:, r]):
+            if E1 > 1:
+                Re = np.concatenate([R[1:, -1:], R[1:]], axis=1)  # by state
+                new_ex = np.where(bank_r >= rollT[:, r, lo:], bank_ex[:, r, :, lo:], Re)
+            if (
+                self_loop
+                and np.array_equal(new, V[:, r, lo:])
+                and (E1 == 1 or np.array_equal(new_ex, EX[:, :, r, lo:]))
+            ):
                 break
             V[:, r, lo:] = new
-        if E1 > 1:
-            Re = np.concatenate([R[1:, -1:], R[1:]], axis=1)  # by state
-            EX[:, :, r, lo:] = np.where(bank_r >= rollT[:, r, lo:], bank_ex[:, r, :, lo:], Re)
+            if E1 > 1:
+                EX[:, :, r, lo:] = new_ex
     if roll.size:
         roll[:] = rollT.transpose(2, 0, 1)
     ALL[:, :, 0] = T[:, 0].transpose(0, 3, 1, 2)
