@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..errors import InputError
 from ..rules import RuleSet
 from ..turn.state import TurnState
-from .base import Answer, hidden
+from .base import Answer, hidden, optional
 
 if TYPE_CHECKING:
     from ..tables import Tables
@@ -42,6 +42,7 @@ class Ranking(Answer):
     zilch_keeps: int
     options: tuple[Option, ...]
     action: str | None
+    zilches: int | None = optional()  # (with a penalty: values by the long-run average)
     ruleset: RuleSet = hidden()
 
 
@@ -90,5 +91,6 @@ def ranking(
         rs.recorded_after_zilch(state.permanent, on_board),
         options,
         options[0].then if options else None,
+        zilches if rs.three_zilch_penalty else None,
         rs,
     )

@@ -83,8 +83,7 @@ def advice(a) -> str:
     if a.zilches is None:
         what = "expected points banked this turn"
     else:
-        row = "zilch" if a.zilches == 1 else "zilches"
-        head += f", {a.zilches} {row} in a row before this turn"
+        head += _zilches_text(a.zilches)
         what = "points by the long-run average (this turn's, a zilch counted at its cost)"
     bank = "not allowed (" + a.note + ")" if v.bank is None else f"{v.bank}"
     lines = [head, a.action.upper(), f"  roll: {v.roll:.2f} {what}", f"  bank: {bank}"]
@@ -93,11 +92,19 @@ def advice(a) -> str:
     return "\n".join(lines)
 
 
+def _zilches_text(k: int | None) -> str:
+    return (
+        "" if k is None else f", {k} {'zilch' if k == 1 else 'zilches'} in a row before this turn"
+    )
+
+
 def ranking(a) -> str:
     lines = [
-        _state_text(a.ruleset, a.dice, a.turn, a.on_board, a.permanent),
+        _state_text(a.ruleset, a.dice, a.turn, a.on_board, a.permanent) + _zilches_text(a.zilches),
         f"rolled {' '.join(map(str, a.roll))}",
     ]
+    if a.zilches is not None:
+        lines.append("(values: points by the long-run average, a zilch counted at its cost)")
     if not a.options:
         lines.append(f"ZILCH: the turn ends, {a.zilch_keeps} points kept")
         return "\n".join(lines)
