@@ -25,6 +25,7 @@ CHECKED = 4096  # units at risk up to which a state's reachability is checked (~
 if TYPE_CHECKING:
     from .objectives.game import GameTable
     from .objectives.last_turn import LastTurnTable
+    from .objectives.penalty_game import PenaltyGame
 
 
 @dataclass(frozen=True, eq=False)
@@ -237,6 +238,59 @@ class Tables:
                 tuple(int(x) for x in arrays["O.shape"]), arrays["O.idx"], arrays["O.val"]
             )
         return GameTable(self.model, target, W, Finals(rules, W.shape[0], finals or None), offers)
+
+    def penalty_game(
+        self,
+        target: int | None = None,
+        lowest: int | None = None,
+        progress: Callable[[int, float], None] | None = None,
+        solve_if_missing: bool = True,
+    ) -> PenaltyGame | None:
+        """The two-player game where the third zilch in a row costs a penalty, with the
+        opponent's last turn (solved and stored if missing, unless solve_if_missing is
+        False)."""
+        from .objectives.game import Finals
+        from .objectives.penalty_game import (
+            PenaltyGame,
+            check_supported,
+            lowest_units,
+            solve_penalty_game,
+        )
+
+        rules = self.rules
+        check_supported(rules)
+        target = rules.target if target is None else target
+        assert target is not None
+        lo = lowest_units(rules, lowest)
+        R = rules.reach_units(target)
+        objective = f"game{target}-lowest{lo * rules.unit}"
+        final_round = rules.end != "instant"
+
+        def check(header, a):
+            W = a["W"]
+            ok = W.shape == (3, 3, R - lo, R - lo) and W.dtype == np.float64
+            if final_round:
+                ok &= "opp.1" in a and a["opp.1"].ndim == 1 and a["opp.1"].shape[0] > R
+            return bool(ok) and int(header.get("sweeps", 0)) > 0
+
+        got = self.store.load(rules.name, rules.digest(), objective, check=check)
+        if got is None and not solve_if_missing:
+            return None
+        if got is None:
+
+            def build():
+                g = solve_penalty_game(self.model, self.reach_bound, target, lowest, progress)
+                arrays = {"W": g.W}
+                for flag, arr in (g.finals.opp or {}).items():
+                    arrays[f"opp.{int(flag)}"] = arr
+                header = {"rules_name": rules.name, "target": target, "sweeps": g.sweeps}
+                return header, arrays
+
+            got = self._cached(objective, build, check=check)
+        header, arrays = got
+        finals = {bool(int(k[4:])): v for k, v in arrays.items() if k.startswith("opp.")}
+        fin = Finals(rules, R, finals or None)
+        return PenaltyGame(self.model, target, lo, arrays["W"], fin, int(header["sweeps"]))
 
 
 @lru_cache(maxsize=32)

@@ -74,3 +74,48 @@ def _last_turns(model, deficits: np.ndarray, on_board: np.ndarray, rng) -> np.nd
             model, _policy(levels), len(games), rng, bool(flag), rows=row.ravel()
         ).points
     return out
+
+
+def play_penalty_games(g, n_games: int, rng: np.random.Generator) -> np.ndarray:
+    """Games where the third zilch in a row costs a penalty (objectives/penalty_game.py),
+    optimal against optimal: each turn by its state's turn (scores and both counts), a
+    zilch moving the count, the third charging the penalty (down to the lowest score kept);
+    the other player's optimal last turn once the target is reached.  The first mover's
+    result per game."""
+    rules, model = g.rules, g.model
+    R, lo, n = g.R, g.lo, g.W.shape[2]
+    P = rules.three_zilch_penalty // rules.unit
+    ka, kb, a, b = np.meshgrid(
+        np.arange(3), np.arange(3), np.arange(n), np.arange(n), indexing="ij"
+    )
+    states = np.column_stack([a.ravel() + lo, b.ravel() + lo, ka.ravel(), kb.ravel()])
+    sol = g.turns(states)
+    turns = OptimalPolicy(lambda row, s, r, p: sol.at_rows(row, s, r), None, cap=sol.cap, levels=1)
+    score = np.zeros((n_games, 2), np.int64)
+    count = np.zeros((n_games, 2), np.int64)
+    result = np.full(n_games, -1.0)
+    mover = 0
+    while (result < 0).any():
+        act = np.nonzero(result < 0)[0]
+        me, opp = score[act, mover], score[act, 1 - mover]
+        k_me, k_opp = count[act, mover], count[act, 1 - mover]
+        row = ((k_me * 3 + k_opp) * n + (me - lo)) * n + (opp - lo)
+        cost = np.where(k_me == 2, P, 0)
+        played = play_turns(model, turns, len(act), rng, True, None, row, penalty=cost)
+        score[act, mover] = np.maximum(me + played.points, lo)
+        count[act, mover] = np.where(played.zilched, (k_me + 1) % 3, 0)
+        done = act[score[act, mover] >= R]
+        if rules.end == "instant":
+            result[done] = 1.0 if mover == 0 else 0.0
+        elif len(done):  # the other player's last turn (his count cannot matter there)
+            last = score[done, 1 - mover] + _last_turns(
+                model, score[done, mover] - score[done, 1 - mover], score[done, 1 - mover] > 0, rng
+            )
+            mine = np.where(
+                score[done, mover] > last,
+                1.0,
+                np.where(score[done, mover] == last, 1.0 - rules.tie, 0.0),
+            )
+            result[done] = mine if mover == 0 else 1.0 - mine
+        mover = 1 - mover
+    return result

@@ -127,3 +127,59 @@ def game(rules, R, Tm, finals=None, offers=False):
         if np.abs(V - old).max() < 1e-14:
             break
     return (V[:, :, 0, 0], ROLL) if offers else V[:, :, 0, 0]
+
+
+def penalty_game(rules, R, lo, Tm, finals=None):
+    """W[ka, kb, a - lo, b - lo] of the game where the third zilch in a row costs
+    rules.three_zilch_penalty (issue 13), by value iteration over the whole state space:
+    scores in [lo, R) units (a penalty stops at lo), both players' zilches in a row.  A bank
+    resets the banker's count; a zilch adds one, the third costs the penalty and resets it.
+    Optional hot dice only (no must-roll state past the first roll)."""
+    assert rules.hot_dice == "optional" and not rules.entry_minimum
+    N, moves, u = rules.dice, _moves(rules), rules.unit
+    P = rules.three_zilch_penalty // u
+    n = R - lo
+    k = np.arange(3)
+    kb = k[None, :, None, None, None]
+    a = (np.arange(n) + lo)[None, None, :, None, None]
+    b = (np.arange(n) + lo)[None, None, None, :, None]
+    t = np.arange(Tm)[None, None, None, None, :]
+    V = np.full((3, 3, n, n, N + 1, Tm), 0.5)
+    ok = t * u >= rules.bank_minimum
+    # a zilch: the opponent moves from (b, a'), his count kb, mine k'
+    shape = (3, 3, n, n)
+    KA, KB, A, B = np.meshgrid(k, k, np.arange(n) + lo, np.arange(n) + lo, indexing="ij")
+    pen = KA == 2
+    a2 = np.where(pen, np.maximum(A - P, lo), A)
+    k2 = np.where(pen, 0, KA + 1)
+    bb, kk = B, KB
+    assert a2.shape == shape
+
+    def bank_value(start, tt):
+        final = a + tt
+        if finals is None:
+            fin = np.ones(final.shape)
+        else:
+            fin = 1.0 - finals[np.minimum(np.maximum(final - b, 0), len(finals) - 1)]
+        kk_, bb_, ff = np.broadcast_arrays(kb, b, final)
+        mine = 1.0 - start[kk_, 0, bb_ - lo, np.minimum(ff, R - 1) - lo]
+        return np.where(ff < R, mine, np.broadcast_to(fin, ff.shape))
+
+    for _ in range(20_000):
+        old = V.copy()
+        start = V[..., 0, 0]
+        zilch = 1.0 - start[kk, k2, bb - lo, a2 - lo]
+        bank = np.where(ok, np.broadcast_to(bank_value(start, t), (3, 3, n, n, Tm)), -np.inf)
+
+        def beyond(s2, tt):
+            return bank_value(start, tt)
+
+        for s in range(N + 1):
+            nd = N if s == 0 else s
+            roll = _roll(V, moves, nd, Tm, beyond) + moves[nd][2] * zilch[..., None]
+            V[..., s, :] = roll if s == 0 else np.maximum(roll, bank)
+        if np.abs(V - old).max() < 1e-14:
+            break
+    else:
+        raise AssertionError("value iteration did not settle")
+    return V[..., 0, 0]

@@ -191,34 +191,31 @@ def test_strategy_card_says_why_a_dice_count_never_banks(tmp_path):
     )
 
 
-def test_the_penalty_is_said_in_every_game_answer_that_leaves_it_out(tmp_path):
-    """three_zilch_penalty is modelled by the single-turn answers (no caveat: their figures
-    take it in) but not yet by the game's and the end-game's: each of those says so (JSON:
-    "caveat"; text: a note)."""
+def test_the_penalty_is_honoured_or_refused_never_left_out(tmp_path):
+    """three_zilch_penalty: the single-turn answers model it; the last turn ignores the count
+    rightly (a zilch there loses whatever it costs: the same chances as without the
+    penalty); the game, which is not solved with it under an entry minimum yet, refuses in
+    one line rather than answering without it."""
     src = rules.canonical_source("zilch-5000")
-    src["game"]["three_zilch_penalty"] = 500
     src["game"]["target"] = 1000
+    plain = str(tmp_path / "plain.toml")
+    open(plain, "w").write(_toml(src))
+    src["game"]["three_zilch_penalty"] = 500
     f = str(tmp_path / "pen.toml")
     open(f, "w").write(_toml(src))
     for args in (
-        ["endgame", "--deficit", "500"],
         ["game"],
+        ["advise", "--score", "600", "--opponents", "650"],
+        ["export", "--objective", "game"],
+    ):
+        p = zilch(*args, "--rules", f, code=2)
+        assert "three_zilch_penalty" in p.stderr and p.stderr.count("\n") == 1, args
+    for args in (
+        ["endgame", "--deficit", "500"],
         ["advise", "--score", "600", "--opponents", "1050"],
     ):
-        d = js(*args, "--rules", f)
-        assert "three_zilch_penalty" in d["caveat"], args
-        assert "note:" in zilch(*args, "--rules", f).stdout
-    assert "three_zilch_penalty" in zilch("export", "--rules", f, "--objective", "last-turn").stderr
-    for args in (
-        ["advise", "--dice", "3", "--turn", "300"],
-        ["strategy"],
-        ["evaluate"],
-        ["simulate", "--turns", "1000"],
-        ["odds"],
-    ):
-        assert "caveat" not in js(*args, "--rules", f), args
-    assert "three_zilch_penalty" not in zilch("export", "--rules", f).stderr
-    assert "caveat" not in js("strategy", "--rules", "zilch-5000")
+        assert js(*args, "--rules", f) == js(*args, "--rules", plain), args
+    assert js("strategy", "--rules", f)["by_zilches"]["2"]["bank_thresholds"]
 
 
 # --- files, folders and tables ----------------------------------------------------------------

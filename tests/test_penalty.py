@@ -22,6 +22,7 @@ from dicesolver.turn.reach import sweep
 from . import bruteforce
 from .clirun import zilch
 from .solvers import tables
+from .test_hardening import _toml
 
 
 def js(*args):
@@ -235,3 +236,127 @@ def test_export_has_a_row_per_count(tmp_path):
     }
     rel = tables(rules.load(BUSCHE)).score.relative
     assert fresh == pytest.approx({k: rel.average + rel.on[k] for k in range(3)}, rel=1e-12)
+
+
+# --- the two-player game with the penalty ----------------------------------------------------
+def _penalty_game(rs, target, lowest):
+    from dicesolver.objectives.last_turn import reach_bound
+    from dicesolver.objectives.penalty_game import solve_penalty_game
+
+    model = turn_model(rs)
+    return solve_penalty_game(model, reach_bound(model), target, lowest)
+
+
+@pytest.mark.parametrize("penalty, lowest", [(100, -200), (150, None)])
+def test_penalty_game_equals_plain_value_iteration(penalty, lowest):
+    """Issue 13: at a small target (farkle to 200, its final round included) the sweeps'
+    fixed point agrees to 1e-9 with a plain value iteration over the whole state space,
+    both players' counts included: scores down to -200, or stopping at zero."""
+    from . import game_valueiteration as VI
+
+    below = lowest is not None
+    rs = _with_penalty("farkle", penalty, penalty_below_zero=below)
+    R, Tm = rs.reach_units(200), 60
+    lo = lowest // rs.unit if below else 0
+    finals = VI.last_turn(rs, R - lo + Tm + 130)
+    W_vi = VI.penalty_game(rs, R, lo, Tm, finals)
+    g = _penalty_game(rs, 200, lowest)
+    assert g.lo == lo and g.W.shape == W_vi.shape
+    assert np.abs(g.W - W_vi).max() < 1e-9
+    # the counts matter: after two zilches a player's chance is lower
+    assert np.all(g.W[2, 0] <= g.W[0, 0] + 1e-12) and np.any(g.W[2, 0] < g.W[0, 0] - 1e-3)
+
+
+def test_penalty_game_without_penalty_is_the_game():
+    """A penalty of 0: every count's chances are the penalty-free game's (to 1e-12), the
+    states below zero never reached."""
+    from .solvers import solve_game
+
+    rs = _with_penalty("farkle", 0)
+    g = _penalty_game(rs, 1000, -100)
+    W = solve_game(rules.load("farkle"), 1000).W
+    for ka in range(3):
+        for kb in range(3):
+            np.testing.assert_allclose(g.W[ka, kb, -g.lo :, -g.lo :], W, rtol=0, atol=1e-12)
+
+
+def test_first_players_chance_converges_as_the_lowest_score_is_lowered():
+    """Where the penalty may take a score below zero the table keeps scores down to a
+    bound; lowering it by 500 points moves the first player's chance by 3e-4 (0 to -500),
+    then by about 2e-8 (-500 to -1000): farkle with a 500 penalty to 500."""
+    rs = _with_penalty("farkle")
+    p = [_penalty_game(rs, 500, low).p_win(0, 0) for low in (0, -500, -1000)]
+    d1, d2 = abs(p[1] - p[0]), abs(p[2] - p[1])
+    assert 1e-5 < d1 < 1e-3 and d2 < 1e-7 and d2 < d1 / 1000, (p, d1, d2)
+
+
+def test_simulated_penalty_games_match_the_table():
+    """Games played with physical dice by the table's turns (the counts moving, the
+    penalty charged, the lowest score kept, the opponent's last turn): the first player's
+    results within 4 standard errors of the table's chance (farkle, 500 penalty, to 500)."""
+    from .game_sim import play_penalty_games
+
+    rs = _with_penalty("farkle")
+    g = _penalty_game(rs, 500, -1000)
+    res = play_penalty_games(g, 20_000, np.random.default_rng(13))
+    se = res.std() / np.sqrt(len(res))
+    assert abs(res.mean() - g.p_win(0, 0)) < 4 * se, (res.mean(), g.p_win(0, 0), se)
+
+
+def test_game_commands_take_the_counts(tmp_path):
+    """zilch game --zilches/--opp-zilches/--lowest, the game's export with both counts, and
+    advice with scores from the stored table (after two zilches a roll risks the penalty:
+    it is worth less, banking the same)."""
+    src = rules.canonical_source("farkle")
+    src["game"].update(target=300, three_zilch_penalty=500)
+    f = str(tmp_path / "pen.toml")
+    (tmp_path / "pen.toml").write_text(_toml(src))
+    folder = str(tmp_path / "tables")
+    d0 = js("game", "--rules", f, "--lowest", "-500", "--tables", folder)
+    assert d0["zilches"] == [0, 0] and d0["lowest"] == -500
+    d2 = js("game", "--rules", f, "--lowest", "-500", "--zilches", "2", "--tables", folder)
+    assert d2["p_win"] < d0["p_win"]
+    neg = js("game", "--rules", f, "--lowest", "-500", "--scores", "-500,250", "--tables", folder)
+    assert 0 < neg["p_win"] < d0["p_win"]
+    # where the penalty stops at zero there is no bound; advice reads the stored table
+    src["game"]["penalty_below_zero"] = False
+    (tmp_path / "pen.toml").write_text(_toml(src))
+    assert "lowest" not in js("game", "--rules", f, "--tables", folder)
+    zilch("game", "--rules", f, "--lowest", "-500", "--tables", folder, code=2)
+    at = ["advise", "--rules", f, "--score", "100", "--opponents", "150", "--dice", "3"]
+    fresh = js(*at, "--turn", "150", "--tables", folder)
+    late = js(*at, "--turn", "150", "--zilches", "2", "--tables", folder)
+    assert fresh["situation"] == "game" and fresh["zilches"] == [0, 0] and late["zilches"] == [2, 0]
+    assert late["p_win_game"] < fresh["p_win_game"]
+    assert late["p_win"]["roll"] < fresh["p_win"]["roll"]  # a zilch now costs the penalty
+    assert late["p_win"]["bank"] == pytest.approx(fresh["p_win"]["bank"], abs=1e-15)
+    out = tmp_path / "g.csv"
+    zilch("export", "--rules", f, "--objective", "game", "--out", str(out), "--tables", folder)
+    head = out.read_text().splitlines()[0]
+    assert head == "score,opponent,zilches,opponent_zilches,p_win"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["game", "--rules", "farkle", "--lowest", "-500"],
+        ["game", "--rules", BUSCHE, "--zilches", "3"],
+        ["game", "--rules", BUSCHE, "--scores", "-2500,0"],
+        ["advise", "--rules", BUSCHE, "--opp-zilches", "1"],
+    ],
+)
+def test_bad_game_input_is_one_line_and_exit_2(args):
+    p = zilch(*args, code=2)
+    assert p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
+
+
+def test_unsupported_game_rules_are_refused(tmp_path):
+    """The game with a penalty is solved without an entry minimum, permanent points or
+    piggyback: such rules are refused in one line, never answered without the penalty."""
+    for name in ("zilch-5000", "zilch-online", "zonk-chicago"):
+        src = rules.canonical_source(name)
+        src["game"]["three_zilch_penalty"] = 500
+        f = tmp_path / f"{name}.toml"
+        f.write_text(_toml(src))
+        p = zilch("game", "--rules", str(f), code=2)
+        assert "three_zilch_penalty" in p.stderr and p.stderr.count("\n") == 1

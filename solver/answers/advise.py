@@ -19,7 +19,6 @@ from .base import (
     dice_list,
     hidden,
     int_list,
-    noted,
     optional,
     rule_set,
     tables_of,
@@ -82,6 +81,7 @@ def advise(
     final_round: bool = False,
     last_turn: bool = False,
     zilches: int = 0,
+    opp_zilches: int = 0,
     tables: Tables_ = None,
 ) -> Advice | Ranking | TakeOver | GameTakeOver | EndgameAdvice:
     """Should I roll?  Without scores: by expected points this turn (with a roll: every
@@ -91,6 +91,7 @@ def advise(
     is the long-run average points per turn)."""
     rs = rule_set(rules)
     k = zilches_of(rs, zilches)
+    k_opp = zilches_of(rs, opp_zilches)
     tab = tables_of(rs, tables)
     # options that say nothing together: refused, never silently dropped
     if final_round and last_turn:
@@ -115,24 +116,23 @@ def advise(
     if score is not None or opponents is not None or mode is not None:
         if score is None or opponents is None:
             raise InputError("end-game advice needs both --score and --opponents")
-        if k:
-            raise InputError(
-                "--zilches with --score/--opponents: the game's answers do not model the "
-                "count of zilches in a row yet"
-            )
         opp = int_list(opponents, "--opponents")
+        if k_opp and len(opp) != 1:
+            raise InputError("--opp-zilches is for two players: one opponent")
         if take_over is not None:  # piggyback, by the game's win probability
             if len(opp) != 1:
                 raise InputError("--take-over with scores is for two players: one opponent")
             from .piggyback import take_over_game
 
-            return noted(rs, take_over_game(tab, take_over, score, opp[0]))
+            return take_over_game(tab, take_over, score, opp[0])
         if roll is not None:
             raise InputError("--roll gives expected-points advice; leave out --score/--opponents")
         from .endgame_advice import endgame_advice
 
         state = turn_state(rs, dice, turn, permanent)
-        return noted(rs, endgame_advice(tab, state, score, opp, mode))
+        return endgame_advice(tab, state, score, opp, mode, (k, k_opp))
+    if k_opp:
+        raise InputError("--opp-zilches is about the game: give --score and --opponents")
     if take_over is not None:
         from .piggyback import piggyback
 

@@ -3,15 +3,12 @@ JSON, the inputs as the command line and the Python API both give them, and prog
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import inspect
 import math
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,7 +23,6 @@ if TYPE_CHECKING:
 
 Rules = str | RuleSet
 Tables_ = str | Store | None
-A = TypeVar("A")
 
 
 def hidden(default: Any = None) -> Any:
@@ -41,10 +37,7 @@ def optional(default: Any = None) -> Any:
 
 @dataclass(frozen=True)
 class Answer:
-    """A frozen answer; to_dict() is exactly what the command prints with --json.  caveat:
-    what the answer leaves out of the rules (a rule it cannot honour yet), said in it."""
-
-    caveat: str | None = field(default=None, kw_only=True, metadata={"omit_none": True})
+    """A frozen answer; to_dict() is exactly what the command prints with --json."""
 
     def to_dict(self) -> dict:
         return _fields(self)
@@ -75,44 +68,12 @@ def plain(v: Any) -> Any:
 
 def _fields(obj: Any) -> dict:
     out = {}
-    for f in sorted(fields(obj), key=lambda f: f.kw_only is True):  # (the caveat last)
+    for f in fields(obj):
         v = getattr(obj, f.name)
         if f.metadata.get("hidden") or (v is None and f.metadata.get("omit_none")):
             continue
         out[f.name] = plain(v)
     return out
-
-
-def unmodelled(rules: RuleSet) -> str | None:
-    """The rules' keys that the game's answers do not model yet, said in each of them."""
-    if rules.three_zilch_penalty:
-        return (
-            f"{rules.name} charges {rules.three_zilch_penalty} points for a third zilch in "
-            "a row (three_zilch_penalty): modelled by the single-turn answers (strategy, "
-            "advise without scores, evaluate, simulate, verify), not yet by the game's and "
-            "the end-game's: these figures leave it out"
-        )
-    return None
-
-
-def noted(rules: RuleSet, got: A) -> A:
-    """The answer with, as its caveat, what the game's answers leave out of `rules`."""
-    note = unmodelled(rules)
-    return dataclasses.replace(got, caveat=note) if note else got  # type: ignore
-
-
-def noting_unmodelled(fn: Callable[..., A]) -> Callable[..., A]:
-    """A game answer whose answer carries, as its caveat, what its rules leave out."""
-    sig = inspect.signature(fn)
-
-    @functools.wraps(fn)
-    def answer(*args: Any, **kwargs: Any) -> A:
-        got = fn(*args, **kwargs)
-        bound = sig.bind(*args, **kwargs)
-        bound.apply_defaults()
-        return noted(rule_set(bound.arguments["rules"]), got)
-
-    return answer
 
 
 def zilches_of(rules: RuleSet, zilches: int) -> int:

@@ -15,7 +15,6 @@ from .base import (
     Rules,
     Tables_,
     int_list,
-    noting_unmodelled,
     optional,
     rule_set,
     tables_of,
@@ -58,7 +57,6 @@ class FinalRoundReport(Answer):
     total: float
 
 
-@noting_unmodelled
 def endgame(
     rules: Rules = "farkle",
     deficit: int | None = None,

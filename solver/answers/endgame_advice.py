@@ -41,11 +41,20 @@ class EndgameAdvice(Answer):
     p_win_all: FinalRoundChances | None = optional()
     p_win_game: float | None = optional()
     note: str | None = optional()
+    zilches: list[int] | None = optional()  # (with a penalty: mine, the opponent's)
 
 
 def endgame_advice(
-    tab: Tables, state: TurnState, score: int, opponents: list[int], mode: str | None
+    tab: Tables,
+    state: TurnState,
+    score: int,
+    opponents: list[int],
+    mode: str | None,
+    zilches: tuple[int, int] = (0, 0),
 ) -> EndgameAdvice:
+    """zilches: mine and the opponent's zilches in a row, where the third costs a penalty
+    (they matter in a turn of the game going on; in a last turn or a final round a zilch
+    loses whatever it costs)."""
     from ..objectives.final_round import check_final_round, solve_final_round
     from ..objectives.last_turn import check_deficit, reach_target_turn
     from ..objectives.situation import situation
@@ -78,6 +87,8 @@ def endgame_advice(
         )
 
     g = None
+    if rs.three_zilch_penalty and sit.kind in ("outside", "reach target") and len(opponents) == 1:
+        return _penalty_game_turn(tab, state, score, opponents, sit.kind, zilches, answer)
     if sit.kind in ("outside", "reach target") and len(opponents) == 1:
         g = tab.game(solve_if_missing=False)  # a query never starts a solve
     if sit.kind == "outside" and g is None:
@@ -132,4 +143,31 @@ def endgame_advice(
         still_to_play=list(sit.remaining),
         p_win_all=chances,
         note=note,
+    )
+
+
+def _penalty_game_turn(tab, state, score, opponents, kind, zilches, answer) -> EndgameAdvice:
+    """A turn of the two-player game where the third zilch in a row costs a penalty, from
+    its stored table (zilch game solves it; a query never starts a solve)."""
+    from ..errors import InputError
+    from ..objectives.penalty_game import check_supported
+    from ..turn import TurnLevels
+
+    rs = tab.rules
+    check_supported(rs)
+    g = tab.penalty_game(solve_if_missing=False)
+    if g is None:
+        raise InputError(
+            f"{rs.name} charges a penalty for the third zilch in a row: advice with scores "
+            "before the final round needs the two-player game table with it, solved first "
+            f"(zilch game --rules {rs.name}); no advice is given rather than one without it"
+        )
+    k, k_opp = zilches
+    turn = TurnLevels(rs, (g.turn(score, opponents[0], k, k_opp),))
+    return answer(
+        "game",
+        turn.value_at(state),
+        still_to_play=[],
+        p_win_game=g.p_win(score, opponents[0], k, k_opp),
+        zilches=[k, k_opp],
     )

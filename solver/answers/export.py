@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import InputError
 from ..files import replacing
 from ..tables import Tables
-from .base import Answer, Rules, Tables_, noted, rule_set, tables_of
+from .base import Answer, Rules, Tables_, rule_set, tables_of
 
 FORMATS = ("csv", "json", "parquet")
 
@@ -34,14 +34,9 @@ class Table(Answer):
     def rows(self) -> int:
         return len(next(iter(self.columns.values())))
 
-    @property
-    def about(self) -> dict:
-        """The meta data written with the rows (the caveat included)."""
-        return self.meta if not self.caveat else dict(self.meta, caveat=self.caveat)
-
     def to_dict(self) -> dict:
         rows = [dict(zip(self.columns, vals)) for vals in zip(*self.columns.values())]
-        return {"meta": self.about, "columns": list(self.columns), "rows": rows}
+        return {"meta": self.meta, "columns": list(self.columns), "rows": rows}
 
     def encode(self, fmt: str) -> bytes:
         """The table in `fmt` (csv, json or parquet)."""
@@ -54,7 +49,7 @@ class Table(Answer):
                     "parquet export needs pyarrow: pip install 'dicesolver[parquet]'"
                 ) from None
             table = pa.table(self.columns).replace_schema_metadata(
-                {k: str(v) for k, v in self.about.items()}
+                {k: str(v) for k, v in self.meta.items()}
             )
             buf = pa.BufferOutputStream()
             pq.write_table(table, buf)
@@ -226,6 +221,8 @@ def last_turn_rows(tab: Tables) -> Table:
 def game_rows(tab: Tables) -> Table:
     """The stored two-player table: P(the player to move wins) for every pair of scores."""
     rs = tab.rules
+    if rs.three_zilch_penalty:
+        return _penalty_game_rows(tab)
     g = tab.game(solve_if_missing=False)
     if g is None:
         raise InputError(
@@ -243,6 +240,32 @@ def game_rows(tab: Tables) -> Table:
     )
 
 
+def _penalty_game_rows(tab: Tables) -> Table:
+    """With a penalty for the third zilch in a row: every pair of scores (down to the
+    lowest kept) and both players' zilches in a row."""
+    rs = tab.rules
+    g = tab.penalty_game(solve_if_missing=False)
+    if g is None:
+        raise InputError(
+            f"no game table for {rs.name} yet (with its default lowest score): solve it "
+            f"first with zilch game --rules {rs.name}"
+        )
+    n = g.W.shape[2]
+    ka, kb, a, b = np.meshgrid(
+        np.arange(3), np.arange(3), np.arange(n), np.arange(n), indexing="ij"
+    )
+    return Table(
+        dict(_meta(tab, "game"), lowest=g.lo * rs.unit),
+        {
+            "score": ((a.ravel() + g.lo) * rs.unit).tolist(),
+            "opponent": ((b.ravel() + g.lo) * rs.unit).tolist(),
+            "zilches": ka.ravel().tolist(),
+            "opponent_zilches": kb.ravel().tolist(),
+            "p_win": g.W.ravel().tolist(),
+        },
+    )
+
+
 # --- zilch export --------------------------------------------------------------------------
 def export(rules: Rules = "farkle", objective: str = "score", tables: Tables_ = None) -> Table:
     """The whole policy as rows: expected points ("score"), the last turn by deficit
@@ -253,5 +276,4 @@ def export(rules: Rules = "farkle", objective: str = "score", tables: Tables_ = 
     builders = {"score": score_rows, "last-turn": last_turn_rows, "game": game_rows}
     if objective not in builders:
         raise InputError(f"--objective is one of {', '.join(builders)}, got {objective!r}")
-    table = builders[objective](tab)
-    return table if objective == "score" else noted(rs, table)
+    return builders[objective](tab)

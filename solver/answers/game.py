@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ..errors import InputError
 from ..limits import check_memory, check_points, check_time
-from .base import Answer, Rules, Tables_, int_list, noting_unmodelled, rule_set, tables_of
+from .base import (
+    Answer,
+    Rules,
+    Tables_,
+    int_list,
+    optional,
+    rule_set,
+    tables_of,
+    zilches_of,
+)
 from .progress import SILENT, Progress, started_by_first_step
 
 if TYPE_CHECKING:
@@ -28,6 +41,8 @@ class GameChance(Answer):
     scores: list[int]
     p_win: float
     note: str | None
+    zilches: list[int] | None = optional()  # (with a penalty: mine, the opponent's)
+    lowest: int | None = optional()  # (with a penalty below zero: the lowest score)
 
 
 @dataclass(frozen=True)
@@ -40,19 +55,30 @@ class Fairness(Answer):
     note: str | None
 
 
-@noting_unmodelled
 def game(
     rules: Rules = "farkle",
     target: int | None = None,
     scores: str | Sequence[int] | None = None,
     fairness: bool = False,
+    zilches: int = 0,
+    opp_zilches: int = 0,
+    lowest: int | None = None,
     tables: Tables_ = None,
     progress: Progress = SILENT,
 ) -> GameChance | Fairness:
     """Two players, the whole game: the probability that the player to move wins (solved
-    and stored on first use, with progress by score sum)."""
+    and stored on first use, with progress by score sum).  Where the third zilch in a row
+    costs a penalty: after `zilches` and `opp_zilches` zilches in a row, scores down to
+    `lowest` (points; where the penalty may take a score below zero)."""
     rs = rule_set(rules)
     tab = tables_of(rs, tables)
+    if rs.three_zilch_penalty:
+        return _penalty_game(
+            rs, tab, target, scores, fairness, zilches, opp_zilches, lowest, progress
+        )
+    if lowest is not None:
+        raise InputError(f"--lowest: {rs.name} has no penalty that lowers a score")
+    zilches_of(rs, zilches), zilches_of(rs, opp_zilches)
     if target is not None:
         check_points(target, "--target")
         if target <= 0 or target % rs.unit:
@@ -99,3 +125,76 @@ def solve_game_table(tab: Tables, target: int | None, progress: Progress):
         g = tab.game(target, step)
     assert g is not None
     return g
+
+
+def _penalty_game(rs, tab, target, scores, fairness, zilches, opp_zilches, lowest, progress):
+    """The game where the third zilch in a row costs a penalty (objectives/penalty_game.py)."""
+    from ..objectives.penalty_game import check_supported, lowest_units
+
+    check_supported(rs)
+    k = [zilches_of(rs, zilches), zilches_of(rs, opp_zilches)]
+    lo = lowest_units(rs, lowest) * rs.unit
+    if target is not None:
+        check_points(target, "--target")
+        if target <= 0 or target % rs.unit:
+            raise InputError(f"--target must be a positive multiple of {rs.unit}")
+    goal = rs.target if target is None else target
+    top = rs.reach_units(goal) * rs.unit
+    if fairness and (scores is not None or any(k)):
+        raise InputError(
+            "--fairness is about the start of the game: leave out --scores and --zilches"
+        )
+    pair = int_list("0,0" if scores is None else scores, "--scores")
+    if len(pair) != 2:
+        raise InputError("--scores expects ME,OPP such as 0,0")
+    floor = "the lowest score" if rs.penalty_below_zero else "the penalty stops at zero"
+    for what, v in zip(("--scores (mine)", "--scores (the opponent's)"), pair):
+        check_points(v, what)
+        if v % rs.unit or not lo <= v < top:
+            raise InputError(
+                f"{what} {v}: scores of this game are multiples of {rs.unit} from {lo} "
+                f"({floor}) to below {top} (the target)"
+            )
+    g = tab.penalty_game(target, lowest, solve_if_missing=False)
+    if g is None:
+        from ..objectives.penalty_game import estimate
+
+        nbytes, seconds = estimate(tab.model, goal, lowest)
+        what = f"the {rs.name} game to {goal} with the penalty"
+        check_memory(nbytes, what, "choose a lower --target")
+        check_time(seconds, what, "choose a lower --target")
+        with _sweeps_bar(progress) as step:
+            g = tab.penalty_game(target, lowest, step)
+    assert g is not None
+    low = lo if rs.penalty_below_zero else None
+    if fairness:
+        first = g.W[0, 0, -g.lo, -g.lo :]
+        h = int(np.argmin(np.abs(first - 0.5)))
+        return Fairness(rs.name, g.target, h * rs.unit, float(first[h]), float(first[0]), None)
+    me, opp = pair
+    return GameChance(rs.name, g.target, [me, opp], g.p_win(me, opp, *k), None, k, low)
+
+
+@contextlib.contextmanager
+def _sweeps_bar(progress: Progress):
+    """A bar over the sweeps of the game with a penalty: its steps are the digits of the
+    largest change a sweep makes, down to the solve's tolerance."""
+    from ..objectives.penalty_game import TOL
+
+    digits = int(round(-math.log10(TOL)))
+    shown = [0, False]
+
+    def step(sweep: int, residual: float) -> None:
+        if not shown[1]:
+            progress.start("sweeps (digits settled)", digits)
+            shown[1] = True
+        got = min(digits, max(0, int(-math.log10(max(residual, 1e-300)))))
+        if got > shown[0]:
+            progress.advance(got - shown[0])
+            shown[0] = got
+
+    try:
+        yield step
+    finally:
+        if shown[1]:
+            progress.finish()

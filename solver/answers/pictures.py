@@ -13,7 +13,7 @@ from ..play.evaluate import Distribution
 from ..play.evaluate import evaluate as exact_distribution
 from ..play.verify import read_scores
 from ..rules import RuleSet
-from .base import Answer, Rules, Tables_, noting_unmodelled, out_path, rule_set, tables_of
+from .base import Answer, Rules, Tables_, out_path, rule_set, tables_of
 from .checks import resolve_policy
 from .export import atomic_file
 
@@ -58,7 +58,6 @@ def _pyplot():
     return plt
 
 
-@noting_unmodelled
 def plot_endgame(
     rules: Rules = "farkle",
     out: str = "endgame.png",
@@ -163,7 +162,6 @@ def _draw_distribution(rs: RuleSet, dist: Distribution, out: str, policy: str, s
     _save(plt, fig, out, 110)
 
 
-@noting_unmodelled
 def plot_game(
     rules: Rules = "farkle",
     out: str = "game.png",
@@ -176,6 +174,11 @@ def plot_game(
     held yet), on a coarser grid of score pairs: each pair's turn solved on demand by the
     game's own turn (piggyback offers and permanent points included)."""
     rs = rule_set(rules)
+    if rs.three_zilch_penalty:
+        raise InputError(
+            f"{rs.name} charges a penalty for the third zilch in a row: the game's picture is "
+            "not drawn with it yet (zilch game and zilch export --objective game give its table)"
+        )
     out = _picture(out)
     g = tables_of(rs, tables).game(target, solve_if_missing=False)
     if g is None:

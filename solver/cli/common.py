@@ -76,8 +76,6 @@ def emit(answer: Answer, as_json: bool, text: Callable[[Any], str]) -> None:
         click.echo(json.dumps(answer.to_json(), indent=2))
         return
     click.echo(text(answer))
-    if answer.caveat:
-        click.echo(f"note: {answer.caveat}")
 
 
 class Bar(Progress):
@@ -132,5 +130,3 @@ def write_table(table, fmt: str, out: str | None, what: str = "rows") -> None:
         click.echo(f"wrote {table.rows} {what} to {out}", err=True)
     else:
         sys.stdout.write(table.encode(fmt).decode())
-    if table.caveat:
-        click.echo(f"note: {table.caveat}", err=True)

@@ -230,10 +230,16 @@ def final_round(a) -> str:
 
 
 def game(a) -> str:
+    me, opp = (f"{x}" for x in a.scores)
+    if a.zilches is not None:
+        me += f", {a.zilches[0]} zilches in a row"
+        opp += f", {a.zilches[1]}"
     text = (
-        f"{a.rules} to {a.target}: the player to move ({a.scores[0]}) against "
-        f"{a.scores[1]} wins with probability {a.p_win:.6f}"
+        f"{a.rules} to {a.target}: the player to move ({me}) against "
+        f"{opp} wins with probability {a.p_win:.6f}"
     )
+    if a.lowest is not None:
+        text += f"\n(scores stop at {a.lowest}: the game's lowest score, --lowest)"
     return text + (f"\nnote: {a.note}" if a.note else "")
 
 

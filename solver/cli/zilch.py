@@ -149,6 +149,13 @@ def odds(as_json, **opts):
     help="Everybody else has finished: this is the last turn of the game.",
 )
 @ZILCHES_OPT
+@click.option(
+    "--opp-zilches",
+    type=int,
+    default=0,
+    show_default=True,
+    help="With --score and one opponent: the opponent's zilches in a row (0-2).",
+)
 @TABLES_OPT
 @JSON_OPT
 def advise(as_json, **opts):
@@ -327,12 +334,34 @@ def verify(as_json, **opts):
     is_flag=True,
     help="The head start for the second player that makes the game closest to even.",
 )
+@click.option(
+    "--zilches",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Where the third zilch in a row costs a penalty: the mover's zilches in a row (0-2).",
+)
+@click.option(
+    "--opp-zilches",
+    type=int,
+    default=0,
+    show_default=True,
+    help="The opponent's zilches in a row (0-2).",
+)
+@click.option(
+    "--lowest",
+    type=int,
+    default=None,
+    help="Where the penalty may take a score below zero: the lowest score the game keeps "
+    "(default -2000; a penalty stops there).",
+)
 @TABLES_OPT
 @JSON_OPT
 def game(as_json, **opts):
     """Two players, the whole game: the probability that the player to move wins.
 
-    The first use solves and stores the table (a progress bar shows the score sums left).
+    The first use solves and stores the table (a progress bar shows the score sums left;
+    with a penalty for the third zilch in a row, the digits settled by the sweeps).
     """
     emit(_api().game(progress=Bar(), **opts), as_json, render.text)
 
@@ -344,8 +373,6 @@ def plot():
 
 def _wrote(picture) -> None:
     click.echo(f"wrote {picture.wrote}", err=True)
-    if picture.caveat:
-        click.echo(f"note: {picture.caveat}", err=True)
 
 
 @plot.command("endgame")

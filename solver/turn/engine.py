@@ -124,6 +124,11 @@ def _tail(model: TurnModel, pay: Payoff, src_tails):
     B, S = pay.batch, model.states
     K = len(model.shift)
     ba, bi = pay.tail.slope.astype(float), pay.tail.intercept.astype(float)
+    if _banks_everywhere(model, pay, src_tails):
+        a, b, rla, rlb = _banking_tail(model, bi, pay.zilch)
+        bank = np.ones((B, S), bool)
+        bank[:, 0] = False
+        return a, b, rla, rlb, bank, np.tile(model.opt_start, (B, 1)), 0.0
     a = np.repeat(ba[:, None], S, axis=1)
     b = np.repeat(bi[:, None], S, axis=1)
     bonus = pay.permanent.bonus * model.perm
@@ -183,6 +188,34 @@ def _tail(model: TurnModel, pay: Payoff, src_tails):
     return a, b, rla, rlb, bank, pick, cross
 
 
+def _banks_everywhere(model: TurnModel, pay: Payoff, src_tails) -> bool:
+    """Is the tail a constant payoff at least every zilch, with no way back to the
+    must-roll state (optional hot dice) and nothing permanent?  Then every free state banks
+    there and every choice is worth the same: the tail needs no policy iteration (a game's
+    turns, whose payoff beyond the grid is the sure win 1)."""
+    return (
+        not src_tails
+        and not np.any(pay.tail.slope)
+        and pay.tail.forced is None
+        and not np.any(pay.permanent.bonus * model.perm)
+        and not np.any(model.target == 0)
+        and bool(np.all(pay.zilch <= pay.tail.intercept))
+        and all(not np.any(e.tail.slope) for e in pay.extras)
+    )
+
+
+def _banking_tail(model: TurnModel, intercept: np.ndarray, zilch: np.ndarray):
+    """(a, b, roll a, roll b) per state where every free state banks at `intercept`: a roll
+    of n dice is worth (1 - pz_n) intercept + pz_n zilch, the must-roll state's value."""
+    B, S, N = len(intercept), model.states, model.dice
+    pz = model.p_zilch[np.array([N] + list(range(1, N + 1)))]  # by state
+    rlb = (1.0 - pz)[None, :] * intercept[:, None] + pz[None, :] * zilch[:, None]
+    b = np.repeat(intercept[:, None].astype(float), S, axis=1)
+    b[:, 0] = rlb[:, 0]
+    zero = np.zeros((B, S))
+    return zero, b, zero.copy(), rlb
+
+
 def solve_turn(model: TurnModel, pay: Payoff) -> TurnSolution:
     """Optimal values of every state, and the extras' values under that optimal policy."""
     B, S = pay.batch, model.states
@@ -216,7 +249,14 @@ def solve_turn(model: TurnModel, pay: Payoff) -> TurnSolution:
         roll[:, 0, cap:] = np.asarray(pay.tail.forced(tail_r), float).reshape(B, -1)
     ALL[0, :, 0, :, cap:] = np.where(bank_tail[:, :, None], bank_pay[:, :, cap:], roll[:, :, cap:])
     ex_tails = []
-    if ne:  # every extra under the same tail policy: one batch
+    if ne and _banks_everywhere(model, pay, src_tails):
+        for e in pay.extras:
+            ea, eb, _, _ = _banking_tail(
+                model, np.broadcast_to(e.tail.intercept, (B,)), np.broadcast_to(e.zilch, (B,))
+            )
+            ex_tails.append((ea, eb))
+        ALL[1:, :, 0, :, cap:] = np.stack([t[1] for t in ex_tails])[..., None] + 0.0 * tail_r
+    elif ne:  # every extra under the same tail policy: one batch
         cat = lambda xs: np.concatenate([np.broadcast_to(x, (B,) + np.shape(x)[1:]) for x in xs])
         ea, eb, _, _ = _affine_eval(
             model,

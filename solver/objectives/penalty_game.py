@@ -1,0 +1,268 @@
+"""The two-player game where the third zilch in a row costs a penalty (issue 13).
+
+A state is (a, b, ka, kb): the scores of the player to move and of the opponent (units) and
+their zilches in a row; W[ka, kb, a - lo, b - lo] is the mover's chance.  His turn is the
+game's turn (game.turn_payoff) with banking t worth 1 - W[kb, 0, b, a + t] (the opponent's
+last turn once a + t reaches the target: there a zilch loses whatever it costs, so the
+count does not matter in the last turn) and a zilch worth 1 - W[kb, ka + 1, b, a], or after
+two zilches 1 - W[kb, 0, b, max(a - P, lo)]: the penalty P, down to the lowest score lo
+(0 where the rules stop it at zero; else a bound, ``lowest``, whose effect the tests and
+docs measure).
+
+A penalty lowers the score sum, so the game is no longer ordered by sums: the states after
+a penalty come back up by later banks.  W is the fixed point of sweeps.  A sweep solves
+the sums from the top down as the penalty-free game does: the states of one sum are coupled
+through their zilches (the other order of the pair, the counts moving) and are solved
+together by Newton's method (the slope: the turn's zilch chance, an extra of the solve;
+each step a sparse linear system over the sum), while a penalty's state at a lower sum is
+read from the current iterate.  Anderson mixing of the last sweeps' iterates speeds the
+fixed point up; the solve stops when a sweep moves no value by more than ``TOL``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+from ..outcomes.model import TurnModel
+from ..rules import RuleSet
+from ..turn import solve_turn
+from .game import Finals, turn_payoff
+
+TOL = 1e-12  # a sweep that moves no chance by more than this: the fixed point
+NEWTON_TOL = 1e-14
+SWEEPS = 200
+LOWEST = -2000  # points: the default lowest score where a penalty can take it below zero
+
+
+def check_supported(rules: RuleSet) -> None:
+    """The game with a penalty is solved for rules without an entry minimum, permanent
+    points or piggyback (refused otherwise, clearly)."""
+    if rules.target is None:
+        raise InputError(f"{rules.name} has no target: there is no game to solve")
+    for bad, what in (
+        (
+            rules.entry_minimum > 0,
+            "an entry minimum (a score at or below zero would need a board flag)",
+        ),
+        (rules.has_permanent, "permanent points"),
+        (rules.piggyback, "piggyback"),
+    ):
+        if bad:
+            raise InputError(
+                f"{rules.name}: the game with three_zilch_penalty is not solved yet for "
+                f"rules with {what}"
+            )
+
+
+def lowest_units(rules: RuleSet, lowest: int | None) -> int:
+    """The lowest score (units): 0 where the penalty stops at zero, else `lowest` points
+    (default LOWEST), a non-positive multiple of the unit."""
+    if not rules.penalty_below_zero:
+        if lowest is not None and lowest != 0:
+            raise InputError(
+                f"--lowest {lowest}: under {rules.name} the penalty stops at zero "
+                "(penalty_below_zero = false)"
+            )
+        return 0
+    lowest = LOWEST if lowest is None else lowest
+    if lowest > 0 or lowest % rules.unit:
+        raise InputError(f"--lowest must be a multiple of {rules.unit} at or below 0, got {lowest}")
+    return lowest // rules.unit
+
+
+@dataclass(frozen=True, eq=False)
+class PenaltyGame:
+    model: TurnModel
+    target: int  # points
+    lo: int  # the lowest score (units)
+    W: np.ndarray  # (3, 3, N, N): W[ka, kb, a - lo, b - lo]
+    finals: Finals  # the opponent's last turn, once a bank reaches the target
+    sweeps: int
+
+    @property
+    def rules(self) -> RuleSet:
+        return self.model.rules
+
+    @property
+    def R(self) -> int:
+        return self.W.shape[2] + self.lo
+
+    def p_win(self, me: int, opp: int, k_me: int = 0, k_opp: int = 0) -> float:
+        u = self.rules.unit
+        return float(self.W[k_me, k_opp, me // u - self.lo, opp // u - self.lo])
+
+    def turns(self, states: np.ndarray):
+        """The turns from states (a, b, ka, kb) (units; (n, 4)): a TurnSolution, a row
+        each."""
+        P = self.rules.three_zilch_penalty // self.rules.unit
+        a2, k2 = _targets(states, self.lo, P)
+        z = 1.0 - self.W[states[:, 3], k2, states[:, 1] - self.lo, a2 - self.lo]
+        U = _bank_values(self.model, self.W, self.finals, self.R, self.lo, states)
+        mins = np.full(len(states), self.rules.min_bank_units(True))
+        return solve_turn(self.model, turn_payoff(self.model, U, z, mins))
+
+    def turn(self, me: int, opp: int, k_me: int = 0, k_opp: int = 0):
+        """The turn from scores (me, opp) (points) and counts: a TurnSolution, one row."""
+        u = self.rules.unit
+        return self.turns(np.array([[me // u, opp // u, k_me, k_opp]]))
+
+
+def _sum_states(R: int, lo: int, sigma: int) -> np.ndarray:
+    """(n, 4) states (a, b, ka, kb) of score sum sigma, scores in [lo, R)."""
+    a = np.arange(max(lo, sigma - R + 1), min(sigma - lo, R - 1) + 1)
+    pairs = np.stack([a, sigma - a], axis=1)
+    k = np.array([(i, j) for i in range(3) for j in range(3)])
+    return np.concatenate([np.repeat(pairs, 9, axis=0), np.tile(k, (len(pairs), 1))], axis=1)
+
+
+def _targets(states: np.ndarray, lo: int, P: int):
+    """Where each state's zilch leads: (a', k') of the player who zilched (the opponent
+    moves next from (b, a'), his count kb, the zilcher's k')."""
+    a, ka = states[:, 0], states[:, 2]
+    pen = ka == 2
+    return np.where(pen, np.maximum(a - P, lo), a), np.where(pen, 0, ka + 1)
+
+
+def _bank_values(model, W, finals, R, lo, states) -> np.ndarray:
+    """U[i, t]: banking t from state i: the opponent moves from (b, a + t), his count kb
+    and the banker's reset; the opponent's last turn once a + t reaches the target."""
+    a, b, kb = states[:, 0], states[:, 1], states[:, 3]
+    span = R - lo + finals.D + 1
+    final = a[:, None] + np.arange(span)[None, :]
+    inside = final < R
+    U = np.empty(final.shape)
+    rows_b = np.broadcast_to(b[:, None], final.shape)
+    rows_k = np.broadcast_to(kb[:, None], final.shape)
+    U[inside] = 1.0 - W[rows_k[inside], 0, rows_b[inside] - lo, final[inside] - lo]
+    out = ~inside
+    if finals.opp is None:  # reaching the target wins at once
+        U[out] = 1.0
+    else:  # (Finals.mine for every row at once; no entry minimum: one board flag)
+        opp = finals.opp[True]
+        d = (final - b[:, None])[out]
+        U[out] = 1.0 - np.where(d < len(opp), opp[np.minimum(d, len(opp) - 1)], 0.0)
+    return U
+
+
+def _solve_sum(model, W, finals, R, lo, P, states, w0, steps):
+    """The chances of one sum's states, given W at higher sums and at the penalty's
+    states below: Newton's method on the sum's zilch couplings, at most `steps` steps (the
+    sweeps' fixed point is the same with one).  Returns (values, residual): the residual
+    is the first solve's largest change from w0, the Bellman residual of the iterate."""
+    from scipy.sparse import csr_matrix, identity
+    from scipy.sparse.linalg import spsolve
+
+    a, b, ka, kb = states.T
+    n = len(states)
+    a2, k2 = _targets(states, lo, P)
+    same = a2 == a  # the same sum: an unknown of this system
+    # states are ordered by the mover's score, then ka, kb (_sum_states): the target
+    # (b, a, kb, k') of the same sum sits at (b - a_min) * 9 + kb * 3 + k'
+    j = np.where(same, (b - a.min()) * 9 + kb * 3 + k2, -1)
+    below = ~same
+    known = np.zeros(n)
+    known[below] = W[kb[below], k2[below], b[below] - lo, a2[below] - lo]
+    U = _bank_values(model, W, finals, R, lo, states)
+    mins = np.full(n, model.rules.min_bank_units(True))
+    w = w0.copy()
+    sel = np.nonzero(same)[0]
+    residual = None
+    for _ in range(steps):
+        z = 1.0 - np.where(same, w[np.maximum(j, 0)], known)
+        sol = solve_turn(model, turn_payoff(model, U, z, mins))
+        val, g = sol.roll[:, 0, 0], sol.extras[0][:, 0, 0]
+        change = float(np.max(np.abs(val - w)))
+        residual = change if residual is None else residual
+        if change < NEWTON_TOL:
+            return val, residual
+        # linearised in z: w_i = val_i + g_i (z'_i - z_i), z'_i = 1 - w_j(i) (same sum)
+        A = val + g * (1.0 - z)
+        A[below] = val[below]
+        M = identity(n, format="csr") + csr_matrix((g[sel], (sel, j[sel])), shape=(n, n))
+        w = spsolve(M.tocsc(), A)
+    return w, residual
+
+
+def _sweep(model, W, finals, R, lo, P, steps) -> tuple[np.ndarray, float]:
+    """One sweep over the sums from the top down (Gauss-Seidel: a sum reads the sums
+    above it from this sweep, the penalty's lower sums from the iterate): the new iterate
+    and the largest Bellman residual met."""
+    Wn = W.copy()
+    worst = 0.0
+    for sigma in range(2 * (R - 1), 2 * lo - 1, -1):
+        st = _sum_states(R, lo, sigma)
+        a, b, ka, kb = st.T
+        w0 = Wn[ka, kb, a - lo, b - lo]
+        Wn[ka, kb, a - lo, b - lo], res = _solve_sum(model, Wn, finals, R, lo, P, st, w0, steps)
+        worst = max(worst, res)
+    return Wn, worst
+
+
+def solve_penalty_game(
+    model: TurnModel,
+    reach_bound: int,
+    target: int | None = None,
+    lowest: int | None = None,
+    progress: Callable[[int, float], None] | None = None,
+    mixing: int = 4,
+    steps: int = 1,
+) -> PenaltyGame:
+    """W for every pair of scores in [lowest, target) and counts of zilches in a row.
+    progress(sweep, residual): after each sweep.  mixing: Anderson's depth (0: plain
+    sweeps); steps: Newton steps per sum and sweep (the fixed point is the same)."""
+    rules = model.rules
+    check_supported(rules)
+    target = rules.target if target is None else target
+    assert target is not None
+    R = rules.reach_units(target)
+    lo = lowest_units(rules, lowest)
+    P = rules.three_zilch_penalty // rules.unit
+    finals = Finals.solve(model, R, 0 if rules.end == "instant" else reach_bound)
+    N = R - lo
+    W = np.full((3, 3, N, N), 0.5)
+    xs: list[np.ndarray] = []  # Anderson: the last iterates and their residuals
+    fs: list[np.ndarray] = []
+    for sweep in range(1, SWEEPS + 1):
+        F, residual = _sweep(model, W, finals, R, lo, P, steps)
+        if progress:
+            progress(sweep, residual)
+        if residual < TOL:  # every sum's solve reproduced the iterate: the fixed point
+            return PenaltyGame(model, target, lo, F, finals, sweep)
+        xs.append(W.ravel().copy())
+        fs.append((F - W).ravel())
+        xs, fs = xs[-(mixing + 1) :], fs[-(mixing + 1) :]
+        W = F
+        if mixing and len(fs) > 1:
+            W = _anderson(xs, fs).reshape(W.shape)
+    raise InputError(f"{rules.name}: the game with the penalty does not settle in {SWEEPS} sweeps")
+
+
+# seconds per (R - lo)**2 * (R + D) of a sweep, measured: farkle to 1000 from -1000 (40**2 *
+# ~80: 1.3 s per sweep); sweeps: about 15
+SECONDS_PER_CELL = 1.3 / (40**2 * 80)
+SWEEPS_TYPICAL = 15
+
+
+def estimate(model: TurnModel, target: int | None = None, lowest: int | None = None):
+    """(bytes, seconds) a solve of the game with the penalty takes, roughly."""
+    rules = model.rules
+    R = rules.reach_units(target)
+    lo = lowest_units(rules, lowest)
+    N = R - lo
+    span = N + 60
+    nbytes = 3 * 8.0 * 9 * N * N + 8.0 * 9 * N * model.states * span * 3
+    return nbytes, SECONDS_PER_CELL * N * N * span * SWEEPS_TYPICAL
+
+
+def _anderson(xs: list[np.ndarray], fs: list[np.ndarray]) -> np.ndarray:
+    """The next iterate by Anderson mixing: x + f at the combination of the last iterates
+    whose residuals f combine to the least one; clipped to [0, 1] (chances)."""
+    dF = np.stack([fs[i + 1] - fs[i] for i in range(len(fs) - 1)], axis=1)
+    dX = np.stack([xs[i + 1] - xs[i] for i in range(len(xs) - 1)], axis=1)
+    gamma, *_ = np.linalg.lstsq(dF, fs[-1], rcond=None)
+    x = xs[-1] + fs[-1] - (dX + dF) @ gamma
+    return np.clip(x, 0.0, 1.0)
