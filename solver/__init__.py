@@ -31,6 +31,7 @@ _API = {
     "export": "export",
     "evaluate": "checks",
     "simulate": "checks",
+    "simulate_long_run": "checks",
     "verify": "checks",
     "plot_endgame": "pictures",
     "plot_game": "pictures",
@@ -56,6 +57,7 @@ __all__ = [
     "plot_endgame",
     "plot_game",
     "simulate",
+    "simulate_long_run",
     "strategy",
     "verify",
     "yahtzee_advise",
@@ -68,7 +70,7 @@ __all__ = [
 if TYPE_CHECKING:
     from .answers.advise import advise
     from .answers.card import describe_rules, odds, strategy
-    from .answers.checks import evaluate, simulate, verify
+    from .answers.checks import evaluate, simulate, simulate_long_run, verify
     from .answers.endgame import endgame
     from .answers.export import export
     from .answers.game import game

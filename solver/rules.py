@@ -148,10 +148,11 @@ class RuleSet:
     def check_score(self, what: str, score: int) -> None:
         """InputError unless a player can have this score."""
         check_points(score, what)
-        if score < 0 or score % self.unit:
+        below = self.three_zilch_penalty and self.penalty_below_zero and not self.entry_minimum
+        if (score < 0 and not below) or score % self.unit:
+            kind = "multiples" if below else "non-negative multiples"
             raise InputError(
-                f"{what} {score} is impossible under {self.name}: scores are "
-                f"non-negative multiples of {self.unit}"
+                f"{what} {score} is impossible under {self.name}: scores are {kind} of {self.unit}"
             )
         if 0 < score < self.entry_minimum:
             raise InputError(
@@ -172,8 +173,19 @@ class RuleSet:
         return 1.0 if k <= 1 else self.tie * 2.0 / k
 
     def penalty(self, on_board: bool) -> int:
-        """Points the third zilch in a row costs a player on (or not yet on) the board."""
-        return self.three_zilch_penalty if on_board or self.penalty_off_board else 0
+        """Points the third zilch in a row costs a player on (or not yet on) the board
+        (without an entry minimum every player is on the board)."""
+        waived = not (on_board or self.penalty_off_board or not self.entry_minimum)
+        return 0 if waived else self.three_zilch_penalty
+
+    def __post_init__(self) -> None:
+        # (here too: a RuleSet built in Python, not read from a file, is checked)
+        if self.three_zilch_penalty % self.unit:
+            raise InputError(
+                f"{self.name}: three_zilch_penalty {self.three_zilch_penalty} is not a "
+                f"multiple of {self.unit} (the gcd of all points and minimums): scores "
+                "would leave the grid"
+            )
 
     def canonical(self) -> dict:
         d = asdict(self)
@@ -344,13 +356,6 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
                 f"{points} points are {points // u} units of {u} (the gcd of all "
                 f"points and minimums): the solver takes at most {MAX_UNITS} units",
             )
-    if rs.three_zilch_penalty % u:
-        _fail(
-            src,
-            "game.three_zilch_penalty",
-            f"{rs.three_zilch_penalty} is not a multiple of {u} (the gcd of all points and "
-            "minimums): scores would leave the grid",
-        )
     if rs.has_permanent:
         # Permanent points at least the minimums put a player "on the board" for the rest of
         # the turn; the solver relies on that (see turn.py) and the presets satisfy it.

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dicesolver import rules
-from dicesolver.answers.checks import long_run, resolve_policy, zilch_cost
+from dicesolver.answers.checks import resolve_policy, simulate_long_run, zilch_cost
 from dicesolver.objectives.average import row, solve_average
 from dicesolver.objectives.score import solve_score
 from dicesolver.outcomes.model import turn_model
@@ -153,7 +153,7 @@ def test_long_run_simulation_matches_the_exact_average():
     """Turns played one after another with physical dice by the three cards (the counter
     moving, the penalty charged): the average per turn within 4 standard errors of the exact
     long-run average."""
-    a = long_run(BUSCHE, turns=300_000, seed=7)
+    a = simulate_long_run(BUSCHE, turns=300_000, seed=7)
     assert a.exact_average == pytest.approx(620.8546722768544, rel=1e-9)
     assert abs(a.z) < 4, a
     assert a.stderr < 2.0
@@ -167,7 +167,7 @@ def test_a_user_policy_may_depend_on_the_count(tmp_path):
         "[bank]\ndefault = 300\nthresholds = { 6 = 5000, 5 = 3000, 4 = 1000, 3 = 400 }\n"
         "[bank.zilches.2]\nthresholds = { 5 = 2000, 4 = 500, 3 = 300 }\n"
     )
-    a = long_run(BUSCHE, policy=str(f), turns=200_000, seed=3)
+    a = simulate_long_run(BUSCHE, policy=str(f), turns=200_000, seed=3)
     assert abs(a.z) < 4, a
     assert a.exact_average < 620.855  # not the optimum
     e0 = js("evaluate", "--rules", BUSCHE, "--policy", str(f))
@@ -360,3 +360,45 @@ def test_unsupported_game_rules_are_refused(tmp_path):
         f.write_text(_toml(src))
         p = zilch("game", "--rules", str(f), code=2)
         assert "three_zilch_penalty" in p.stderr and p.stderr.count("\n") == 1
+
+
+def test_rules_built_in_python_are_checked_too():
+    """A RuleSet made in Python (not read from a file) with a penalty off the points' grid
+    is refused, like the file would be."""
+    with pytest.raises(rules.InputError, match="multiple of 50"):
+        _with_penalty("farkle", 25)
+
+
+def test_a_policy_file_cannot_set_counts_where_they_change_nothing(tmp_path):
+    f = tmp_path / "p.toml"
+    f.write_text("[bank]\ndefault = 300\n[bank.zilches.0]\ndefault = 1000\n")
+    p = zilch("evaluate", "--rules", "farkle", "--policy", str(f), code=2)
+    assert "bank.zilches" in p.stderr and p.stderr.count("\n") == 1
+
+
+def test_the_penalty_free_game_table_refuses_rules_with_a_penalty():
+    """Tables.game (the penalty-free solver) never answers for rules with a penalty: the
+    piggyback offers and every other reader of it refuse instead of leaving it out."""
+    with pytest.raises(rules.InputError, match="penalty"):
+        tables(_with_penalty("farkle")).game(1000)
+
+
+def test_scores_below_zero_in_the_end_game_are_the_same_deficits(tmp_path):
+    """Where the penalty may take a score below zero, the last turn and the final round
+    take such scores: a last turn from -500 against 1050 is the one from 0 against 1550
+    (the same deficit), a final round likewise; below the game's lowest score, refused."""
+    src = rules.canonical_source("farkle")
+    src["game"].update(target=1000, three_zilch_penalty=500)
+    pen = tmp_path / "pen.toml"
+    pen.write_text(_toml(src))
+    src["game"].update(target=1500, three_zilch_penalty=0)
+    plain = tmp_path / "plain.toml"
+    plain.write_text(_toml(src))
+    turn = ["--dice", "3", "--turn", "300"]
+    for mine, theirs, shift in ((-500, "1050", "1550"), (200, "-500,1050", "0,1550")):
+        a = js("advise", "--rules", str(pen), "--score", str(mine), "--opponents", theirs, *turn)
+        score = str(mine + 500)
+        b = js("advise", "--rules", str(plain), "--score", score, "--opponents", shift, *turn)
+        assert a["p_win"] == b["p_win"] and a["situation"] == b["situation"]
+    p = zilch("advise", "--rules", str(pen), "--score", "-100000", "--opponents", "0", code=2)
+    assert p.stderr.count("\n") == 1

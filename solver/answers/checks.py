@@ -43,9 +43,12 @@ def resolve_policy(name: str, tab: Tables, on_board: bool = True, zilches: int =
     return load_policy(name, tab.rules, on_board, zilches)
 
 
-def zilch_cost(rules, zilches: int, on_board: bool) -> int:
-    """Points a zilch costs on top in a turn after `zilches` zilches in a row."""
-    return rules.penalty(on_board) if zilches == 2 else 0
+def zilch_cost(rules, zilches: int, on_board: bool) -> tuple[int, int]:
+    """Points a zilch costs on top in a turn after `zilches` zilches in a row: as it records
+    nothing, and as it records permanent points (that puts the player on the board)."""
+    if zilches != 2:
+        return 0, 0
+    return rules.penalty(on_board), rules.penalty(True)
 
 
 # --- zilch evaluate ------------------------------------------------------------------------
@@ -145,6 +148,7 @@ def simulate(
     on = not not_on_board
     strat = resolve_policy(policy, tab, on, k)
     cost = zilch_cost(rs, k, on)
+    units = tuple(c // rs.unit for c in cost)
     model = tab.model
     fast = strat.compile(model)  # type: ignore[attr-defined]
     rng = np.random.default_rng(seed)
@@ -158,7 +162,8 @@ def simulate(
         done = 0
         while done < turns:
             n = min(BATCH, turns - done)
-            pts = play_turns(model, fast, n, rng, on, penalty=cost // rs.unit).points * rs.unit
+            played = play_turns(model, fast, n, rng, on, penalty=units[0], penalty_held=units[1])
+            pts = played.points * rs.unit
             vals, cnt = np.unique(pts, return_counts=True)
             for v, c in zip(vals.tolist(), cnt.tolist()):
                 counts[v] = counts.get(v, 0) + c
@@ -213,7 +218,7 @@ class LongRun(Answer):
     by_zilches: dict[int, ZilchTurn]
 
 
-def long_run(
+def simulate_long_run(
     rules: Rules = "farkle",
     policy: str = "optimal",
     turns: int = 1_000_000,

@@ -88,7 +88,7 @@ def endgame_advice(
 
     g = None
     if rs.three_zilch_penalty and sit.kind in ("outside", "reach target") and len(opponents) == 1:
-        return _penalty_game_turn(tab, state, score, opponents, sit.kind, zilches, answer)
+        return _penalty_game_turn(tab, state, score, opponents, zilches, answer)
     if sit.kind in ("outside", "reach target") and len(opponents) == 1:
         g = tab.game(solve_if_missing=False)  # a query never starts a solve
     if sit.kind == "outside" and g is None:
@@ -146,7 +146,7 @@ def endgame_advice(
     )
 
 
-def _penalty_game_turn(tab, state, score, opponents, kind, zilches, answer) -> EndgameAdvice:
+def _penalty_game_turn(tab, state, score, opponents, zilches, answer) -> EndgameAdvice:
     """A turn of the two-player game where the third zilch in a row costs a penalty, from
     its stored table (zilch game solves it; a query never starts a solve)."""
     from ..errors import InputError
@@ -162,6 +162,13 @@ def _penalty_game_turn(tab, state, score, opponents, kind, zilches, answer) -> E
             "before the final round needs the two-player game table with it, solved first "
             f"(zilch game --rules {rs.name}); no advice is given rather than one without it"
         )
+    low = g.lo * rs.unit
+    for what, x in (("--score", score), ("--opponents", opponents[0])):
+        if x < low:
+            raise InputError(
+                f"{what} {x}: the stored game keeps scores down to {low} (its lowest score; "
+                "a penalty stops there)"
+            )
     k, k_opp = zilches
     turn = TurnLevels(rs, (g.turn(score, opponents[0], k, k_opp),))
     return answer(

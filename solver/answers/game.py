@@ -72,24 +72,18 @@ def game(
     `lowest` (points; where the penalty may take a score below zero)."""
     rs = rule_set(rules)
     tab = tables_of(rs, tables)
+    _check_target(rs, target)
+    if fairness and scores is not None:
+        raise InputError("--fairness is about the start of the game: leave out --scores")
+    pair = _score_pair(scores)
     if rs.three_zilch_penalty:
         return _penalty_game(
-            rs, tab, target, scores, fairness, zilches, opp_zilches, lowest, progress
+            rs, tab, target, pair, fairness, zilches, opp_zilches, lowest, progress
         )
     if lowest is not None:
         raise InputError(f"--lowest: {rs.name} has no penalty that lowers a score")
     zilches_of(rs, zilches), zilches_of(rs, opp_zilches)
-    if target is not None:
-        check_points(target, "--target")
-        if target <= 0 or target % rs.unit:
-            raise InputError(f"--target must be a positive multiple of {rs.unit}")
-    pair = None
-    if fairness and scores is not None:
-        raise InputError("--fairness is about the start of the game: leave out --scores")
     if not fairness:
-        pair = int_list("0,0" if scores is None else scores, "--scores")
-        if len(pair) != 2:
-            raise InputError("--scores expects ME,OPP such as 0,0")
         goal = rs.target if target is None else target
         for what, v in zip(("--scores (mine)", "--scores (the opponent's)"), pair):
             rs.check_score(what, v)
@@ -102,9 +96,22 @@ def game(
     if fairness:
         h, p = fairest_head_start(g)
         return Fairness(rs.name, g.target, h, p, float(g.W[0, 0]), note)
-    assert pair is not None
     me, opp = pair
     return GameChance(rs.name, g.target, [me, opp], g.p_win(me, opp), note)
+
+
+def _check_target(rs, target: int | None) -> None:
+    if target is not None:
+        check_points(target, "--target")
+        if target <= 0 or target % rs.unit:
+            raise InputError(f"--target must be a positive multiple of {rs.unit}")
+
+
+def _score_pair(scores) -> list[int]:
+    pair = int_list("0,0" if scores is None else scores, "--scores")
+    if len(pair) != 2:
+        raise InputError("--scores expects ME,OPP such as 0,0")
+    return pair
 
 
 def solve_game_table(tab: Tables, target: int | None, progress: Progress):
@@ -127,26 +134,17 @@ def solve_game_table(tab: Tables, target: int | None, progress: Progress):
     return g
 
 
-def _penalty_game(rs, tab, target, scores, fairness, zilches, opp_zilches, lowest, progress):
+def _penalty_game(rs, tab, target, pair, fairness, zilches, opp_zilches, lowest, progress):
     """The game where the third zilch in a row costs a penalty (objectives/penalty_game.py)."""
     from ..objectives.penalty_game import check_supported, lowest_units
 
     check_supported(rs)
     k = [zilches_of(rs, zilches), zilches_of(rs, opp_zilches)]
     lo = lowest_units(rs, lowest) * rs.unit
-    if target is not None:
-        check_points(target, "--target")
-        if target <= 0 or target % rs.unit:
-            raise InputError(f"--target must be a positive multiple of {rs.unit}")
     goal = rs.target if target is None else target
     top = rs.reach_units(goal) * rs.unit
-    if fairness and (scores is not None or any(k)):
-        raise InputError(
-            "--fairness is about the start of the game: leave out --scores and --zilches"
-        )
-    pair = int_list("0,0" if scores is None else scores, "--scores")
-    if len(pair) != 2:
-        raise InputError("--scores expects ME,OPP such as 0,0")
+    if fairness and any(k):
+        raise InputError("--fairness is about the start of the game: leave out --zilches")
     floor = "the lowest score" if rs.penalty_below_zero else "the penalty stops at zero"
     for what, v in zip(("--scores (mine)", "--scores (the opponent's)"), pair):
         check_points(v, what)
@@ -161,8 +159,9 @@ def _penalty_game(rs, tab, target, scores, fairness, zilches, opp_zilches, lowes
 
         nbytes, seconds = estimate(tab.model, goal, lowest)
         what = f"the {rs.name} game to {goal} with the penalty"
-        check_memory(nbytes, what, "choose a lower --target")
-        check_time(seconds, what, "choose a lower --target")
+        hint = "choose a lower --target or a higher --lowest"
+        check_memory(nbytes, what, hint)
+        check_time(seconds, what, hint)
         with _sweeps_bar(progress) as step:
             g = tab.penalty_game(target, lowest, step)
     assert g is not None

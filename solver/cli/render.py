@@ -106,7 +106,10 @@ def ranking(a) -> str:
     if a.zilches is not None:
         lines.append("(values: points by the long-run average, a zilch counted at its cost)")
     if not a.options:
-        lines.append(f"ZILCH: the turn ends, {a.zilch_keeps} points kept")
+        cost = ""
+        if a.zilches == 2 and a.ruleset.penalty(a.on_board):
+            cost = f", and the third zilch in a row costs {a.ruleset.penalty(a.on_board)}"
+        lines.append(f"ZILCH: the turn ends, {a.zilch_keeps} points kept{cost}")
         return "\n".join(lines)
     lines.append("  set aside        points  turn total  dice left  then   value    loss")
     for o in a.options:
@@ -232,7 +235,7 @@ def final_round(a) -> str:
 def game(a) -> str:
     me, opp = (f"{x}" for x in a.scores)
     if a.zilches is not None:
-        me += f", {a.zilches[0]} zilches in a row"
+        me += _zilches_text(a.zilches[0])[: -len(" before this turn")]
         opp += f", {a.zilches[1]}"
     text = (
         f"{a.rules} to {a.target}: the player to move ({me}) against "

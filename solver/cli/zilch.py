@@ -271,7 +271,7 @@ def simulate(as_json, out, long_run, **opts):
                 "leave out --out, --not-on-board and --zilches"
             )
         opts.pop("not_on_board"), opts.pop("zilches")
-        emit(checks.long_run(progress=Bar(), **opts), as_json, render.long_run)
+        emit(checks.simulate_long_run(progress=Bar(), **opts), as_json, render.long_run)
         return
     emit(
         checks.simulate(out=None if out is None else out_path(out), progress=Bar(), **opts),

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..outcomes.model import TurnModel
-from ..turn.payoff import Extra, Tail
+from ..turn.payoff import Extra
 from ..turn.solution import TurnSolution
 from .score import score_payoff
 
@@ -71,11 +71,6 @@ def _zilch_values(rules, h: dict[tuple[int, bool], float]) -> tuple[np.ndarray, 
     return main, main[1::2].copy()
 
 
-def _indicator(B: int, zilch: float) -> Extra:
-    """An extra worth `zilch` at a zilch and 0 at a bank: the chance of a zilch."""
-    return Extra(lambda r: np.zeros((B, len(r))), np.full(B, zilch), Tail.constant(np.zeros(B)))
-
-
 def _solve(model: TurnModel, zm: np.ndarray, zs: np.ndarray):
     """The six rows' turns for zilch values zm (by row) and zs (zilches that record
     permanent points, by k): (main, secured or None).  Where being off the board changes
@@ -91,14 +86,17 @@ def _solve(model: TurnModel, zm: np.ndarray, zs: np.ndarray):
     B = len(rows)
     minimums = [rules.min_bank(bool(i % 2)) for i in rows]
     if not rules.has_permanent:
-        pay = score_payoff(rules, minimums, None, zm[rows], [_indicator(B, 1)])
+        pay = score_payoff(rules, minimums, None, zm[rows], [Extra.zilch_chance(B, 1)])
         return solve_turn(model, pay), None
     secured = solve_turn(
-        model, score_payoff(rules, [0, 0, 0], None, zs, [_indicator(3, 0), _indicator(3, 1)])
+        model,
+        score_payoff(
+            rules, [0, 0, 0], None, zs, [Extra.zilch_chance(3, 0), Extra.zilch_chance(3, 1)]
+        ),
     )
     amounts = sorted({int(p) for p in model.perm if p})
     by_row = secured.take(rows // 2)
-    extras = [_indicator(B, 1), _indicator(B, 0)]
+    extras = [Extra.zilch_chance(B, 1), Extra.zilch_chance(B, 0)]
     pay = score_payoff(rules, minimums, {a: by_row for a in amounts}, zm[rows], extras)
     return solve_turn(model, pay), secured
 

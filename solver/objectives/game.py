@@ -42,6 +42,11 @@ NEWTON_TOL = 1e-14
 def check_supported(rules: RuleSet) -> None:
     if rules.target is None:
         raise InputError(f"{rules.name} has no target: there is no game to solve")
+    if rules.three_zilch_penalty:  # (its own solver: penalty_game.py)
+        raise InputError(
+            f"{rules.name} charges a penalty for the third zilch in a row: this game table "
+            "leaves it out (zilch game solves the game with it)"
+        )
     if rules.has_permanent:
         _ = rules.perm_step  # one permanent amount (refused otherwise, clearly)
     if rules.piggyback and (rules.end != "instant" or rules.has_permanent):
@@ -328,9 +333,7 @@ def turn_payoff(
         ok = r[None, :] >= mins[:, None]
         return np.where(ok[:, None, :] if U.ndim == 3 else ok, v, -np.inf)
 
-    zil = Extra(
-        bank=lambda r: np.zeros((B, len(r))), zilch=np.ones(B), tail=Tail.constant(np.zeros(B))
-    )
+    zil = Extra.zilch_chance(B)
     forced = None
     if model.rules.hot_dice == "mandatory":
         forced = lambda r: _forced_beyond(model, U, z, r)  # noqa: E731

@@ -12,11 +12,12 @@ docs measure).
 A penalty lowers the score sum, so the game is no longer ordered by sums: the states after
 a penalty come back up by later banks.  W is the fixed point of sweeps.  A sweep solves
 the sums from the top down as the penalty-free game does: the states of one sum are coupled
-through their zilches (the other order of the pair, the counts moving) and are solved
-together by Newton's method (the slope: the turn's zilch chance, an extra of the solve;
-each step a sparse linear system over the sum), while a penalty's state at a lower sum is
-read from the current iterate.  Anderson mixing of the last sweeps' iterates speeds the
-fixed point up; the solve stops when a sweep moves no value by more than ``TOL``.
+through their zilches (the other order of the pair, the counts moving) and take one
+Newton step together (the slope: the turn's zilch chance, an extra of the solve; the step a
+sparse linear system over the sum), while a penalty's state at a lower sum is read from the
+current iterate (Gauss-Seidel).  The solve stops when a sweep's turn solves reproduce the
+iterate to ``TOL`` everywhere: the fixed point.  (Anderson mixing of the sweeps was tried:
+more sweeps, 13 against 10 to 1000 and 16 against 12 to 4000.)
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from ..turn import solve_turn
 from .game import Finals, turn_payoff
 
 TOL = 1e-12  # a sweep that moves no chance by more than this: the fixed point
-NEWTON_TOL = 1e-14
 SWEEPS = 200
 LOWEST = -2000  # points: the default lowest score where a penalty can take it below zero
 
@@ -61,6 +61,8 @@ def check_supported(rules: RuleSet) -> None:
 def lowest_units(rules: RuleSet, lowest: int | None) -> int:
     """The lowest score (units): 0 where the penalty stops at zero, else `lowest` points
     (default LOWEST), a non-positive multiple of the unit."""
+    if lowest is not None and (isinstance(lowest, bool) or not isinstance(lowest, int)):
+        raise InputError(f"--lowest must be a whole number of points, got {lowest!r}")
     if not rules.penalty_below_zero:
         if lowest is not None and lowest != 0:
             raise InputError(
@@ -148,11 +150,11 @@ def _bank_values(model, W, finals, R, lo, states) -> np.ndarray:
     return U
 
 
-def _solve_sum(model, W, finals, R, lo, P, states, w0, steps):
-    """The chances of one sum's states, given W at higher sums and at the penalty's
-    states below: Newton's method on the sum's zilch couplings, at most `steps` steps (the
-    sweeps' fixed point is the same with one).  Returns (values, residual): the residual
-    is the first solve's largest change from w0, the Bellman residual of the iterate."""
+def _solve_sum(model, W, finals, R, lo, P, states, w0):
+    """One sum's states, given W at the sums above and at the penalty's states below: one
+    Newton step on the sum's zilch couplings from w0 (at the sweeps' fixed point the step
+    changes nothing, so one step per sweep is enough).  Returns (values, residual): the
+    solve's largest change from w0, the Bellman residual of the iterate."""
     from scipy.sparse import csr_matrix, identity
     from scipy.sparse.linalg import spsolve
 
@@ -162,32 +164,20 @@ def _solve_sum(model, W, finals, R, lo, P, states, w0, steps):
     same = a2 == a  # the same sum: an unknown of this system
     # states are ordered by the mover's score, then ka, kb (_sum_states): the target
     # (b, a, kb, k') of the same sum sits at (b - a_min) * 9 + kb * 3 + k'
-    j = np.where(same, (b - a.min()) * 9 + kb * 3 + k2, -1)
-    below = ~same
-    known = np.zeros(n)
-    known[below] = W[kb[below], k2[below], b[below] - lo, a2[below] - lo]
+    j = np.where(same, (b - a.min()) * 9 + kb * 3 + k2, 0)
+    sel = np.nonzero(same)[0]
+    z = 1.0 - np.where(same, w0[j], W[kb, k2, b - lo, a2 - lo])
     U = _bank_values(model, W, finals, R, lo, states)
     mins = np.full(n, model.rules.min_bank_units(True))
-    w = w0.copy()
-    sel = np.nonzero(same)[0]
-    residual = None
-    for _ in range(steps):
-        z = 1.0 - np.where(same, w[np.maximum(j, 0)], known)
-        sol = solve_turn(model, turn_payoff(model, U, z, mins))
-        val, g = sol.roll[:, 0, 0], sol.extras[0][:, 0, 0]
-        change = float(np.max(np.abs(val - w)))
-        residual = change if residual is None else residual
-        if change < NEWTON_TOL:
-            return val, residual
-        # linearised in z: w_i = val_i + g_i (z'_i - z_i), z'_i = 1 - w_j(i) (same sum)
-        A = val + g * (1.0 - z)
-        A[below] = val[below]
-        M = identity(n, format="csr") + csr_matrix((g[sel], (sel, j[sel])), shape=(n, n))
-        w = spsolve(M.tocsc(), A)
-    return w, residual
+    sol = solve_turn(model, turn_payoff(model, U, z, mins))
+    val, g = sol.roll[:, 0, 0], sol.extras[0][:, 0, 0]
+    # linearised in z: w_i = val_i + g_i (z'_i - z_i), z'_i = 1 - w_j(i) within the sum
+    A = np.where(same, val + g * (1.0 - z), val)
+    M = identity(n, format="csr") + csr_matrix((g[sel], (sel, j[sel])), shape=(n, n))
+    return spsolve(M.tocsc(), A), float(np.max(np.abs(val - w0)))
 
 
-def _sweep(model, W, finals, R, lo, P, steps) -> tuple[np.ndarray, float]:
+def _sweep(model, W, finals, R, lo, P) -> tuple[np.ndarray, float]:
     """One sweep over the sums from the top down (Gauss-Seidel: a sum reads the sums
     above it from this sweep, the penalty's lower sums from the iterate): the new iterate
     and the largest Bellman residual met."""
@@ -197,7 +187,7 @@ def _sweep(model, W, finals, R, lo, P, steps) -> tuple[np.ndarray, float]:
         st = _sum_states(R, lo, sigma)
         a, b, ka, kb = st.T
         w0 = Wn[ka, kb, a - lo, b - lo]
-        Wn[ka, kb, a - lo, b - lo], res = _solve_sum(model, Wn, finals, R, lo, P, st, w0, steps)
+        Wn[ka, kb, a - lo, b - lo], res = _solve_sum(model, Wn, finals, R, lo, P, st, w0)
         worst = max(worst, res)
     return Wn, worst
 
@@ -208,12 +198,9 @@ def solve_penalty_game(
     target: int | None = None,
     lowest: int | None = None,
     progress: Callable[[int, float], None] | None = None,
-    mixing: int = 4,
-    steps: int = 1,
 ) -> PenaltyGame:
     """W for every pair of scores in [lowest, target) and counts of zilches in a row.
-    progress(sweep, residual): after each sweep.  mixing: Anderson's depth (0: plain
-    sweeps); steps: Newton steps per sum and sweep (the fixed point is the same)."""
+    progress(sweep, residual): after each sweep."""
     rules = model.rules
     check_supported(rules)
     target = rules.target if target is None else target
@@ -224,26 +211,18 @@ def solve_penalty_game(
     finals = Finals.solve(model, R, 0 if rules.end == "instant" else reach_bound)
     N = R - lo
     W = np.full((3, 3, N, N), 0.5)
-    xs: list[np.ndarray] = []  # Anderson: the last iterates and their residuals
-    fs: list[np.ndarray] = []
     for sweep in range(1, SWEEPS + 1):
-        F, residual = _sweep(model, W, finals, R, lo, P, steps)
+        W, residual = _sweep(model, W, finals, R, lo, P)
         if progress:
             progress(sweep, residual)
         if residual < TOL:  # every sum's solve reproduced the iterate: the fixed point
-            return PenaltyGame(model, target, lo, F, finals, sweep)
-        xs.append(W.ravel().copy())
-        fs.append((F - W).ravel())
-        xs, fs = xs[-(mixing + 1) :], fs[-(mixing + 1) :]
-        W = F
-        if mixing and len(fs) > 1:
-            W = _anderson(xs, fs).reshape(W.shape)
+            return PenaltyGame(model, target, lo, W, finals, sweep)
     raise InputError(f"{rules.name}: the game with the penalty does not settle in {SWEEPS} sweeps")
 
 
-# seconds per (R - lo)**2 * (R + D) of a sweep, measured: farkle to 1000 from -1000 (40**2 *
-# ~80: 1.3 s per sweep); sweeps: about 15
-SECONDS_PER_CELL = 1.3 / (40**2 * 80)
+# seconds per (R - lo)**2 * (R - lo + 60) of a sweep, measured: farkle to 10000 from -2000
+# (240**2 * 300: about 85 s per sweep on two busy cores); sweeps: 10 to 20
+SECONDS_PER_CELL = 85 / (240**2 * 300)
 SWEEPS_TYPICAL = 15
 
 
@@ -256,13 +235,3 @@ def estimate(model: TurnModel, target: int | None = None, lowest: int | None = N
     span = N + 60
     nbytes = 3 * 8.0 * 9 * N * N + 8.0 * 9 * N * model.states * span * 3
     return nbytes, SECONDS_PER_CELL * N * N * span * SWEEPS_TYPICAL
-
-
-def _anderson(xs: list[np.ndarray], fs: list[np.ndarray]) -> np.ndarray:
-    """The next iterate by Anderson mixing: x + f at the combination of the last iterates
-    whose residuals f combine to the least one; clipped to [0, 1] (chances)."""
-    dF = np.stack([fs[i + 1] - fs[i] for i in range(len(fs) - 1)], axis=1)
-    dX = np.stack([xs[i + 1] - xs[i] for i in range(len(xs) - 1)], axis=1)
-    gamma, *_ = np.linalg.lstsq(dF, fs[-1], rcond=None)
-    x = xs[-1] + fs[-1] - (dX + dF) @ gamma
-    return np.clip(x, 0.0, 1.0)

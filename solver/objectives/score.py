@@ -104,8 +104,7 @@ class ScorePolicy:
         roll, bank = self.main.at_rows(row, s, r)
         if self.secured is not None and np.any(p > 0):
             u = self.rules.unit
-            by_k = self.secured.roll.shape[0] > 1  # (the whole long-run policy: row 2k + b)
-            sr, sb = self.secured.at_rows(np.asarray(row) // 2 if by_k else 0, s, r)
+            sr, sb = self.secured.at_rows(0, s, r)
             roll = np.where(p > 0, sr + p * u, roll)
             bank = np.where(p > 0, sb + p * u, bank)
         return roll, bank

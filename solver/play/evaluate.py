@@ -47,10 +47,12 @@ def evaluate(
     policy: Policy,
     on_board: bool = True,
     state: TurnState | None = None,
-    penalty: int = 0,
+    penalty: tuple[int, int] = (0, 0),
 ) -> Distribution:
     """The distribution of the points recorded by a turn played by `policy` from `state`
-    (default: a fresh turn); penalty: points a zilch costs on top (the third in a row)."""
+    (default: a fresh turn); penalty: points a zilch costs on top (the third in a row), as
+    it records nothing and as it records permanent points (the player is then on the
+    board)."""
     rules = model.rules
     S, u = model.states, rules.unit
     out_dice = model.out_dice
@@ -83,7 +85,8 @@ def evaluate(
             mn[-1] += mr[0]
             z = mn @ model.p_zilch[1:]
             if z:
-                rec = (p * u if p * u >= min_bank else 0) - penalty
+                rec = p * u if p * u >= min_bank else 0
+                rec -= penalty[1] if rec else penalty[0]
                 dist[rec] = dist.get(rec, 0.0) + z
                 p_zilch += z
                 remaining -= z

@@ -250,6 +250,12 @@ def load_policy(path: str, rules: RuleSet, on_board: bool = True, zilches: int =
     if not isinstance(bank, dict):
         _fail(path, "bank", "missing: give [bank] thresholds")
     by_k = bank.get("zilches", {})
+    if by_k and not rules.three_zilch_penalty:
+        _fail(
+            path,
+            "bank.zilches",
+            f"{rules.name} has no penalty for three zilches in a row: the count changes nothing",
+        )
     if not isinstance(by_k, dict):
         _fail(path, "bank.zilches", "expected tables [bank.zilches.K], K = 0, 1, 2")
     for k, over in by_k.items():

@@ -44,12 +44,14 @@ def play_turns(
     rows=None,
     dice_left: bool = False,
     penalty: int | np.ndarray = 0,
+    penalty_held: int | np.ndarray | None = None,
 ) -> Played:
     """n_turns turns played by `policy`.  on_board: a flag, or one per turn.  start: (s, r, p)
     to roll from, per turn (default: a fresh turn; Zonk's piggyback takes over a state).
     rows: each turn's row of the policy's value function (a game's score pair).  dice_left:
     also record the dice left at each bank (a little slower).  penalty: units a zilch costs
-    on top (the third in a row): one, or one per turn."""
+    on top (the third in a row): one, or one per turn; penalty_held: the same where the
+    zilch records permanent points (the player is then on the board; default: penalty)."""
     rules = model.rules
     N, u = rules.dice, rules.unit
     s = np.zeros(n_turns, np.int64)
@@ -80,8 +82,11 @@ def play_turns(
         za = active[zilch]
         zilched[za] = True
         zp = pa[zilch]
+        held = penalty if penalty_held is None else penalty_held
         cost = penalty[za] if isinstance(penalty, np.ndarray) else penalty
-        points[za] = np.where(zp >= (low[za] if per_turn else low), zp, 0) - cost
+        cost_held = held[za] if isinstance(held, np.ndarray) else held
+        rec = np.where(zp >= (low[za] if per_turn else low), zp, 0)
+        points[za] = rec - np.where(rec > 0, cost_held, cost)
         keep = ~zilch
         act, ra, pa, out = active[keep], ra[keep], pa[keep], out[keep]
         ract = None if row is None else row[act]

@@ -119,7 +119,8 @@ def _tail(model: TurnModel, pay: Payoff, src_tails):
     """Asymptotic (r -> infinity) values: policy iteration on affine functions of r.
 
     Returns (a, b) per state for the optimum, the roll parts, the tail's bank flags and
-    choices, and the largest crossing point of any decision against its alternatives.
+    choices (None where every free state banks and every choice is worth the same), and
+    the largest crossing point of any decision against its alternatives.
     """
     B, S = pay.batch, model.states
     K = len(model.shift)
@@ -128,7 +129,7 @@ def _tail(model: TurnModel, pay: Payoff, src_tails):
         a, b, rla, rlb = _banking_tail(model, bi, pay.zilch)
         bank = np.ones((B, S), bool)
         bank[:, 0] = False
-        return a, b, rla, rlb, bank, np.tile(model.opt_start, (B, 1)), 0.0
+        return a, b, rla, rlb, bank, None, 0.0
     a = np.repeat(ba[:, None], S, axis=1)
     b = np.repeat(bi[:, None], S, axis=1)
     bonus = pay.permanent.bonus * model.perm
@@ -249,7 +250,7 @@ def solve_turn(model: TurnModel, pay: Payoff) -> TurnSolution:
         roll[:, 0, cap:] = np.asarray(pay.tail.forced(tail_r), float).reshape(B, -1)
     ALL[0, :, 0, :, cap:] = np.where(bank_tail[:, :, None], bank_pay[:, :, cap:], roll[:, :, cap:])
     ex_tails = []
-    if ne and _banks_everywhere(model, pay, src_tails):
+    if ne and pick_tail is None:  # every free state banks in the tail (_banks_everywhere)
         for e in pay.extras:
             ea, eb, _, _ = _banking_tail(
                 model, np.broadcast_to(e.tail.intercept, (B,)), np.broadcast_to(e.zilch, (B,))

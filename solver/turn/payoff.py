@@ -47,6 +47,12 @@ class Extra:
     zilch: np.ndarray
     tail: Tail  # its start is the payoff's
 
+    @classmethod
+    def zilch_chance(cls, B: int, worth: float = 1.0) -> Extra:
+        """`worth` at a zilch, 0 at a bank: (worth times) the chance the turn ends in a
+        zilch under the optimal policy."""
+        return cls(lambda r: np.zeros((B, len(r))), np.full(B, worth), Tail.constant(np.zeros(B)))
+
 
 @dataclass(frozen=True, eq=False)
 class Permanent:
