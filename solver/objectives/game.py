@@ -472,8 +472,9 @@ def solve_game(
 
 
 # seconds per R**3 (R: the target in units) of a game solve, measured on this machine: farkle
-# to 10000 (R = 200) 40 s; zilch-online to 5000 (R = 100, levels of permanent points) 260 s
-SECONDS_PER_R3 = {"plain": 5e-6, "levels": 2.6e-4}
+# to 10000 (R = 200) 20 s (40 s before the banking tail, engine.py); zilch-online to 5000
+# (R = 100, levels of permanent points) 260 s
+SECONDS_PER_R3 = {"plain": 2.5e-6, "levels": 2.6e-4}
 
 
 def estimate(model: TurnModel, target: int | None = None) -> tuple[float, float]:
