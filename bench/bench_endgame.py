@@ -1,13 +1,12 @@
 """Issue 3 figures: the whole last-turn table of zilch (deficits up to 15000, every dice
 count and turn total) and a 4-player final-round query.  Run: python bench/bench_endgame.py"""
 
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
+from bench_core import timed  # (bench/ is on the path of a script run from it)
 
 from dicesolver import rules
 from dicesolver.objectives.final_round import solve_final_round
@@ -16,21 +15,12 @@ from dicesolver.store import Store
 from dicesolver.tables import Tables
 
 
-def timed(f, runs=3):
-    out = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        f()
-        out.append(time.perf_counter() - t0)
-    return statistics.median(out)
-
-
 def main():
     store = Store(tempfile.mkdtemp())
     z = Tables(rules.load("zilch"), store)
     deficits = np.arange(0, 15001, 50)
     for flag in (True, False):
-        t = timed(lambda: solve_last_turn(z.model, deficits, flag))
+        t = timed(lambda: solve_last_turn(z.model, deficits, flag), runs=3)
         print(f"zilch last-turn table, {len(deficits)} deficits, on board={flag}: {t:.3f} s")
     for name, scores in [
         ("zilch-online", (5000, [2500, 4900, 4950])),

@@ -11,12 +11,12 @@ Run: python bench/bench_penalty.py"""
 
 import dataclasses
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from bench_core import timed  # (bench/ is on the path of a script run from it)
 
 from dicesolver import rules
 from dicesolver.objectives.average import solve_average
@@ -25,15 +25,6 @@ from dicesolver.outcomes import dice, scoring
 from dicesolver.outcomes.model import TurnModel, model_arrays, turn_model
 
 BUSCHE = Path(__file__).resolve().parent.parent / "tests" / "data" / "zilch-playr-busche.toml"
-
-
-def timed(f, runs):
-    out = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        f()
-        out.append(time.perf_counter() - t0)
-    return statistics.median(out)
 
 
 def card(rs):
