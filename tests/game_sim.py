@@ -42,22 +42,27 @@ def play_games(g, n_games: int, rng: np.random.Generator) -> np.ndarray:
         )
         offer[act] = np.column_stack([played.left, played.points])
         score[act, mover] += played.points
-        done = act[score[act, mover] >= R]
-        if rules.end == "instant":
-            result[done] = 1.0 if mover == 0 else 0.0
-        elif len(done):  # the other player's last turn
-            last = score[done, 1 - mover] + _last_turns(
-                model, score[done, mover] - score[done, 1 - mover], score[done, 1 - mover] > 0, rng
-            )
-            # as the solver counts it: the last player's tie value is taken from the leader
-            mine = np.where(
-                score[done, mover] > last,
-                1.0,
-                np.where(score[done, mover] == last, 1.0 - rules.tie, 0.0),
-            )
-            result[done] = mine if mover == 0 else 1.0 - mine
+        _settle(model, score, act[score[act, mover] >= R], mover, result, rng)
         mover = 1 - mover
     return result
+
+
+def _settle(model, score, done, mover, result, rng) -> None:
+    """The results of the games `done` whose mover has just reached the target: a win at
+    once, or the other player's optimal last turn."""
+    if model.rules.end == "instant":
+        result[done] = 1.0 if mover == 0 else 0.0
+    elif len(done):  # the other player's last turn
+        last = score[done, 1 - mover] + _last_turns(
+            model, score[done, mover] - score[done, 1 - mover], score[done, 1 - mover] > 0, rng
+        )
+        # as the solver counts it: the last player's tie value is taken from the leader
+        mine = np.where(
+            score[done, mover] > last,
+            1.0,
+            np.where(score[done, mover] == last, 1.0 - model.rules.tie, 0.0),
+        )
+        result[done] = mine if mover == 0 else 1.0 - mine
 
 
 def _last_turns(model, deficits: np.ndarray, on_board: np.ndarray, rng) -> np.ndarray:
@@ -104,18 +109,7 @@ def play_penalty_games(g, n_games: int, rng: np.random.Generator) -> np.ndarray:
         played = play_turns(model, turns, len(act), rng, True, None, row, penalty=cost)
         score[act, mover] = np.maximum(me + played.points, lo)
         count[act, mover] = np.where(played.zilched, (k_me + 1) % 3, 0)
-        done = act[score[act, mover] >= R]
-        if rules.end == "instant":
-            result[done] = 1.0 if mover == 0 else 0.0
-        elif len(done):  # the other player's last turn (his count cannot matter there)
-            last = score[done, 1 - mover] + _last_turns(
-                model, score[done, mover] - score[done, 1 - mover], score[done, 1 - mover] > 0, rng
-            )
-            mine = np.where(
-                score[done, mover] > last,
-                1.0,
-                np.where(score[done, mover] == last, 1.0 - rules.tie, 0.0),
-            )
-            result[done] = mine if mover == 0 else 1.0 - mine
+        # (in the other player's last turn his count cannot matter)
+        _settle(model, score, act[score[act, mover] >= R], mover, result, rng)
         mover = 1 - mover
     return result

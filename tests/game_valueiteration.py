@@ -64,6 +64,14 @@ def last_turn(rules, D):
     return V[:, 0, 0]
 
 
+def _reached(finals, final, b):
+    """The banker's chance once his score `final` reaches the target against b: 1 (reaching
+    it wins at once: finals None), else the opponent's last turn failing."""
+    if finals is None:
+        return np.ones(final.shape)
+    return 1.0 - finals[np.minimum(np.maximum(final - b, 0), len(finals) - 1)]
+
+
 def game(rules, R, Tm, finals=None, offers=False):
     """W[a, b] for scores below R units, by value iteration.  `finals[d]`: the opponent's
     last-turn chance against deficit d (final-round rules); None: reaching R wins at once.
@@ -83,10 +91,7 @@ def game(rules, R, Tm, finals=None, offers=False):
 
     def bank_value(start, tt):
         final = a + tt
-        if finals is None:
-            fin = np.ones(final.shape)
-        else:
-            fin = 1.0 - finals[np.minimum(np.maximum(final - b, 0), len(finals) - 1)]
+        fin = _reached(finals, final, b)
         return np.where(final < R, 1.0 - start[b, np.minimum(final, R - 1)], fin)
 
     ROLL = np.zeros_like(V)
@@ -157,10 +162,7 @@ def penalty_game(rules, R, lo, Tm, finals=None):
 
     def bank_value(start, tt):
         final = a + tt
-        if finals is None:
-            fin = np.ones(final.shape)
-        else:
-            fin = 1.0 - finals[np.minimum(np.maximum(final - b, 0), len(finals) - 1)]
+        fin = _reached(finals, final, b)
         kk_, bb_, ff = np.broadcast_arrays(kb, b, final)
         mine = 1.0 - start[kk_, 0, bb_ - lo, np.minimum(ff, R - 1) - lo]
         return np.where(ff < R, mine, np.broadcast_to(fin, ff.shape))
