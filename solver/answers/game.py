@@ -8,8 +8,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..errors import InputError
 from ..limits import check_memory, check_points, check_time
 from .base import (
@@ -167,9 +165,11 @@ def _penalty_game(rs, tab, target, pair, fairness, zilches, opp_zilches, lowest,
     assert g is not None
     low = lo if rs.penalty_below_zero else None
     if fairness:
-        first = g.W[0, 0, -g.lo, -g.lo :]
-        h = int(np.argmin(np.abs(first - 0.5)))
-        return Fairness(rs.name, g.target, h * rs.unit, float(first[h]), float(first[0]), None)
+        from ..objectives.game import closest_to_even
+
+        first = g.W[0, 0, -g.lo, -g.lo :]  # the first to move at 0, opponent at h >= 0
+        h, p = closest_to_even(first, rs.unit)
+        return Fairness(rs.name, g.target, h, p, float(first[0]), None)
     me, opp = pair
     return GameChance(rs.name, g.target, [me, opp], g.p_win(me, opp, *k), None, k, low)
 

@@ -518,6 +518,11 @@ def _progress(W: np.ndarray, O: np.ndarray | None) -> dict[str, np.ndarray]:
 def fairest_head_start(g: GameTable) -> tuple[int, float]:
     """The head start (points) for the second player that brings the first player's chance
     closest to one half, and that chance."""
-    first = g.W[0, :]  # the first player to move at 0, opponent at h
+    return closest_to_even(g.W[0, :], g.rules.unit)  # the first to move at 0, opponent at h
+
+
+def closest_to_even(first: np.ndarray, unit: int) -> tuple[int, float]:
+    """first[h]: the first player's chance against a head start of h units; the head start
+    (points) that brings it closest to one half, and that chance."""
     h = int(np.argmin(np.abs(first - 0.5)))
-    return h * g.rules.unit, float(first[h])
+    return h * unit, float(first[h])

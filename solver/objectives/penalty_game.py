@@ -103,9 +103,7 @@ class PenaltyGame:
         P = self.rules.three_zilch_penalty // self.rules.unit
         a2, k2 = _targets(states, self.lo, P)
         z = 1.0 - self.W[states[:, 3], k2, states[:, 1] - self.lo, a2 - self.lo]
-        U = _bank_values(self.model, self.W, self.finals, self.R, self.lo, states)
-        mins = np.full(len(states), self.rules.min_bank_units(True))
-        return solve_turn(self.model, turn_payoff(self.model, U, z, mins))
+        return _solve_turns(self.model, self.W, self.finals, self.R, self.lo, states, z)
 
     def turn(self, me: int, opp: int, k_me: int = 0, k_opp: int = 0):
         """The turn from scores (me, opp) (points) and counts: a TurnSolution, one row."""
@@ -129,7 +127,14 @@ def _targets(states: np.ndarray, lo: int, P: int):
     return np.where(pen, np.maximum(a - P, lo), a), np.where(pen, 0, ka + 1)
 
 
-def _bank_values(model, W, finals, R, lo, states) -> np.ndarray:
+def _solve_turns(model, W, finals, R, lo, states, z):
+    """The turns from `states`, a zilch worth z (by state), banking as W says."""
+    U = _bank_values(W, finals, R, lo, states)
+    mins = np.full(len(states), model.rules.min_bank_units(True))
+    return solve_turn(model, turn_payoff(model, U, z, mins))
+
+
+def _bank_values(W, finals, R, lo, states) -> np.ndarray:
     """U[i, t]: banking t from state i: the opponent moves from (b, a + t), his count kb
     and the banker's reset; the opponent's last turn once a + t reaches the target."""
     a, b, kb = states[:, 0], states[:, 1], states[:, 3]
@@ -167,9 +172,7 @@ def _solve_sum(model, W, finals, R, lo, P, states, w0):
     j = np.where(same, (b - a.min()) * 9 + kb * 3 + k2, 0)
     sel = np.nonzero(same)[0]
     z = 1.0 - np.where(same, w0[j], W[kb, k2, b - lo, a2 - lo])
-    U = _bank_values(model, W, finals, R, lo, states)
-    mins = np.full(n, model.rules.min_bank_units(True))
-    sol = solve_turn(model, turn_payoff(model, U, z, mins))
+    sol = _solve_turns(model, W, finals, R, lo, states, z)
     val, g = sol.roll[:, 0, 0], sol.extras[0][:, 0, 0]
     # linearised in z: w_i = val_i + g_i (z'_i - z_i), z'_i = 1 - w_j(i) within the sum
     A = np.where(same, val + g * (1.0 - z), val)
