@@ -53,6 +53,13 @@ ZILCHES_OPT = click.option(
     show_default=True,
     help="Zilches in a row before this turn (0-2), where the third costs a penalty.",
 )
+OPP_ZILCHES_OPT = click.option(
+    "--opp-zilches",
+    type=int,
+    default=0,
+    show_default=True,
+    help="The opponent's zilches in a row (0-2; two players, with a penalty).",
+)
 
 
 def STATE_OPTS(f):
@@ -149,13 +156,7 @@ def odds(as_json, **opts):
     help="Everybody else has finished: this is the last turn of the game.",
 )
 @ZILCHES_OPT
-@click.option(
-    "--opp-zilches",
-    type=int,
-    default=0,
-    show_default=True,
-    help="With --score and one opponent: the opponent's zilches in a row (0-2).",
-)
+@OPP_ZILCHES_OPT
 @TABLES_OPT
 @JSON_OPT
 def advise(as_json, **opts):
@@ -334,20 +335,8 @@ def verify(as_json, **opts):
     is_flag=True,
     help="The head start for the second player that makes the game closest to even.",
 )
-@click.option(
-    "--zilches",
-    type=int,
-    default=0,
-    show_default=True,
-    help="Where the third zilch in a row costs a penalty: the mover's zilches in a row (0-2).",
-)
-@click.option(
-    "--opp-zilches",
-    type=int,
-    default=0,
-    show_default=True,
-    help="The opponent's zilches in a row (0-2).",
-)
+@ZILCHES_OPT
+@OPP_ZILCHES_OPT
 @click.option(
     "--lowest",
     type=int,
