@@ -323,6 +323,8 @@ def test_game_commands_take_the_counts(tmp_path):
     (tmp_path / "pen.toml").write_text(_toml(src))
     assert "lowest" not in js("game", "--rules", f, "--tables", folder)
     zilch("game", "--rules", f, "--lowest", "-500", "--tables", folder, code=2)
+    bad = zilch("game", "--rules", f, "--opp-zilches", "3", "--tables", folder, code=2)
+    assert bad.stderr.startswith("zilch: error: --opp-zilches is the count")
     at = ["advise", "--rules", f, "--score", "100", "--opponents", "150", "--dice", "3"]
     fresh = js(*at, "--turn", "150", "--tables", folder)
     late = js(*at, "--turn", "150", "--zilches", "2", "--tables", folder)

@@ -91,7 +91,7 @@ def advise(
     is the long-run average points per turn)."""
     rs = rule_set(rules)
     k = zilches_of(rs, zilches)
-    k_opp = zilches_of(rs, opp_zilches)
+    k_opp = zilches_of(rs, opp_zilches, "--opp-zilches")
     tab = tables_of(rs, tables)
     # options that say nothing together: refused, never silently dropped
     if final_round and last_turn:

@@ -76,19 +76,19 @@ def _fields(obj: Any) -> dict:
     return out
 
 
-def zilches_of(rules: RuleSet, zilches: int) -> int:
-    """--zilches: the zilches in a row before this turn (0, 1 or 2), where the rules charge
-    a penalty for the third (elsewhere the count changes nothing: only 0 is accepted)."""
+def zilches_of(rules: RuleSet, zilches: int, what: str = "--zilches") -> int:
+    """--zilches (or --opp-zilches): zilches in a row before the turn (0, 1 or 2), where the
+    rules charge a penalty for the third (elsewhere the count changes nothing: only 0)."""
     if isinstance(zilches, bool) or not isinstance(zilches, (int, np.integer)):
-        raise InputError(f"--zilches must be 0, 1 or 2, got {zilches!r}")
+        raise InputError(f"{what} must be 0, 1 or 2, got {zilches!r}")
     if not 0 <= zilches <= 2:
         raise InputError(
-            f"--zilches is the count of zilches in a row before this turn: 0, 1 or 2 (the "
+            f"{what} is the count of zilches in a row before the turn: 0, 1 or 2 (the "
             f"third costs the penalty and starts the count again), got {zilches}"
         )
     if zilches and not rules.three_zilch_penalty:
         raise InputError(
-            f"--zilches {zilches}: {rules.name} has no penalty for three zilches in a row "
+            f"{what} {zilches}: {rules.name} has no penalty for three zilches in a row "
             "(three_zilch_penalty), so the count changes nothing"
         )
     return int(zilches)

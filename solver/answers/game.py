@@ -80,7 +80,7 @@ def game(
         )
     if lowest is not None:
         raise InputError(f"--lowest: {rs.name} has no penalty that lowers a score")
-    zilches_of(rs, zilches), zilches_of(rs, opp_zilches)
+    zilches_of(rs, zilches), zilches_of(rs, opp_zilches, "--opp-zilches")
     if not fairness:
         goal = rs.target if target is None else target
         for what, v in zip(("--scores (mine)", "--scores (the opponent's)"), pair):
@@ -137,7 +137,7 @@ def _penalty_game(rs, tab, target, pair, fairness, zilches, opp_zilches, lowest,
     from ..objectives.penalty_game import check_supported, lowest_units
 
     check_supported(rs)
-    k = [zilches_of(rs, zilches), zilches_of(rs, opp_zilches)]
+    k = [zilches_of(rs, zilches), zilches_of(rs, opp_zilches, "--opp-zilches")]
     lo = lowest_units(rs, lowest) * rs.unit
     goal = rs.target if target is None else target
     top = rs.reach_units(goal) * rs.unit
