@@ -11,7 +11,7 @@ import hashlib
 import json
 import math
 import tomllib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
@@ -79,6 +79,11 @@ class RuleSet:
     three_zilch_penalty: int = 0
     penalty_below_zero: bool = True
     penalty_off_board: bool = True
+    # Overtaking: a bank must also beat the previous player's banked turn total (not after
+    # his zilch).  beat: that total for the turn at hand (0: none), set by --beat through
+    # beating(), never by a rules file; a turn with it is a turn with a higher minimum.
+    overtaking: bool = False
+    beat: int = 0
 
     # --- facts every caller needs, derived here once --------------------------------------
     @cached_property
@@ -130,8 +135,29 @@ class RuleSet:
         return score > 0 or not self.entry_minimum
 
     def min_bank(self, on_board: bool) -> int:
-        """Points a bank needs."""
-        return self.bank_minimum if on_board else max(self.entry_minimum, self.bank_minimum)
+        """Points a bank needs (overtaking: more than the total to beat, if any)."""
+        low = self.bank_minimum if on_board else max(self.entry_minimum, self.bank_minimum)
+        return max(low, self.beat + self.unit) if self.beat else low
+
+    def beating(self, beat: int | None) -> RuleSet:
+        """The rules of a turn that must beat the previous player's banked turn total
+        `beat` (points; None or 0: the previous player zilched, or nobody has played)."""
+        if not beat:
+            return self
+        if not self.overtaking:
+            raise InputError(
+                f"--beat: {self.name} has no overtaking rule (a bank never has to beat the "
+                "previous player's; the rule key is overtaking = true)"
+            )
+        check_points(beat, "--beat")
+        low = self.min_bank(True)
+        if beat < max(low, self.unit) or beat % self.unit or beat // self.unit > MAX_UNITS:
+            raise InputError(
+                f"--beat {beat} is not a turn total the previous player can bank under "
+                f"{self.name}: a multiple of {self.unit} from {max(low, self.unit)} to "
+                f"{MAX_UNITS * self.unit} (0: none to beat)"
+            )
+        return replace(self, beat=beat)
 
     def min_bank_units(self, on_board: bool) -> int:
         return self.units_up(self.min_bank(on_board))
@@ -186,12 +212,25 @@ class RuleSet:
                 f"multiple of {self.unit} (the gcd of all points and minimums): scores "
                 "would leave the grid"
             )
+        if self.overtaking:  # (the combinations solved so far: refused, never ignored)
+            for bad, what in (
+                (self.has_permanent, "permanent points"),
+                (self.piggyback, "piggyback"),
+                (self.three_zilch_penalty, "three_zilch_penalty"),
+            ):
+                if bad:
+                    raise InputError(f"{self.name}: overtaking with {what} is not supported")
+        if self.beat and (not self.overtaking or self.beat < 0 or self.beat % self.unit):
+            raise InputError(f"{self.name}: beat {self.beat} needs overtaking and whole units")
 
     def canonical(self) -> dict:
         d = asdict(self)
         d.pop("name"), d.pop("description")
         if not self.three_zilch_penalty:  # (no penalty: its details change nothing, and
             d.pop("penalty_below_zero"), d.pop("penalty_off_board")  # the hash stays)
+        for key in ("overtaking", "beat"):  # (off: the hash of every rule set stays)
+            if not d[key]:
+                d.pop(key)
         return d
 
     def digest(self) -> str:
@@ -295,6 +334,7 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
             "three_zilch_penalty",
             "penalty_below_zero",
             "penalty_off_board",
+            "overtaking",
         }:
             _fail(src, f"game.{k}", "unknown key")
     target = game.get("target")
@@ -308,6 +348,7 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
         ("piggyback", False),
         ("penalty_below_zero", True),
         ("penalty_off_board", True),
+        ("overtaking", False),
     ):
         flags[key] = game.get(key, default)
         if not isinstance(flags[key], bool):

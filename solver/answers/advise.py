@@ -49,6 +49,7 @@ class Advice(Answer):
     margin: float | None
     note: str | None
     zilches: int | None = optional()  # (with a penalty for the third zilch in a row)
+    beat: int | None = optional()  # (overtaking: the turn total a bank must beat)
     ruleset: RuleSet = hidden()
 
 
@@ -62,6 +63,8 @@ def _score_values(
         rs = pol.rules
         if state.index(rs) == 0:
             note = "a turn starts with a roll" if state.turn == 0 else "hot dice must be rolled"
+        elif rs.beat and rs.min_bank(on_board) == rs.beat + rs.unit:
+            note = f"a bank must beat {rs.beat}, the previous player's (overtaking)"
         else:
             note = f"the minimum to bank is {rs.min_bank(on_board)}"
     return v, note
@@ -82,14 +85,17 @@ def advise(
     last_turn: bool = False,
     zilches: int = 0,
     opp_zilches: int = 0,
+    beat: int = 0,
     tables: Tables_ = None,
 ) -> Advice | Ranking | TakeOver | GameTakeOver | EndgameAdvice:
     """Should I roll?  Without scores: by expected points this turn (with a roll: every
     set-aside ranked; with a piggyback offer: take it or start fresh).  With the score and
     the opponents' scores: by the probability of winning.  zilches: zilches in a row
     before this turn, where the rules charge a penalty for the third (then the objective
-    is the long-run average points per turn)."""
-    rs = rule_set(rules)
+    is the long-run average points per turn).  beat: with overtaking, the previous
+    player's banked turn total (a bank must beat it; 0: he zilched, or nobody has
+    played)."""
+    rs = rule_set(rules).beating(beat)
     k = zilches_of(rs, zilches)
     k_opp = zilches_of(rs, opp_zilches, "--opp-zilches")
     tab = tables_of(rs, tables)
@@ -160,5 +166,6 @@ def advise(
         v.margin,
         note,
         k if penalty else None,
+        rs.beat if rs.overtaking else None,
         rs,
     )

@@ -127,21 +127,28 @@ class Strategy(Answer):
     average_points_per_turn: float | None = optional()  # (with one: the long-run optimum)
     penalty: int | None = optional()
     by_zilches: dict[int, ZilchCard] | None = optional()
+    beat: int | None = optional()  # (overtaking: the turn total a bank must beat)
     ruleset: RuleSet = hidden()
 
 
 def strategy(
-    rules: Rules = "farkle", not_on_board: bool = False, tables: Tables_ = None
+    rules: Rules = "farkle", not_on_board: bool = False, beat: int = 0, tables: Tables_ = None
 ) -> Strategy:
     """The strategy card: expected points of a fresh turn and, per dice count, the turn
     total from which to bank.  With a penalty for the third zilch in a row: the long-run
-    average points per turn and one card per count of zilches in a row (0, 1, 2)."""
-    rs = rule_set(rules)
+    average points per turn and one card per count of zilches in a row (0, 1, 2).  With
+    overtaking, `beat`: the previous player's banked turn total (a bank must beat it)."""
+    rs = rule_set(rules).beating(beat)
     pol = tables_of(rs, tables).score
     on = not not_on_board
     if pol.relative is None:
         return Strategy(
-            rs.name, on, pol.bank_thresholds(on), pol.expected_turn_score(on), ruleset=rs
+            rs.name,
+            on,
+            pol.bank_thresholds(on),
+            pol.expected_turn_score(on),
+            beat=rs.beat if rs.overtaking else None,
+            ruleset=rs,
         )
     cards = {k: pol.card(k) for k in range(3)}
     return Strategy(

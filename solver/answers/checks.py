@@ -75,11 +75,13 @@ def evaluate(
     permanent: int = 0,
     not_on_board: bool = False,
     zilches: int = 0,
+    beat: int = 0,
     tables: Tables_ = None,
 ) -> Evaluation:
     """The exact distribution of the points a turn records under a policy (after
-    `zilches` zilches in a row: a zilch after two costs the penalty too)."""
-    rs = rule_set(rules)
+    `zilches` zilches in a row: a zilch after two costs the penalty too; with overtaking,
+    a bank must beat `beat`)."""
+    rs = rule_set(rules).beating(beat)
     k = zilches_of(rs, zilches)
     tab = tables_of(rs, tables)
     state = turn_state(rs, dice, turn, permanent)
@@ -133,13 +135,14 @@ def simulate(
     not_on_board: bool = False,
     zilches: int = 0,
     out: str | None = None,
+    beat: int = 0,
     tables: Tables_ = None,
     progress: Progress = SILENT,
 ) -> Simulation:
     """Monte Carlo turns with physical dice (seeded), next to the exact figures.  Played
     in batches, counted as they come (memory does not grow with the turns); out: also
-    every turn's score, one per line."""
-    rs = rule_set(rules)
+    every turn's score, one per line.  beat: with overtaking, a bank must beat it."""
+    rs = rule_set(rules).beating(beat)
     k = zilches_of(rs, zilches)
     if turns < 1:
         raise InputError(f"--turns must be at least 1, got {turns}")
@@ -321,11 +324,13 @@ def verify(
     alpha: float = 0.001,
     not_on_board: bool = False,
     zilches: int = 0,
+    beat: int = 0,
     tables: Tables_ = None,
 ) -> ScoreVerdict | RollVerdict:
     """Is your simulator right?  Its turn scores (or single rolls) against the exact
-    distribution: consistent or not at significance alpha."""
-    rs = rule_set(rules)
+    distribution: consistent or not at significance alpha (with overtaking: turns whose
+    banks must beat `beat`)."""
+    rs = rule_set(rules).beating(beat)
     k = zilches_of(rs, zilches)
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InputError(f"--alpha must be a number strictly between 0 and 1, got {alpha!r}")

@@ -67,14 +67,16 @@ def endgame(
     table: bool = False,
     final_round: bool = False,
     scores: str | Sequence[int] | None = None,
+    beat: int = 0,
     tables: Tables_ = None,
 ) -> LastTurnAdvice | FinalRoundReport | Table:
     """Can I still win?  A last turn against a deficit; the whole last-turn table; or a
-    final round: everyone's chance and each player's stopping rule."""
+    final round: everyone's chance and each player's stopping rule.  beat: with
+    overtaking, the previous player's banked turn total (a bank must beat it)."""
     from ..objectives.last_turn import check_deficit
     from .export import last_turn_rows
 
-    rs = rule_set(rules)
+    rs = rule_set(rules).beating(beat)
     tab = tables_of(rs, tables)
     state_given = deficit is not None or dice is not None or turn or permanent or not_on_board
     if final_round or scores is not None:

@@ -266,14 +266,72 @@ def _penalty_game_rows(tab: Tables) -> Table:
     )
 
 
+MAX_BEAT = 5000  # points: the overtaking cards exported by default, to beat 0 .. this
+
+
+def beat_rows(tab: Tables, max_beat: int | None = None) -> Table:
+    """Overtaking: the strategy card for every turn total to beat (0: none, then every
+    possible bank up to max_beat), one row per card, flag and dice count: the turn total to
+    bank from, and the expected points of a fresh turn.  (Each card is a solve of a few
+    milliseconds; they are not stored.)"""
+    from dataclasses import replace
+
+    from ..objectives.score import ScorePolicy, solve_score
+
+    rs = tab.rules
+    if not rs.overtaking:
+        raise InputError(
+            f"--objective beat: {rs.name} has no overtaking rule (a bank never has to beat "
+            "the previous player's)"
+        )
+    top = MAX_BEAT if max_beat is None else max_beat
+    low = max(rs.min_bank(True), rs.unit)
+    if top < low or top % rs.unit:
+        raise InputError(f"--max-beat must be a multiple of {rs.unit} from {low}, got {top}")
+    rs.beating(top)  # (its range checked once, as --beat)
+    flags = (False, True) if rs.min_bank(False) != rs.min_bank(True) else (True,)
+    cols: dict[str, list] = {
+        c: [] for c in ("beat", "on_board", "dice", "bank_from", "expected_points")
+    }
+    for beat in [0, *range(low, top + 1, rs.unit)]:
+        turn_rules = rs.beating(beat)
+        main, _ = solve_score(replace(tab.model, rules=turn_rules))
+        pol = ScorePolicy(turn_rules, main, None, tab.reachable(main.roll.shape[2]))
+        for on in flags:
+            value = pol.expected_turn_score(on)
+            for n, v in pol.bank_thresholds(on).items():
+                cols["beat"].append(beat)
+                cols["on_board"].append(on)
+                cols["dice"].append(n)
+                cols["bank_from"].append(v)
+                cols["expected_points"].append(value)
+    return Table(dict(_meta(tab, "beat"), max_beat=top), cols)
+
+
 # --- zilch export --------------------------------------------------------------------------
-def export(rules: Rules = "farkle", objective: str = "score", tables: Tables_ = None) -> Table:
+def export(
+    rules: Rules = "farkle",
+    objective: str = "score",
+    beat: int = 0,
+    max_beat: int | None = None,
+    tables: Tables_ = None,
+) -> Table:
     """The whole policy as rows: expected points ("score"), the last turn by deficit
-    ("last-turn"), or the two-player game's start-of-turn table ("game", solved first with
-    zilch game)."""
-    rs = rule_set(rules)
+    ("last-turn"), the two-player game's start-of-turn table ("game", solved first with
+    zilch game), or with overtaking the strategy card for every total to beat ("beat", up
+    to max_beat points).  beat: with overtaking, the "score" or "last-turn" table of turns
+    whose banks must beat it."""
+    rs = rule_set(rules).beating(beat)
     tab = tables_of(rs, tables)
     builders = {"score": score_rows, "last-turn": last_turn_rows, "game": game_rows}
+    if objective == "beat":
+        if beat:
+            raise InputError("--objective beat covers every total to beat: leave out --beat")
+        return beat_rows(tab, max_beat)
+    if max_beat is not None:
+        raise InputError("--max-beat is for --objective beat")
     if objective not in builders:
-        raise InputError(f"--objective is one of {', '.join(builders)}, got {objective!r}")
+        raise InputError(
+            f"--objective is one of {', '.join([*builders, 'beat'])}, got {objective!r}"
+        )
     return builders[objective](tab)

@@ -62,13 +62,15 @@ def plot_endgame(
     rules: Rules = "farkle",
     out: str = "endgame.png",
     not_on_board: bool = False,
+    beat: int = 0,
     tables: Tables_ = None,
 ) -> Picture:
     """Left: P(win) of a last turn against the deficit, one line per dice count at turn
     total 0 (log scale: it falls geometrically).  Right: P(win) with N-1 dice over (deficit,
     turn total), and the roll/bank boundary (the smallest total at which banking is optimal;
-    in a last turn it sits one unit above the deficit wherever banking is allowed)."""
-    rs = rule_set(rules)
+    in a last turn it sits one unit above the deficit wherever banking is allowed; with
+    overtaking, banks must beat `beat`)."""
+    rs = rule_set(rules).beating(beat)
     out = _picture(out)
     plt = _pyplot()
     tab = tables_of(rs, tables).last_turn
@@ -115,11 +117,12 @@ def plot_distribution(
     results: str | None = None,
     column: str | None = None,
     not_on_board: bool = False,
+    beat: int = 0,
     tables: Tables_ = None,
 ) -> Picture:
     """The exact probability of each recorded turn score (bars), a simulator's frequencies
-    (dots) over it."""
-    rs = rule_set(rules)
+    (dots) over it (with overtaking: turns whose banks must beat `beat`)."""
+    rs = rule_set(rules).beating(beat)
     out = _picture(out)
     tab = tables_of(rs, tables)
     on = not not_on_board

@@ -42,6 +42,7 @@ def rule_set(a) -> str:
     lines.append(
         f"game: target {rs.target} ({rs.reach.replace('_', ' ')}), end {rs.end}, "
         f"tie {rs.tie}, piggyback {str(rs.piggyback).lower()}"
+        + (", overtaking (a bank must beat the previous player's)" if rs.overtaking else "")
     )
     lines.append(f"rules hash {rs.digest()[:16]}")
     return "\n".join(lines)
@@ -183,6 +184,8 @@ def _threshold(rs, n: int, v: int | None) -> str:
 def strategy(a) -> str:
     rs = a.ruleset
     who = "" if a.on_board else " (not yet on the board)"
+    if a.beat:
+        who += f", a bank must beat {a.beat}"
     if a.by_zilches is None:
         lines = [
             f"{a.rules}{who}: a fresh turn is worth {a.expected_turn_score:.4f} points",

@@ -61,6 +61,15 @@ OPP_ZILCHES_OPT = click.option(
     help="The opponent's zilches in a row (0-2; two players, with a penalty).",
 )
 
+BEAT_OPT = click.option(
+    "--beat",
+    type=int,
+    default=0,
+    metavar="POINTS",
+    help="Overtaking: the previous player's banked turn total, which a bank must beat "
+    "(0: he zilched, or nobody has played).",
+)
+
 
 def STATE_OPTS(f):
     """Where the turn stands: --dice, --turn, --permanent (advise, endgame, evaluate)."""
@@ -157,6 +166,7 @@ def odds(as_json, **opts):
 )
 @ZILCHES_OPT
 @OPP_ZILCHES_OPT
+@BEAT_OPT
 @TABLES_OPT
 @JSON_OPT
 def advise(as_json, **opts):
@@ -173,6 +183,7 @@ def advise(as_json, **opts):
 @main.command()
 @RULES_OPT
 @click.option("--not-on-board", is_flag=True, help="Card for a player not yet on the board.")
+@BEAT_OPT
 @TABLES_OPT
 @JSON_OPT
 def strategy(as_json, **opts):
@@ -197,6 +208,7 @@ def strategy(as_json, **opts):
 )
 @FORMAT_OPT
 @click.option("--out", default=None, metavar="PATH", help="With --table: output file.")
+@BEAT_OPT
 @TABLES_OPT
 @JSON_OPT
 def endgame(as_json, fmt, out, **opts):
@@ -227,6 +239,7 @@ def endgame(as_json, fmt, out, **opts):
 @STATE_OPTS
 @NOT_ON_BOARD_OPT
 @ZILCHES_OPT
+@BEAT_OPT
 @TABLES_OPT
 @JSON_OPT
 def evaluate(as_json, **opts):
@@ -258,6 +271,7 @@ def evaluate(as_json, **opts):
     "average points per turn against the exact long-run average.",
 )
 @click.option("--out", default=None, metavar="FILE.csv", help="Also write every turn score.")
+@BEAT_OPT
 @TABLES_OPT
 @JSON_OPT
 def simulate(as_json, out, long_run, **opts):
@@ -266,12 +280,13 @@ def simulate(as_json, out, long_run, **opts):
     from ..answers.base import out_path
 
     if long_run:
-        if out is not None or opts["not_on_board"] or opts["zilches"]:
+        if out is not None or opts["not_on_board"] or opts["zilches"] or opts["beat"]:
             raise InputError(
-                "--long-run plays whole runs of turns on the board from no zilch in a row: "
-                "leave out --out, --not-on-board and --zilches"
+                "--long-run plays whole runs of turns on the board from no zilch in a row "
+                "(with a penalty, so without overtaking): leave out --out, --not-on-board, "
+                "--zilches and --beat"
             )
-        opts.pop("not_on_board"), opts.pop("zilches")
+        opts.pop("not_on_board"), opts.pop("zilches"), opts.pop("beat")
         emit(checks.simulate_long_run(progress=Bar(), **opts), as_json, render.long_run)
         return
     emit(
@@ -305,6 +320,7 @@ def simulate(as_json, out, long_run, **opts):
 )
 @NOT_ON_BOARD_OPT
 @ZILCHES_OPT
+@BEAT_OPT
 @TABLES_OPT
 @JSON_OPT
 def verify(as_json, **opts):
@@ -368,6 +384,7 @@ def _wrote(picture) -> None:
 @RULES_OPT
 @click.option("--out", required=True, metavar="FILE.png", help="The picture's file.")
 @NOT_ON_BOARD_OPT
+@BEAT_OPT
 @TABLES_OPT
 def plot_endgame(**opts):
     """P(win) of a last turn against the deficit, per dice count, and the bank boundary."""
@@ -404,6 +421,7 @@ def plot_game(**opts):
 @click.option("--results", default=None, metavar="FILE", help="Overlay simulated frequencies.")
 @click.option("--column", default=None, help="Column name in a CSV file with a header.")
 @NOT_ON_BOARD_OPT
+@BEAT_OPT
 @TABLES_OPT
 def plot_distribution(**opts):
     """The exact turn-score distribution (with a simulator's frequencies overlaid)."""
@@ -423,13 +441,22 @@ def plot_distribution(**opts):
 )
 @click.option(
     "--objective",
-    type=click.Choice(["score", "last-turn", "game"]),
+    type=click.Choice(["score", "last-turn", "game", "beat"]),
     default="score",
     show_default=True,
-    help="Expected points; P(win) of a last turn by deficit; or "
+    help="Expected points; P(win) of a last turn by deficit; "
     "the two-player game's start-of-turn table (solved "
-    "first with zilch game).",
+    "first with zilch game); or with overtaking, the strategy card for every turn total "
+    "to beat.",
 )
+@click.option(
+    "--max-beat",
+    type=int,
+    default=None,
+    metavar="POINTS",
+    help="With --objective beat: the largest total to beat (default 5000).",
+)
+@BEAT_OPT
 @TABLES_OPT
 def export(fmt, out, **opts):
     """The whole policy table, one row per reachable state."""

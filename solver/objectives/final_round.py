@@ -486,6 +486,12 @@ def check_final_round(rules: RuleSet, leader: int, scores: Sequence[int], turn: 
     u = rules.unit
     if leader % u or any(s % u for s in scores) or turn % u:
         raise InputError(f"scores must be multiples of {u} under {rules.name}")
+    if rules.overtaking and len(scores) > 1:
+        raise InputError(
+            f"{rules.name}: a final round with overtaking and more than one player still to "
+            "play is not solved yet (each one's minimum is the previous one's bank); the last "
+            "turn is, with --beat"
+        )
     if any(s >= leader for s in scores):
         raise InputError(
             "a player still to play in the final round cannot be level with or ahead of the leader"

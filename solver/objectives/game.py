@@ -47,6 +47,12 @@ def check_supported(rules: RuleSet) -> None:
             f"{rules.name} charges a penalty for the third zilch in a row: this game table "
             "leaves it out (zilch game solves the game with it)"
         )
+    if rules.overtaking:
+        raise InputError(
+            f"{rules.name}: the game with overtaking is not solved yet (the previous "
+            "player's banked turn total is part of its state); the turn and last-turn "
+            "commands take it as --beat"
+        )
     if rules.has_permanent:
         _ = rules.perm_step  # one permanent amount (refused otherwise, clearly)
     if rules.piggyback and (rules.end != "instant" or rules.has_permanent):
