@@ -25,6 +25,7 @@ CHECKED = 4096  # units at risk up to which a state's reachability is checked (~
 if TYPE_CHECKING:
     from .objectives.game import GameTable
     from .objectives.last_turn import LastTurnTable
+    from .objectives.overtaking_game import OvertakingGame
     from .objectives.penalty_game import PenaltyGame
 
 
@@ -238,6 +239,63 @@ class Tables:
                 tuple(int(x) for x in arrays["O.shape"]), arrays["O.idx"], arrays["O.val"]
             )
         return GameTable(self.model, target, W, Finals(rules, W.shape[0], finals or None), offers)
+
+    def overtaking_game(
+        self,
+        target: int | None = None,
+        progress: Callable[[int], None] | None = None,
+        solve_if_missing: bool = True,
+    ) -> OvertakingGame | None:
+        """The two-player game under overtaking, the previous bank part of the state
+        (solved and stored if missing, unless solve_if_missing is False)."""
+        from .objectives.game import Finals
+        from .objectives.overtaking_game import (
+            OvertakingFinals,
+            OvertakingGame,
+            check_overtaking,
+            solve_overtaking_game,
+        )
+
+        rules = self.rules
+        assert not rules.beat, "the game's table is the rules', not one turn's"
+        check_overtaking(rules)
+        target = rules.target if target is None else target
+        assert target is not None
+        R = rules.reach_units(target)
+        objective = f"game{target}"
+        flags = {int(rules.on_board(0)), int(rules.on_board(1))}
+
+        def check(header, a):
+            ok = a["W"].shape == (R, R, R) and a["W"].dtype == np.float64
+            if rules.end != "instant":
+                for f in flags:
+                    for k in (f"opp.{f}", f"strict.{f}"):
+                        ok &= k in a and a[k].ndim == 1 and a[k].shape[0] > R
+            return bool(ok)
+
+        got = self.store.load(rules.name, rules.digest(), objective, check=check)
+        if got is None and not solve_if_missing:
+            return None
+        if got is None:
+
+            def build():
+                bound = 0 if rules.end == "instant" else self.reach_bound
+                g = solve_overtaking_game(self.model, bound, target, progress)
+                arrays = {"W": g.W}
+                for name, part in (("opp", g.finals.plain.opp), ("strict", g.finals.strict)):
+                    for flag, arr in (part or {}).items():
+                        arrays[f"{name}.{int(flag)}"] = arr
+                return {"rules_name": rules.name, "target": target}, arrays
+
+            got = self._cached(objective, build, check=check)
+        arrays = got[1]
+
+        def part(name):
+            found = {bool(int(k.split(".")[1])): v for k, v in arrays.items() if k.startswith(name)}
+            return found or None
+
+        finals = OvertakingFinals(Finals(rules, R, part("opp.")), part("strict."))
+        return OvertakingGame(self.model, target, arrays["W"], finals)
 
     def penalty_game(
         self,

@@ -185,3 +185,75 @@ def penalty_game(rules, R, lo, Tm, finals=None):
     else:
         raise AssertionError("value iteration did not settle")
     return V[..., 0, 0]
+
+
+def last_turn_beat(rules, D):
+    """X[d, T]: P(the last player beats deficit d) when his bank must also beat the total T
+    (overtaking; T = 0: nothing to beat), d, T < D units, on the board, ties count the
+    tie.  Totals run to D + 1 units: beyond, banking wins and beats every T."""
+    N, moves, u = rules.dice, _moves(rules), rules.unit
+    Tm = D + 1
+    d = np.arange(D)[:, None, None]
+    T = np.arange(D)[None, :, None]
+    t = np.arange(Tm)[None, None, :]
+    bank = np.where(t > d, 1.0, np.where(t == d, rules.tie, 0.0))
+    bank = np.where((t * u >= rules.bank_minimum) & ((T == 0) | (t > T)), bank, -np.inf)
+    V = np.zeros((D, D, N + 1, Tm))
+    beyond = lambda s2, tt: 1.0
+    for _ in range(10_000):
+        old = V.copy()
+        for s in range(N + 1):
+            n = N if s == 0 else s
+            roll = _roll(V, moves, n, Tm, beyond)
+            V[:, :, s] = roll if s == 0 else np.maximum(roll, bank)
+        if np.abs(V - old).max() < 1e-15:
+            break
+    return V[:, :, 0, 0]
+
+
+def overtaking_game(rules, R, Tm, finals=None):
+    """W[a, b, T] of the game under overtaking (issue 14) by value iteration over the whole
+    state space: T is the opponent's last banked turn total (0: he zilched), a bank must
+    beat it as well as the minimum; banking t leads to (b, a + t, t), a zilch to (b, a, 0).
+    finals[d, T] (last_turn_beat): the opponent's last turn once a bank of T reaches the
+    target with deficit d; None: reaching the target wins at once.  Optional hot dice only."""
+    assert rules.hot_dice == "optional"
+    N, moves, u = rules.dice, _moves(rules), rules.unit
+    a = np.arange(R)[:, None, None, None]
+    b = np.arange(R)[None, :, None, None]
+    T = np.arange(R)[None, None, :, None]
+    t = np.arange(Tm)[None, None, None, :]
+    on_board = (a > 0) | (rules.entry_minimum == 0)
+    mins = np.where(on_board, rules.bank_minimum, max(rules.entry_minimum, rules.bank_minimum))
+    ok = (t * u >= mins) & ((T == 0) | (t > T))
+    V = np.full((R, R, R, N + 1, Tm), 0.5)
+
+    def bank_value(start, tt):
+        final = a + tt
+        if finals is None:
+            fin = np.ones(final.shape)
+        else:
+            d = np.minimum(final - b, len(finals) - 1)
+            fin = 1.0 - finals[np.maximum(d, 0), np.minimum(tt, len(finals) - 1)]
+        bb, ff, t2 = np.broadcast_arrays(b, np.minimum(final, R - 1), np.minimum(tt, R - 1))
+        mine = 1.0 - start[bb, ff, t2]
+        return np.where(final < R, mine, fin)
+
+    for _ in range(20_000):
+        old = V.copy()
+        start = V[..., 0, 0]  # W[a, b, T]
+        zilch = (1.0 - start[:, :, 0].T)[:, :, None]  # the opponent moves from (b, a, 0)
+        bank = np.where(ok, np.broadcast_to(bank_value(start, t), (R, R, R, Tm)), -np.inf)
+
+        def beyond(s2, tt):
+            return bank_value(start, tt)
+
+        for s in range(N + 1):
+            n = N if s == 0 else s
+            roll = _roll(V, moves, n, Tm, beyond) + moves[n][2] * zilch[..., None]
+            V[..., s, :] = roll if s == 0 else np.maximum(roll, bank)
+        if np.abs(V - old).max() < 1e-14:
+            break
+    else:
+        raise AssertionError("value iteration did not settle")
+    return V[..., 0, 0]

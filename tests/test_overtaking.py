@@ -16,6 +16,7 @@ from dicesolver.outcomes.model import turn_model
 from dicesolver.turn.reach import sweep
 
 from . import bruteforce
+from . import game_valueiteration as VI
 from .clirun import zilch
 
 
@@ -138,10 +139,11 @@ def test_a_last_turn_to_beat():
         (["advise", "--rules", "zilch-overtaking", "--beat", "375"], "not a turn total"),
         (["advise", "--rules", "zilch-overtaking", "--beat", "300"], "from 350"),
         (["strategy", "--rules", "zilch-overtaking", "--beat", "-50"], "not a turn total"),
-        (["game", "--rules", "zilch-overtaking"], "the game with overtaking is not solved"),
+        (["game", "--rules", "zilch-overtaking", "--beat", "375"], "not a turn total"),
+        (["game", "--rules", "zilch", "--beat", "400"], "no overtaking rule"),
         (
             ["advise", "--rules", "zilch-overtaking", "--score", "5000", "--opponents", "4000"],
-            "the game with overtaking is not solved",
+            "needs the two-player game table with it, solved first",
         ),
         (
             [
@@ -158,7 +160,7 @@ def test_a_last_turn_to_beat():
         (["export", "--rules", "zilch-overtaking", "--max-beat", "500"], "--objective beat"),
         (
             ["export", "--rules", "zilch-overtaking", "--objective", "beat", "--beat", "400"],
-            "leave out --beat",
+            "covers every total to beat",
         ),
         (
             ["export", "--rules", "zilch-overtaking", "--objective", "beat", "--max-beat", "375"],
@@ -217,3 +219,104 @@ def test_the_commands_take_the_total_to_beat():
     )
     assert "overtaking" in zilch("rules", "zilch-overtaking").stdout
     assert "beat" not in json.loads(zilch("advise", "--rules", "zilch", "--json").stdout)
+
+
+# --- the game: the previous bank in the state (objectives/overtaking_game.py) ------------
+def _game(rs, target):
+    from dicesolver.objectives.last_turn import reach_bound
+    from dicesolver.objectives.overtaking_game import solve_overtaking_game
+
+    m = turn_model(rs)
+    return solve_overtaking_game(m, 0 if rs.end == "instant" else reach_bound(m), target)
+
+
+def test_game_equals_plain_value_iteration_reaching_the_target_wins():
+    """A plain value iteration over every state (scores, the previous bank, dice, turn
+    total) agrees to 1e-9 on every state the table keeps (farkle with overtaking where
+    reaching 500 wins at once)."""
+    src = rules.canonical_source("farkle")
+    src["game"].update(overtaking=True, end="instant")
+    rs = rules.from_dict(src, "farkle-overtaking-instant.toml")
+    g = _game(rs, 500)
+    R = rs.reach_units(500)
+    W_vi = VI.overtaking_game(rs, R, R + 2)
+    kept = ~np.isnan(g.W)
+    assert kept.sum() == sum(1 + b for b in range(R)) * R  # T = 0 and every bank up to b
+    assert np.abs(g.W[kept] - W_vi[kept]).max() < 1e-9
+
+
+def test_the_last_turn_after_the_bank_that_reached_the_target():
+    """The opponent's last turn must beat the deficit d and the bank t that reached the
+    target: the finals' rule (the plain last turn where t < d, else P(more than t)) against
+    a value iteration of the last turn with both conditions, for every (d, t)."""
+    from dicesolver.objectives.overtaking_game import OvertakingFinals
+
+    rs = _small(3, "any", "optional")
+    m = turn_model(rs)
+    fin = OvertakingFinals.solve(m, 1, 40)
+    X = VI.last_turn_beat(rs, 40)
+    d, t = np.meshgrid(np.arange(1, 40), np.arange(1, 40), indexing="ij")
+    got = 1.0 - fin.mine(d.ravel(), np.zeros(d.size, int), t.ravel())
+    assert np.abs(got - X[d.ravel(), t.ravel()]).max() < 1e-12
+
+
+def test_game_with_a_final_round_equals_plain_value_iteration():
+    """The same with a final round (three dice, to 500): the opponent's last turn must beat
+    the bank that reached the target."""
+    rs = _small(3, "any", "optional")
+    assert rs.end == "final_round"
+    g = _game(rs, 500)
+    R = rs.reach_units(500)
+    Tm = 40
+    W_vi = VI.overtaking_game(rs, R, Tm, VI.last_turn_beat(rs, R + Tm + 30))
+    kept = ~np.isnan(g.W)
+    assert np.abs(g.W[kept] - W_vi[kept]).max() < 1e-9
+
+
+def test_game_commands_under_overtaking(tmp_path):
+    """zilch game --beat, advice with scores from the stored table (a query never starts a
+    solve), and the game's export with the previous bank."""
+    f = tmp_path / "farkle-ot.toml"
+    src = rules.canonical_source("farkle")
+    lines = [f"{k} = {v!r}".replace("'", '"') for k, v in src.items() if isinstance(v, (str, int))]
+    lines = [x for x in lines if not x.startswith(("name", "description"))]
+    lines += ["[faces]"] + [f"{k} = {v}" for k, v in src["faces"].items()]
+    lines += ["[game]", "target = 1000", "overtaking = true"]
+    f.write_text("\n".join(lines) + "\n")
+    tabs = str(tmp_path / "tables")
+    base = ["--rules", str(f), "--tables", tabs]
+    advise = [
+        "advise",
+        *base,
+        "--dice",
+        "3",
+        "--turn",
+        "400",
+        "--score",
+        "500",
+        "--opponents",
+        "700",
+    ]
+    assert "solved first" in zilch(*advise, code=2).stderr
+    import json
+
+    j = json.loads(zilch("game", *base, "--scores", "500,700", "--beat", "400", "--json").stdout)
+    assert j["beat"] == 400 and 0 < j["p_win"] < 1
+    a = json.loads(zilch(*advise, "--beat", "400", "--json").stdout)
+    assert a["situation"] == "game" and a["p_win_game"] == j["p_win"]
+    # at the start of the turn, rolling is the game's chance from the table
+    start = [*advise[: advise.index("--dice")], "--score", "500", "--opponents", "700"]
+    s = json.loads(zilch(*start, "--beat", "400", "--json").stdout)
+    assert s["p_win"]["roll"] == pytest.approx(j["p_win"], abs=1e-12)
+    rows = json.loads(zilch("export", *base, "--objective", "game", "--format", "json").stdout)
+    assert rows["columns"] == ["score", "opponent", "beat", "p_win"]
+    got = {(r["score"], r["opponent"], r["beat"]): r["p_win"] for r in rows["rows"]}
+    assert got[(500, 700, 400)] == pytest.approx(j["p_win"], abs=0)
+    assert (
+        "a bank must beat 400"
+        in zilch("game", *base, "--scores", "500,700", "--beat", "400").stdout
+    )
+    assert (
+        "part of his score"
+        in zilch("game", *base, "--scores", "500,300", "--beat", "400", code=2).stderr
+    )

@@ -87,6 +87,8 @@ def endgame_advice(
         )
 
     g = None
+    if rs.overtaking and sit.kind in ("outside", "reach target") and len(opponents) == 1:
+        return _overtaking_game_turn(tab, state, score, opponents[0], answer)
     if rs.three_zilch_penalty and sit.kind in ("outside", "reach target") and len(opponents) == 1:
         return _penalty_game_turn(tab, state, score, opponents, zilches, answer)
     if sit.kind in ("outside", "reach target") and len(opponents) == 1:
@@ -143,6 +145,31 @@ def endgame_advice(
         still_to_play=list(sit.remaining),
         p_win_all=chances,
         note=note,
+    )
+
+
+def _overtaking_game_turn(tab, state, score, opp, answer) -> EndgameAdvice:
+    """A turn of the two-player game under overtaking, from its stored table (zilch game
+    solves it; a query never starts a solve); tab.rules carries the total to beat."""
+    from dataclasses import replace
+
+    from ..errors import InputError
+    from ..turn import TurnLevels
+    from .base import tables_of
+
+    rs = tab.rules
+    g = tables_of(replace(rs, beat=0), tab.store).overtaking_game(solve_if_missing=False)
+    if g is None:
+        raise InputError(
+            f"{rs.name} has overtaking: advice with scores before the final round needs the "
+            f"two-player game table with it, solved first (zilch game --rules {rs.name}); "
+            "no advice is given rather than one without it"
+        )
+    if rs.beat > opp:
+        raise InputError(f"--beat {rs.beat}: the opponent's last bank is part of his score ({opp})")
+    turn = TurnLevels(rs, (g.turn(score, opp, rs.beat),))
+    return answer(
+        "game", turn.value_at(state), still_to_play=[], p_win_game=g.p_win(score, opp, rs.beat)
     )
 
 

@@ -223,6 +223,8 @@ def game_rows(tab: Tables) -> Table:
     rs = tab.rules
     if rs.three_zilch_penalty:
         return _penalty_game_rows(tab)
+    if rs.overtaking:
+        return _overtaking_game_rows(tab)
     g = tab.game(solve_if_missing=False)
     if g is None:
         raise InputError(
@@ -236,6 +238,27 @@ def game_rows(tab: Tables) -> Table:
             "score": (a.ravel() * rs.unit).tolist(),
             "opponent": (b.ravel() * rs.unit).tolist(),
             "p_win": g.W.ravel().tolist(),
+        },
+    )
+
+
+def _overtaking_game_rows(tab: Tables) -> Table:
+    """Under overtaking: every pair of scores and every last bank of the opponent that
+    his score allows (column "beat"; 0: he zilched, or nobody has played)."""
+    rs = tab.rules
+    g = tab.overtaking_game(solve_if_missing=False)
+    if g is None:
+        raise InputError(
+            f"no game table for {rs.name} yet: solve it first with zilch game --rules {rs.name}"
+        )
+    a, b, T = np.nonzero(~np.isnan(g.W))
+    return Table(
+        _meta(tab, "game"),
+        {
+            "score": (a * rs.unit).tolist(),
+            "opponent": (b * rs.unit).tolist(),
+            "beat": (T * rs.unit).tolist(),
+            "p_win": g.W[a, b, T].tolist(),
         },
     )
 
@@ -324,9 +347,12 @@ def export(
     rs = rule_set(rules).beating(beat)
     tab = tables_of(rs, tables)
     builders = {"score": score_rows, "last-turn": last_turn_rows, "game": game_rows}
+    if beat and objective not in ("score", "last-turn"):
+        raise InputError(
+            f"--beat is for --objective score or last-turn (the {objective} table covers "
+            "every total to beat)"
+        )
     if objective == "beat":
-        if beat:
-            raise InputError("--objective beat covers every total to beat: leave out --beat")
         return beat_rows(tab, max_beat)
     if max_beat is not None:
         raise InputError("--max-beat is for --objective beat")

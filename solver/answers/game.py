@@ -41,6 +41,7 @@ class GameChance(Answer):
     note: str | None
     zilches: list[int] | None = optional()  # (with a penalty: mine, the opponent's)
     lowest: int | None = optional()  # (with a penalty below zero: the lowest score)
+    beat: int | None = optional()  # (overtaking: the opponent's last bank, to beat)
 
 
 @dataclass(frozen=True)
@@ -61,19 +62,25 @@ def game(
     zilches: int = 0,
     opp_zilches: int = 0,
     lowest: int | None = None,
+    beat: int = 0,
     tables: Tables_ = None,
     progress: Progress = SILENT,
 ) -> GameChance | Fairness:
     """Two players, the whole game: the probability that the player to move wins (solved
     and stored on first use, with progress by score sum).  Where the third zilch in a row
     costs a penalty: after `zilches` and `opp_zilches` zilches in a row, scores down to
-    `lowest` (points; where the penalty may take a score below zero)."""
+    `lowest` (points; where the penalty may take a score below zero).  With overtaking:
+    `beat`, the opponent's last banked turn total (0: he zilched, or nobody has played),
+    which the mover's bank must beat."""
     rs = rule_set(rules)
+    rs.beating(beat)  # (checked as every --beat is)
     tab = tables_of(rs, tables)
     _check_target(rs, target)
     if fairness and scores is not None:
         raise InputError("--fairness is about the start of the game: leave out --scores")
     pair = _score_pair(scores)
+    if rs.overtaking:
+        return _overtaking_game(rs, tab, target, pair, fairness, beat, progress)
     if rs.three_zilch_penalty:
         return _penalty_game(
             rs, tab, target, pair, fairness, zilches, opp_zilches, lowest, progress
@@ -130,6 +137,41 @@ def solve_game_table(tab: Tables, target: int | None, progress: Progress):
         g = tab.game(target, step)
     assert g is not None
     return g
+
+
+def _overtaking_game(rs, tab, target, pair, fairness, beat, progress):
+    """The game under overtaking (objectives/overtaking_game.py): the opponent's last
+    bank is part of the state."""
+    from ..objectives.game import closest_to_even
+    from ..objectives.overtaking_game import estimate
+
+    goal = rs.target if target is None else target
+    top = rs.reach_units(goal) * rs.unit
+    if fairness and beat:
+        raise InputError("--fairness is about the start of the game: leave out --beat")
+    if not fairness:
+        for what, v in zip(("--scores (mine)", "--scores (the opponent's)"), pair):
+            rs.check_score(what, v)
+            if v >= top:
+                raise InputError(f"{what} {v}: a game to {goal} is over there")
+        if beat > pair[1]:
+            raise InputError(
+                f"--beat {beat}: the opponent's last bank is part of his score ({pair[1]})"
+            )
+    g = tab.overtaking_game(target, solve_if_missing=False)
+    if g is None:
+        nbytes, seconds = estimate(tab.model, goal)
+        what = f"the {rs.name} game to {goal} with overtaking"
+        check_memory(nbytes, what, "choose a lower --target")
+        check_time(seconds, what, "choose a lower --target")
+        with started_by_first_step(progress, "solving score sums", lambda s: s + 1) as step:
+            g = tab.overtaking_game(target, step)
+    assert g is not None
+    if fairness:
+        h, p = closest_to_even(g.W[0, :, 0], rs.unit)
+        return Fairness(rs.name, g.target, h, p, float(g.W[0, 0, 0]), None)
+    me, opp = pair
+    return GameChance(rs.name, g.target, [me, opp], g.p_win(me, opp, beat), None, beat=beat)
 
 
 def _penalty_game(rs, tab, target, pair, fairness, zilches, opp_zilches, lowest, progress):

@@ -182,6 +182,11 @@ def plot_game(
             f"{rs.name} charges a penalty for the third zilch in a row: the game's picture is "
             "not drawn with it yet (zilch game and zilch export --objective game give its table)"
         )
+    if rs.overtaking:
+        raise InputError(
+            f"{rs.name} has overtaking: the game's picture is not drawn with it yet (zilch "
+            "game and zilch export --objective game give its table)"
+        )
     out = _picture(out)
     g = tables_of(rs, tables).game(target, solve_if_missing=False)
     if g is None:

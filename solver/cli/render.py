@@ -240,6 +240,8 @@ def game(a) -> str:
     if a.zilches is not None:
         me += _zilches_text(a.zilches[0])[: -len(" before this turn")]
         opp += f", {a.zilches[1]}"
+    if a.beat:
+        me += f", a bank must beat {a.beat}"
     text = (
         f"{a.rules} to {a.target}: the player to move ({me}) against "
         f"{opp} wins with probability {a.p_win:.6f}"

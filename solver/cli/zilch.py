@@ -360,6 +360,7 @@ def verify(as_json, **opts):
     help="Where the penalty may take a score below zero: the lowest score the game keeps "
     "(default -2000; a penalty stops there).",
 )
+@BEAT_OPT
 @TABLES_OPT
 @JSON_OPT
 def game(as_json, **opts):

@@ -1,0 +1,207 @@
+"""The two-player game under overtaking (issue 14): a bank must also beat the previous
+player's banked turn total, unless he zilched.
+
+A state is (a, b, T): the scores of the player to move and of the opponent (units) and T,
+the opponent's last banked turn total (0: he zilched, or nobody has played yet);
+W[a, b, T] is the mover's chance.  His turn is the game's turn (game.turn_payoff) with the
+minimum raised to T + 1 where T > 0; banking t leads to (b, a + t, t) — the opponent must
+beat t — and a zilch to (b, a, 0).  Once a + t reaches the target the opponent's last turn
+must beat the deficit d and t: where t < d that is the plain last turn (he needs more than
+d anyway), else his chance of banking more than t (the last turn against deficit t with a
+tie worth nothing).  Where reaching the target wins at once it is 1.
+
+Order: a bank raises the score sum; a zilch keeps it and leads to a state with T = 0.  Per
+sum, the T = 0 states pair up by their zilches and are solved as the plain game's pairs
+(Newton on the pair); then every state with T > 0 is one turn, its zilch worth
+1 - W[b, a, 0] from the pair just solved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..errors import InputError
+from ..outcomes.model import TurnModel
+from ..rules import RuleSet
+from ..turn import solve_turn
+from .game import NEWTON_TOL, Finals, check_supported, turn_payoff
+from .last_turn import solve_last_turn
+
+ROWS = 1024  # turns solved at once (the bank payoffs of a batch are rows x totals)
+
+
+def check_overtaking(rules: RuleSet) -> None:
+    """The game with overtaking: the plain game's conditions besides (the rules refuse
+    overtaking with permanent points, piggyback or a penalty)."""
+    check_supported(replace(rules, overtaking=False))
+
+
+@dataclass(frozen=True, eq=False)
+class OvertakingFinals:
+    """The opponent's last turn once a bank of t reaches the target with deficit d: the
+    plain last turn where t < d, else strict[t], his chance of banking more than t (by his
+    board flag); None where reaching the target wins at once."""
+
+    plain: Finals
+    strict: dict[bool, np.ndarray] | None
+
+    @classmethod
+    def solve(cls, model: TurnModel, R: int, reach_bound: int) -> OvertakingFinals:
+        plain = Finals.solve(model, R, reach_bound)
+        if plain.opp is None:
+            return cls(plain, None)
+        rules = model.rules
+        no_tie = replace(model, rules=replace(rules, tie=0.0))
+        totals = np.arange(len(next(iter(plain.opp.values())))) * rules.unit
+        strict = {
+            flag: solve_last_turn(no_tie, totals, flag)[0].roll[:, 0, 0] for flag in plain.opp
+        }
+        return cls(plain, strict)
+
+    def mine(self, final: np.ndarray, opp_score: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """The banker's chance with his score `final` against opp_score, having banked t."""
+        if self.strict is None or self.plain.opp is None:
+            return np.ones(final.shape)
+        on = (opp_score > 0) | (self.plain.rules.entry_minimum == 0)  # rules.on_board
+        d = final - opp_score
+        chance = np.zeros(final.shape)
+        for flag, opp in self.plain.opp.items():
+            strict = self.strict[flag]
+            c = np.where(
+                t < d,
+                np.where(d < len(opp), opp[np.minimum(d, len(opp) - 1)], 0.0),
+                np.where(t < len(strict), strict[np.minimum(t, len(strict) - 1)], 0.0),
+            )
+            chance = np.where(on == flag, c, chance)
+        return 1.0 - chance
+
+
+@dataclass(frozen=True, eq=False)
+class OvertakingGame:
+    model: TurnModel
+    target: int  # points
+    W: np.ndarray  # (R, R, R): W[a, b, T], NaN where T cannot be a bank of the opponent
+    finals: OvertakingFinals
+
+    @property
+    def rules(self) -> RuleSet:
+        return self.model.rules
+
+    def p_win(self, me: int, opp: int, beat: int = 0) -> float:
+        u = self.rules.unit
+        return float(self.W[me // u, opp // u, beat // u])
+
+    def turns(self, states: np.ndarray, z: np.ndarray | None = None):
+        """The turns from states (a, b, T) (units; (n, 3)): a TurnSolution, a row each."""
+        a, b = states[:, 0], states[:, 1]
+        if z is None:
+            z = 1.0 - self.W[b, a, 0]
+        return _solve_turns(self.model, self.W, self.finals, states, z)
+
+    def turn(self, me: int, opp: int, beat: int = 0):
+        u = self.rules.unit
+        return self.turns(np.array([[me // u, opp // u, beat // u]]))
+
+
+def _minimums(rules: RuleSet, a: np.ndarray, T: np.ndarray) -> np.ndarray:
+    """Units a bank needs from (a, ., T): the minimum by board flag, and more than T."""
+    on = (a > 0) | (rules.entry_minimum == 0)  # rules.on_board
+    base = np.where(on, rules.min_bank_units(True), rules.min_bank_units(False))
+    return np.where(T > 0, np.maximum(base, T + 1), base)
+
+
+def _solve_turns(model, W, finals: OvertakingFinals, states, z):
+    """The turns from states (a, b, T), a zilch worth z, banking as W says."""
+    rules = model.rules
+    R = W.shape[0]
+    a, b, T = states.T
+    D = finals.plain.D
+    span = R + D + 1
+    t = np.arange(span)[None, :]
+    final = a[:, None] + t
+    inside = final < R
+    U = np.empty(final.shape)
+    tt = np.broadcast_to(t, final.shape)
+    bb = np.broadcast_to(b[:, None], final.shape)
+    # banking t from (a, b): the opponent moves from (b, a + t) and must beat t
+    U[inside] = 1.0 - W[bb[inside], final[inside], np.minimum(tt[inside], R - 1)]
+    out = ~inside
+    U[out] = finals.mine(final[out], bb[out], tt[out])
+    return solve_turn(model, turn_payoff(model, U, z, _minimums(rules, a, T)))
+
+
+def _previous_banks(rules: RuleSet, b: int) -> np.ndarray:
+    """The totals T a previous bank of a player now at b can have had: 0, or from the
+    smallest bank up to b."""
+    low = max(rules.min_bank_units(True), 1)
+    return np.concatenate([[0], np.arange(low, b + 1)])
+
+
+def solve_overtaking_game(
+    model: TurnModel,
+    reach_bound: int,
+    target: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> OvertakingGame:
+    """W for every pair of scores below the target and every previous bank.
+    progress(sum): after each score sum."""
+    rules = model.rules
+    check_overtaking(rules)
+    target = rules.target if target is None else target
+    assert target is not None
+    R = rules.reach_units(target)
+    finals = OvertakingFinals.solve(model, R, reach_bound)
+    W = np.full((R, R, R), np.nan)
+    for sigma in range(2 * (R - 1), -1, -1):
+        pairs = np.array(
+            [(a, sigma - a) for a in range(max(0, sigma - R + 1), min(sigma, R - 1) + 1)]
+        )
+        _solve_pairs(model, W, finals, pairs, sigma)
+        rows = np.array(
+            [(a, b, T) for a, b in pairs for T in _previous_banks(rules, int(b))[1:]]
+        ).reshape(-1, 3)
+        for i in range(0, len(rows), ROWS):
+            st = rows[i : i + ROWS]
+            z = 1.0 - W[st[:, 1], st[:, 0], 0]
+            W[st[:, 0], st[:, 1], st[:, 2]] = _solve_turns(model, W, finals, st, z).roll[:, 0, 0]
+        if progress:
+            progress(sigma)
+    return OvertakingGame(model, target, W, finals)
+
+
+def _solve_pairs(model, W, finals, pairs, sigma) -> None:
+    """The states (a, b, 0) of one sum: each zilch leads to the partner (b, a, 0); Newton on
+    the pairs as in the plain game (game.solve_game)."""
+    states = np.concatenate([pairs, np.zeros((len(pairs), 1), int)], axis=1)
+    partner = len(pairs) - 1 - np.arange(len(pairs))
+    w = np.full(len(pairs), 0.5)
+    for _ in range(60):
+        z = 1.0 - w[partner]
+        sol = _solve_turns(model, W, finals, states, z)
+        val, g = sol.roll[:, 0, 0], sol.extras[0][:, 0, 0]
+        if np.max(np.abs(val - w)) < NEWTON_TOL:
+            break
+        A = val + g * (1.0 - z)
+        w = (A - g * A[partner]) / (1.0 - g * g[partner])
+    else:
+        raise InputError(
+            f"{model.rules.name}: the game with overtaking does not settle at score sum "
+            f"{sigma} (Newton's method on the pair of turns, 60 steps)"
+        )
+    W[pairs[:, 0], pairs[:, 1], 0] = val
+
+
+# seconds per R**4 (a sum's states grow as R**2, their turns' totals as R), measured:
+# farkle to 3000 (R = 60) in 8.1 s
+SECONDS_PER_R4 = 8.1 / 60**4
+
+
+def estimate(model: TurnModel, target: int | None = None) -> tuple[float, float]:
+    """(bytes, seconds) a solve of the game with overtaking takes, roughly: W (R**3) and
+    one batch of turns."""
+    R = model.rules.reach_units(target)
+    nbytes = 8.0 * R**3 + 8.0 * ROWS * model.states * 4 * (2 * R + 100)
+    return nbytes, SECONDS_PER_R4 * float(R) ** 4
