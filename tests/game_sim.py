@@ -113,3 +113,45 @@ def play_penalty_games(g, n_games: int, rng: np.random.Generator) -> np.ndarray:
         _settle(model, score, act[score[act, mover] >= R], mover, result, rng)
         mover = 1 - mover
     return result
+
+
+def play_overtaking_games(g, n_games: int, rng: np.random.Generator) -> np.ndarray:
+    """Games under overtaking (objectives/overtaking_game.py), optimal against optimal: each
+    turn by its state's turn (scores and the opponent's last bank, 0 after his zilch); once
+    a bank reaches the target the other player's last turn is played by the last-turn
+    solver's own policy under the rules with that bank to beat (rules.beating), not by the
+    game's formula for it.  The first mover's result per game."""
+    from dataclasses import replace
+
+    rules, model = g.rules, g.model
+    u, R = rules.unit, g.W.shape[0]
+    a, b, T = np.nonzero(~np.isnan(g.W))
+    states = np.column_stack([a, b, T])
+    index = np.full(g.W.shape, -1, np.int64)
+    index[a, b, T] = np.arange(len(a))
+    sol = g.turns(states)
+    turns = OptimalPolicy(lambda row, s, r, p: sol.at_rows(row, s, r), None, cap=sol.cap, levels=1)
+    score = np.zeros((n_games, 2), np.int64)
+    last = np.zeros(n_games, np.int64)  # the last bank of the player who moved before
+    result = np.full(n_games, -1.0)
+    mover = 0
+    while (result < 0).any():
+        act = np.nonzero(result < 0)[0]
+        me, opp = score[act, mover], score[act, 1 - mover]
+        played = play_turns(model, turns, len(act), rng, True, None, index[me, opp, last[act]])
+        score[act, mover] += played.points
+        last[act] = played.points  # (0 after a zilch)
+        done = act[score[act, mover] >= R]
+        for t in np.unique(last[done]):  # the other player's last turn, t to beat
+            games = done[last[done] == t]
+            d = score[games, mover] - score[games, 1 - mover]
+            ds, row = np.unique(d, return_inverse=True)
+            m = replace(model, rules=rules.beating(int(t) * u))
+            levels = solve_last_turn(m, ds * u, True)
+            pts = play_turns(m, _policy(levels), len(games), rng, True, rows=row.ravel()).points
+            final = score[games, 1 - mover] + pts
+            lead = score[games, mover]
+            mine = np.where(lead > final, 1.0, np.where(lead == final, 1.0 - rules.tie, 0.0))
+            result[games] = mine if mover == 0 else 1.0 - mine
+        mover = 1 - mover
+    return result

@@ -320,3 +320,16 @@ def test_game_commands_under_overtaking(tmp_path):
         "part of his score"
         in zilch("game", *base, "--scores", "500,300", "--beat", "400", code=2).stderr
     )
+
+
+def test_simulated_overtaking_games_match_the_table():
+    """Games played with physical dice by the table's turns (each bank the next player's
+    total to beat; the last turn by the last-turn solver under the bank to beat): the first
+    player's results within 4 standard errors of the table's chance (farkle with overtaking
+    to 1000)."""
+    from .game_sim import play_overtaking_games
+
+    g = _game(_farkle_overtaking(), 1000)
+    res = play_overtaking_games(g, 20_000, np.random.default_rng(17))
+    se = res.std() / np.sqrt(len(res))
+    assert abs(res.mean() - g.p_win(0, 0)) < 4 * se, (res.mean(), g.p_win(0, 0), se)
