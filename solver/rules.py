@@ -79,6 +79,9 @@ class RuleSet:
     three_zilch_penalty: int = 0
     penalty_below_zero: bool = True
     penalty_off_board: bool = True
+    # Dice frozen earlier in the turn (since the last pick-up) combine with later rolls:
+    # the turn's state then carries the frozen groups (outcomes/frozen.py).
+    pyramiding: bool = False
 
     # --- facts every caller needs, derived here once --------------------------------------
     @cached_property
@@ -192,6 +195,8 @@ class RuleSet:
         d.pop("name"), d.pop("description")
         if not self.three_zilch_penalty:  # (no penalty: its details change nothing, and
             d.pop("penalty_below_zero"), d.pop("penalty_off_board")  # the hash stays)
+        if not self.pyramiding:  # (off: every existing rule set keeps its hash)
+            d.pop("pyramiding")
         return d
 
     def digest(self) -> str:
@@ -226,6 +231,7 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
         "hot_dice",
         "entry_minimum",
         "bank_minimum",
+        "pyramiding",
         "faces",
         "patterns",
         "game",
@@ -318,6 +324,9 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
     desc = data.get("description", "")
     if not isinstance(desc, str):
         _fail(src, "description", "expected a string")
+    pyramiding = data.get("pyramiding", False)
+    if not isinstance(pyramiding, bool):
+        _fail(src, "pyramiding", "expected true or false")
     rs = RuleSet(
         name=name,
         description=desc,
@@ -337,6 +346,7 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
         three_zilch_penalty=_int(
             src, "game.three_zilch_penalty", game.get("three_zilch_penalty", 0)
         ),
+        pyramiding=pyramiding,
         **flags,
     )
     if not any(any(r) for r in rs.faces) and not rs.patterns:
@@ -371,6 +381,14 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
             _fail(
                 src, "hot_dice", "permanent combinations with mandatory hot dice are not supported"
             )
+    if rs.pyramiding:  # (the turn states these need are not carried with frozen groups)
+        for clash, has in (
+            ("permanent combinations", rs.has_permanent),
+            ("piggyback", rs.piggyback),
+            ("three_zilch_penalty", rs.three_zilch_penalty),
+        ):
+            if has:
+                _fail(src, "pyramiding", f"pyramiding with {clash} is not supported")
     return rs
 
 

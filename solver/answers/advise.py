@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
+from ..outcomes.frozen import faces_of
 from ..rules import RuleSet
 from ..turn.state import StateValues, TurnState
 from .base import (
@@ -20,6 +21,7 @@ from .base import (
     hidden,
     int_list,
     optional,
+    refuse_pyramiding,
     rule_set,
     tables_of,
     turn_state,
@@ -49,6 +51,7 @@ class Advice(Answer):
     margin: float | None
     note: str | None
     zilches: int | None = optional()  # (with a penalty for the third zilch in a row)
+    frozen: list[int] | None = optional()  # (pyramiding: dice frozen since the pick-up)
     ruleset: RuleSet = hidden()
 
 
@@ -82,17 +85,21 @@ def advise(
     last_turn: bool = False,
     zilches: int = 0,
     opp_zilches: int = 0,
+    frozen: str | Sequence[int] | None = None,
     tables: Tables_ = None,
 ) -> Advice | Ranking | TakeOver | GameTakeOver | EndgameAdvice:
     """Should I roll?  Without scores: by expected points this turn (with a roll: every
     set-aside ranked; with a piggyback offer: take it or start fresh).  With the score and
     the opponents' scores: by the probability of winning.  zilches: zilches in a row
     before this turn, where the rules charge a penalty for the third (then the objective
-    is the long-run average points per turn)."""
+    is the long-run average points per turn).  frozen: under pyramiding, the dice frozen
+    since the last pick-up of all dice (e.g. "5,5")."""
     rs = rule_set(rules)
     k = zilches_of(rs, zilches)
     k_opp = zilches_of(rs, opp_zilches, "--opp-zilches")
     tab = tables_of(rs, tables)
+    if frozen is not None:  # (checked first: no answer is given without it)
+        turn_state(rs, dice, turn, permanent, frozen)
     # options that say nothing together: refused, never silently dropped
     if final_round and last_turn:
         raise InputError("--final-round and --last-turn exclude each other")
@@ -114,6 +121,7 @@ def advise(
             "where reaching the target wins at once"
         )
     if score is not None or opponents is not None or mode is not None:
+        refuse_pyramiding(rs, "advice by the probability of winning (--score)")
         if score is None or opponents is None:
             raise InputError("end-game advice needs both --score and --opponents")
         opp = int_list(opponents, "--opponents")
@@ -137,7 +145,7 @@ def advise(
         from .piggyback import piggyback
 
         return piggyback(tab, take_over, not not_on_board, k)
-    state = turn_state(rs, dice, turn, permanent)
+    state = turn_state(rs, dice, turn, permanent, frozen)
     if roll is not None:
         from .ranking import ranking
 
@@ -160,5 +168,6 @@ def advise(
         v.margin,
         note,
         k if penalty else None,
+        faces_of(state.frozen) if rs.pyramiding else None,
         rs,
     )

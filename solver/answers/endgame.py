@@ -18,6 +18,7 @@ from .base import (
     optional,
     rule_set,
     tables_of,
+    refuse_pyramiding,
     turn_state,
 )
 
@@ -75,6 +76,7 @@ def endgame(
     from .export import last_turn_rows
 
     rs = rule_set(rules)
+    refuse_pyramiding(rs, "zilch endgame (last turn, final round)")
     tab = tables_of(rs, tables)
     state_given = deficit is not None or dice is not None or turn or permanent or not_on_board
     if final_round or scores is not None:

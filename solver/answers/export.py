@@ -18,7 +18,8 @@ import numpy as np
 from ..errors import InputError
 from ..files import replacing
 from ..tables import Tables
-from .base import Answer, Rules, Tables_, rule_set, tables_of
+from ..outcomes.frozen import faces_of, turn_states
+from .base import Answer, Rules, Tables_, refuse_pyramiding, rule_set, tables_of
 
 FORMATS = ("csv", "json", "parquet")
 
@@ -123,13 +124,18 @@ def score_rows(tab: Tables) -> Table:
     cols: dict[str, list] = {c: [] for c in SCORE_COLUMNS}
     if whole.relative is not None:
         cols = {"zilches": [], **cols}
+    states = turn_states(rs)
+    if rs.pyramiding:  # the dice frozen since the last pick-up, as faces ("5,5")
+        cols = {"dice": [], "frozen": [], **{c: v for c, v in cols.items() if c != "dice"}}
 
     def add(sol_roll, sol_bank, s, r_idx, perm, on_board, k):
         roll, bank = sol_roll[s, r_idx] + perm, sol_bank[s, r_idx] + perm
         n = len(r_idx)
         if k is not None:
             cols["zilches"] += [k] * n
-        cols["dice"] += [rs.dice if s == 0 else s] * n
+        cols["dice"] += [states.dice[s]] * n
+        if "frozen" in cols:
+            cols["frozen"] += [",".join(map(str, faces_of(states.frozen[s])))] * n
         cols["turn_total"] += (r_idx * u + perm).tolist()
         cols["permanent"] += [perm] * n
         cols["on_board"] += [on_board] * n
@@ -141,7 +147,7 @@ def score_rows(tab: Tables) -> Table:
     for k in counts:
         pol = whole if k is None else whole.card(k)
         for row, on_board in ((0, False), (1, True)):
-            for s in range(rs.dice + 1):
+            for s in range(len(states)):
                 add(
                     pol.main.roll[row, :, :L],
                     pol.main.bank[row, :, :L],
@@ -276,4 +282,6 @@ def export(rules: Rules = "farkle", objective: str = "score", tables: Tables_ = 
     builders = {"score": score_rows, "last-turn": last_turn_rows, "game": game_rows}
     if objective not in builders:
         raise InputError(f"--objective is one of {', '.join(builders)}, got {objective!r}")
+    if objective != "score":
+        refuse_pyramiding(rs, f"zilch export --objective {objective}")
     return builders[objective](tab)

@@ -62,6 +62,14 @@ OPP_ZILCHES_OPT = click.option(
 )
 
 
+FROZEN_OPT = click.option(
+    "--frozen",
+    default=None,
+    metavar="D,D,...",
+    help="Pyramiding: the dice frozen since the last pick-up of all dice (e.g. 5,5).",
+)
+
+
 def STATE_OPTS(f):
     """Where the turn stands: --dice, --turn, --permanent (advise, endgame, evaluate)."""
     f = click.option("--permanent", type=int, default=0, help="Permanent part of the turn total.")(
@@ -157,6 +165,7 @@ def odds(as_json, **opts):
 )
 @ZILCHES_OPT
 @OPP_ZILCHES_OPT
+@FROZEN_OPT
 @TABLES_OPT
 @JSON_OPT
 def advise(as_json, **opts):
@@ -227,6 +236,7 @@ def endgame(as_json, fmt, out, **opts):
 @STATE_OPTS
 @NOT_ON_BOARD_OPT
 @ZILCHES_OPT
+@FROZEN_OPT
 @TABLES_OPT
 @JSON_OPT
 def evaluate(as_json, **opts):

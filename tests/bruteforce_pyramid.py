@@ -1,0 +1,167 @@
+"""An independent, naive single-turn solver under pyramiding, in exact rational arithmetic.
+
+Like bruteforce.py it enumerates ordered dice (6**n rolls) and every subset of them to set
+aside, and scores by peeling combinations off sorted tuples; it shares nothing with solver/
+except the RuleSet data.  The state carries the frozen dice since the last pick-up as raw
+counts per face (the fast solver merges equivalent ones; this one does not).  The reading of
+RULES.md: all frozen dice of a face form one group; dice of the roll that are set aside and
+not taken by a straight join their face's group, which must raise its score, and add
+score(after) - score(before); a roll with no such set-aside is a zilch; hot dice clear the
+groups.  Straights only (no six-dice patterns), no permanent points.
+"""
+
+from collections import Counter
+from fractions import Fraction
+from functools import cache
+from itertools import combinations, product
+
+
+def solve(rules, min_bank):
+    """(value(n, frozen, t, forced), states): exact expected points of every state, and
+    the (n, frozen, t) a turn reaches below the cut T (free states)."""
+    N = rules.dice
+    singles = [((f,) * k, rules.faces[f - 1][k - 1]) for f in range(1, 7) for k in range(1, N + 1)]
+    singles = [c for c in singles if c[1]]
+    straights = [(p.faces, p.points) for p in rules.patterns]
+    assert all(p.kind == "straight" and not p.permanent for p in rules.patterns)
+
+    @cache
+    def group(dice):  # most points peeling same-face combinations off the tuple, or None
+        if not dice:
+            return 0
+        res = None
+        for faces, pts in singles:
+            rest = list(dice)
+            try:
+                for f in faces:
+                    rest.remove(f)
+            except ValueError:
+                continue
+            sub = group(tuple(rest))
+            if sub is not None and (res is None or pts + sub > res):
+                res = pts + sub
+        return res
+
+    def joined(kept, frozen):
+        """(points added, frozen after) of dice `kept` all joining their groups, or None."""
+        pts, after = 0, list(frozen)
+        for f in range(1, 7):
+            j = kept.count(f)
+            if not j:
+                continue
+            before = group((f,) * frozen[f - 1])
+            now = group((f,) * (frozen[f - 1] + j))
+            if now is None or now <= before:
+                return None
+            pts += now - before
+            after[f - 1] += j
+        return pts, tuple(after)
+
+    @cache
+    def choices(roll, frozen):
+        """{(points, dice left, frozen after)} of every legal set-aside of the ordered roll."""
+        found = set()
+        n = len(roll)
+        for k in range(1, n + 1):
+            for idx in combinations(range(n), k):
+                kept = sorted(roll[i] for i in idx)
+                ways = [(0, kept)]
+                for faces, p in straights:
+                    rest = list(kept)
+                    if all(f in rest and not rest.remove(f) for f in faces):
+                        ways.append((p, rest))
+                for base, rest in ways:
+                    got = joined(rest, frozen)
+                    if got is not None:
+                        after = got[1] if n - k else (0,) * 6  # hot dice clear the groups
+                        found.add((base + got[0], n - k, after))
+        if rules.set_aside == "forced" and found:
+            return frozenset({max(found, key=lambda c: (c[0], -c[1]))})
+        return frozenset(found)
+
+    @cache
+    def rolls(n, frozen):  # Counter of distinct choice sets, weights 1/6**n each
+        return Counter(choices(r, frozen) for r in product(range(1, 7), repeat=n))
+
+    empty = (0,) * 6
+    hot_forced = rules.hot_dice == "mandatory"
+    # the forced hot state at large t: A t + B, banking right after every non-hot roll
+    w = Fraction(1, 6**N)
+    ph = pz = g_non = g_hot = Fraction(0)
+    for ch, c in rolls(N, empty).items():
+        if not ch:
+            pz += c * w
+            continue
+        pts, left, _ = max(ch, key=lambda x: (x[1] > 0, x[0]))
+        if left:
+            g_non += c * w * pts
+        else:
+            ph += c * w
+            g_hot += c * w * pts
+    A = (1 - pz - ph) / (1 - ph)
+    B = (g_non + A * g_hot) / (1 - ph)
+
+    # every (n, frozen) a turn reaches, ignoring totals
+    seen, todo = set(), [(N, empty)]
+    while todo:
+        st = todo.pop()
+        if st in seen:
+            continue
+        seen.add(st)
+        for ch in rolls(*st):
+            for _, left, after in ch:
+                todo.append((left or N, after if left else empty))
+    # T: from T on one more roll then banking gains nothing in any free state
+    T = 0
+    for n, frozen in sorted(seen):
+        t = T
+        while True:
+            gain = Fraction(0)
+            for ch, c in rolls(n, frozen).items():
+                if ch:
+                    gain += Fraction(c, 6**n) * max(
+                        (A * (t + p) + B if hot_forced and not left else Fraction(t + p))
+                        for p, left, _ in ch
+                    )
+            if gain <= t and t >= min_bank:
+                break
+            t += 50
+        T = max(T, t)
+    if hot_forced:  # ... and the forced state prefers banking after a roll to hot dice
+        for ch in rolls(N, empty):
+            banks = [p for p, left, _ in ch if left]
+            for p, left, _ in ch:
+                if banks and not left:
+                    T = max(T, int((A * p + B - max(banks)) / (1 - A)) + 1)
+    T += 2000  # margin: states are compared well inside [0, T)
+
+    @cache
+    def value(n, frozen, t, forced):
+        if t >= T:
+            return A * t + B if forced else Fraction(t)
+        roll = Fraction(0)
+        for ch, c in rolls(n, frozen).items():
+            if ch:
+                roll += Fraction(c, 6**n) * max(
+                    value(N, empty, t + p, hot_forced)
+                    if left == 0
+                    else value(left, after, t + p, False)
+                    for p, left, after in ch
+                )
+        if forced or t < min_bank:
+            return roll
+        return max(roll, Fraction(t))
+
+    states, todo = set(), [(N, empty, 0, True)]
+    while todo:
+        st = todo.pop()
+        n, frozen, t, forced = st
+        if st in states or t >= T - 500:
+            continue
+        states.add(st)
+        for ch in rolls(n, frozen):
+            for p, left, after in ch:
+                todo.append(
+                    (left or N, after if left else empty, t + p, not left and hot_forced)
+                )
+    return value, states
