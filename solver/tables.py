@@ -316,8 +316,7 @@ def _reachable(rules: RuleSet, store: Store, length: int, held: bool) -> np.ndar
         f"{'held' if held else 'reachable'}{length}",
         lambda: ({}, {"reach": sweep(_model(rules, store), length, held)}),
         check=lambda h, a: (
-            a["reach"].shape == (len(turn_states(rules)), length)
-            and a["reach"].dtype == np.bool_
+            a["reach"].shape == (len(turn_states(rules)), length) and a["reach"].dtype == np.bool_
         ),
     )
     reach = arrays["reach"]

@@ -1,19 +1,22 @@
 """An independent, naive single-turn solver under pyramiding, in exact rational arithmetic.
 
-Like bruteforce.py it enumerates ordered dice (6**n rolls) and every subset of them to set
-aside, and scores by peeling combinations off sorted tuples; it shares nothing with solver/
-except the RuleSet data.  The state carries the frozen dice since the last pick-up as raw
-counts per face (the fast solver merges equivalent ones; this one does not).  The reading of
-RULES.md: all frozen dice of a face form one group; dice of the roll that are set aside and
-not taken by a straight join their face's group, which must raise its score, and add
-score(after) - score(before); a roll with no such set-aside is a zilch; hot dice clear the
-groups.  Straights only (no six-dice patterns), no permanent points.
+Like bruteforce.py (whose peeling it uses) it enumerates ordered dice (6**n rolls) and
+every subset of them to set aside, and scores by peeling combinations off sorted tuples; it
+shares nothing with solver/ except the RuleSet data.  The state carries the frozen dice
+since the last pick-up as raw counts per face (the fast solver merges equivalent ones; this
+one does not).  The reading of RULES.md: all frozen dice of a face form one group; dice of
+the roll that are set aside and not taken by a straight join their face's group, which must
+raise its score, and add score(after) - score(before); a roll with no such set-aside is a
+zilch; hot dice clear the groups.  Straights only (no six-dice patterns), no permanent
+points.
 """
 
 from collections import Counter
 from fractions import Fraction
 from functools import cache
 from itertools import combinations, product
+
+from .bruteforce import peeler
 
 
 def solve(rules, min_bank):
@@ -25,22 +28,7 @@ def solve(rules, min_bank):
     straights = [(p.faces, p.points) for p in rules.patterns]
     assert all(p.kind == "straight" and not p.permanent for p in rules.patterns)
 
-    @cache
-    def group(dice):  # most points peeling same-face combinations off the tuple, or None
-        if not dice:
-            return 0
-        res = None
-        for faces, pts in singles:
-            rest = list(dice)
-            try:
-                for f in faces:
-                    rest.remove(f)
-            except ValueError:
-                continue
-            sub = group(tuple(rest))
-            if sub is not None and (res is None or pts + sub > res):
-                res = pts + sub
-        return res
+    group = peeler(singles)  # the score of a group of equal faces
 
     def joined(kept, frozen):
         """(points added, frozen after) of dice `kept` all joining their groups, or None."""
@@ -161,7 +149,5 @@ def solve(rules, min_bank):
         states.add(st)
         for ch in rolls(n, frozen):
             for p, left, after in ch:
-                todo.append(
-                    (left or N, after if left else empty, t + p, not left and hot_forced)
-                )
+                todo.append((left or N, after if left else empty, t + p, not left and hot_forced))
     return value, states

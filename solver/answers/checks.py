@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from ..outcomes.frozen import faces_of
 from ..limits import TURNS_PER_SECOND, check_time
+from ..outcomes.frozen import faces_of
 from ..play.evaluate import Distribution
 from ..play.evaluate import evaluate as exact_distribution
 from ..play.policies import OptimalPolicy, Policy, load_policy

@@ -16,9 +16,9 @@ from .base import (
     Tables_,
     int_list,
     optional,
+    refuse_pyramiding,
     rule_set,
     tables_of,
-    refuse_pyramiding,
     turn_state,
 )
 

@@ -17,8 +17,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..files import replacing
-from ..tables import Tables
 from ..outcomes.frozen import faces_of, turn_states
+from ..tables import Tables
 from .base import Answer, Rules, Tables_, refuse_pyramiding, rule_set, tables_of
 
 FORMATS = ("csv", "json", "parquet")

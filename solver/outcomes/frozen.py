@@ -71,7 +71,8 @@ class TurnStates:
 
     def index(self, n: int, frozen, must_roll: bool = False) -> int:
         """The state of n dice to roll with these frozen groups (raw counts)."""
-        key = self.canonical(frozen, n) if n < self.rules.dice else NONE
+        pyr = self.rules.pyramiding and n < self.rules.dice
+        key = self.canonical(frozen, n) if pyr else NONE
         if key == NONE:
             return 0 if must_roll else n
         return _index(self)[(n, key)]
@@ -119,8 +120,7 @@ def check_frozen(rules: RuleSet, counts: tuple[int, ...], dice: int) -> None:
     for f, g in enumerate(counts):
         if g and best[f][g] <= 0:
             raise InputError(
-                f"--frozen: {g} x {f + 1} is impossible under {rules.name}: no group of "
-                "them scores"
+                f"--frozen: {g} x {f + 1} is impossible under {rules.name}: no group of them scores"
             )
 
 
@@ -180,7 +180,9 @@ def pyramid_choices(
     per_face = []
     for f in range(FACES):
         gain = adds(best[f], frozen[f], k[f])
-        per_face.append([(0, 0)] + [(j, gain[j - 1]) for j in range(1, k[f] + 1) if gain[j - 1] >= 0])
+        per_face.append(
+            [(0, 0)] + [(j, gain[j - 1]) for j in range(1, k[f] + 1) if gain[j - 1] >= 0]
+        )
     found: dict[tuple, tuple[tuple[int, ...], tuple[int, ...]]] = {}
 
     def add_groups(base_pts: int, perm: int, taken: tuple[int, ...], opts) -> None:

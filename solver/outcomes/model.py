@@ -215,7 +215,7 @@ def sound(rules: RuleSet, arrays: dict[str, np.ndarray]) -> bool:
     from .frozen import turn_states
 
     a = arrays
-    O, K, N = len(a["prob"]), len(a["shift"]), rules.dice
+    O, K = len(a["prob"]), len(a["shift"])
     S = len(turn_states(rules))
     ints = ("out_start", "opt_start", "opt_outcome", "shift", "perm", "target", "outcome_of")
     return (

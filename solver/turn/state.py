@@ -77,13 +77,13 @@ class TurnState:
         if reach is not None and u < reach.shape[1] and not reach[s, u]:
             part = f" ({self.permanent} of it permanent)" if self.permanent else ""
             left = "1 die" if self.dice == 1 else f"{self.dice} dice"
-            held = ""
+            frozen = ""
             if rules.pyramiding:
                 faces = [str(f + 1) for f, c in enumerate(self.frozen) for _ in range(c)]
-                held = f" and {','.join(faces) or 'no dice'} frozen (--frozen)"
+                frozen = f" and {','.join(faces) or 'no dice'} frozen (--frozen)"
             raise InputError(
                 f"no turn under {rules.name} reaches a total of {self.turn}{part} with "
-                f"{left} left to roll{held}"
+                f"{left} left to roll{frozen}"
             )
 
 
