@@ -7,8 +7,8 @@ since the last pick-up as raw counts per face (the fast solver merges equivalent
 one does not).  The reading of RULES.md: all frozen dice of a face form one group; dice of
 the roll that are set aside and not taken by a straight join their face's group, which must
 raise its score, and add score(after) - score(before); a roll with no such set-aside is a
-zilch; hot dice clear the groups.  Straights only (no six-dice patterns), no permanent
-points.
+zilch; hot dice clear the groups; six-dice patterns take the whole roll.  No permanent
+points, no colour pairs.
 """
 
 from collections import Counter
@@ -18,16 +18,23 @@ from itertools import combinations, product
 
 from .bruteforce import peeler
 
+# sorted counts of the faces of six dice that each whole-roll pattern takes (loose: also
+# where its faces need not differ)
+SIX = {
+    "three_pairs": ({(2, 2, 2)}, {(2, 4), (6,)}),
+    "two_triplets": ({(3, 3)}, {(6,)}),
+    "four_kind_pair": ({(2, 4)}, set()),
+}
 
-def solve(rules, min_bank):
-    """(value(n, frozen, t, forced), states): exact expected points of every state, and
-    the (n, frozen, t) a turn reaches below the cut T (free states)."""
+
+def scorer(rules):
+    """choices(roll, frozen): {(points, dice left, frozen after)} of every legal set-aside
+    of the roll (a tuple of faces) with the frozen groups (raw counts per face)."""
     N = rules.dice
     singles = [((f,) * k, rules.faces[f - 1][k - 1]) for f in range(1, 7) for k in range(1, N + 1)]
     singles = [c for c in singles if c[1]]
-    straights = [(p.faces, p.points) for p in rules.patterns]
-    assert all(p.kind == "straight" and not p.permanent for p in rules.patterns)
-
+    straights = [(p.faces, p.points) for p in rules.patterns if p.kind == "straight"]
+    assert not any(p.permanent or p.kind == "colour_pairs" for p in rules.patterns)
     group = peeler(singles)  # the score of a group of equal faces
 
     def joined(kept, frozen):
@@ -47,7 +54,6 @@ def solve(rules, min_bank):
 
     @cache
     def choices(roll, frozen):
-        """{(points, dice left, frozen after)} of every legal set-aside of the ordered roll."""
         found = set()
         n = len(roll)
         for k in range(1, n + 1):
@@ -63,9 +69,27 @@ def solve(rules, min_bank):
                     if got is not None:
                         after = got[1] if n - k else (0,) * 6  # hot dice clear the groups
                         found.add((base + got[0], n - k, after))
+        if n == 6:  # whole-roll patterns: six dice of one roll, never frozen ones
+            shape = tuple(sorted(roll.count(f) for f in set(roll)))
+            for p in rules.patterns:
+                if p.kind in SIX:
+                    strict, loose = SIX[p.kind]
+                    if shape in strict or (not p.distinct and shape in loose):
+                        found.add((p.points, 0, (0,) * 6))
+            if not found:
+                found |= {(p.points, 0, (0,) * 6) for p in rules.patterns if p.kind == "no_score"}
         if rules.set_aside == "forced" and found:
             return frozenset({max(found, key=lambda c: (c[0], -c[1]))})
         return frozenset(found)
+
+    return choices
+
+
+def solve(rules, min_bank):
+    """(value(n, frozen, t, forced), states): exact expected points of every state, and
+    the (n, frozen, t) a turn reaches below the cut T (free states)."""
+    N = rules.dice
+    choices = scorer(rules)
 
     @cache
     def rolls(n, frozen):  # Counter of distinct choice sets, weights 1/6**n each

@@ -149,31 +149,33 @@ def choices(rules: RuleSet, outcome: Outcome, frozen: tuple[int, ...]) -> list[F
     choice to the same state beats on points and permanent points."""
     states = turn_states(rules)
     found = pyramid_choices(rules, states.best, outcome, frozen)
-    out = []
-    for (left, pts, perm), (kept, after) in found.items():
+    out: dict[tuple[int, int, int], FrozenChoice] = {}  # the first per (state, points)
+    for (left, pts, perm, after), kept in found.items():
         s = states.index(left, after) if left else rules.hot_state
-        out.append(FrozenChoice(pts, perm, left, kept, after if left else NONE, s))
+        out.setdefault(
+            (s, pts, perm), FrozenChoice(pts, perm, left, kept, after if left else NONE, s)
+        )
     if rules.set_aside == "forced" and out:
-        return [max(out, key=lambda c: (c.points, -c.left, c.permanent, -c.state))]
+        return [max(out.values(), key=lambda c: (c.points, -c.left, c.permanent, -c.state))]
     return [
         c
-        for c in out
+        for c in out.values()
         if not any(
             d.state == c.state
             and d.points >= c.points
             and d.permanent >= c.permanent
             and (d.points, d.permanent) != (c.points, c.permanent)
-            for d in out
+            for d in out.values()
         )
     ]
 
 
 def pyramid_choices(
     rules: RuleSet, best: list[list[int]], outcome: Outcome, frozen: tuple[int, ...]
-) -> dict[tuple[int, int, int], tuple[tuple[int, ...], tuple[int, ...]]]:
+) -> dict[tuple, tuple[int, ...]]:
     """Every way to set aside dice of `outcome` with groups `frozen`: (dice left, points,
-    permanent points) -> (dice kept per face, frozen counts after), per distinct key the
-    first found (as scoring.score_outcome; with no frozen group the same choices)."""
+    permanent points, frozen counts after) -> the dice kept per face, the first found per
+    key (as scoring.score_outcome; with no frozen group the same choices)."""
     k = outcome.counts
     n = sum(k)
     # per face, the legal numbers of its rolled dice to freeze, with the points they add
@@ -183,7 +185,7 @@ def pyramid_choices(
         per_face.append(
             [(0, 0)] + [(j, gain[j - 1]) for j in range(1, k[f] + 1) if gain[j - 1] >= 0]
         )
-    found: dict[tuple, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+    found: dict[tuple, tuple[int, ...]] = {}
 
     def add_groups(base_pts: int, perm: int, taken: tuple[int, ...], opts) -> None:
         for pick in product(*opts):
@@ -192,9 +194,8 @@ def pyramid_choices(
             if not any(kept):
                 continue
             pts = base_pts + sum(p for _, p in pick)
-            key = (n - sum(kept), pts, perm)
-            if key not in found:
-                found[key] = (kept, tuple(a + b for a, b in zip(frozen, j)))
+            after = tuple(a + b for a, b in zip(frozen, j))
+            found.setdefault((n - sum(kept), pts, perm, after), kept)
 
     add_groups(0, 0, NONE, per_face)
     for pat in rules.patterns:
@@ -212,9 +213,9 @@ def pyramid_choices(
                 and tuple(sorted(c for c in k if c)) in pat.signatures()
             )
         ):
-            found.setdefault((0, pat.points, perm), (k, frozen))
+            found.setdefault((0, pat.points, perm, frozen), k)
     if not found and n == 6:
         for pat in rules.patterns:
             if pat.kind == "no_score":
-                found[(0, pat.points, pat.points if pat.permanent else 0)] = (k, frozen)
+                found[(0, pat.points, pat.points if pat.permanent else 0, frozen)] = k
     return found
