@@ -89,12 +89,7 @@ def solve(rules, min_bank):
     """(value(n, frozen, t, forced), states): exact expected points of every state, and
     the (n, frozen, t) a turn reaches below the cut T (free states)."""
     N = rules.dice
-    choices = scorer(rules)
-
-    @cache
-    def rolls(n, frozen):  # Counter of distinct choice sets, weights 1/6**n each
-        return Counter(choices(r, frozen) for r in product(range(1, 7), repeat=n))
-
+    rolls = roller(rules)
     empty = (0,) * 6
     hot_forced = rules.hot_dice == "mandatory"
     # the forced hot state at large t: A t + B, banking right after every non-hot roll
@@ -164,14 +159,69 @@ def solve(rules, min_bank):
             return roll
         return max(roll, Fraction(t))
 
+    return value, reached(rules, rolls, T - 500)
+
+
+def roller(rules):
+    """rolls(n, frozen): a Counter of the distinct choice sets of the 6**n ordered rolls."""
+    choices = scorer(rules)
+
+    @cache
+    def rolls(n, frozen):
+        return Counter(choices(r, frozen) for r in product(range(1, 7), repeat=n))
+
+    return rolls
+
+
+def reached(rules, rolls, below):
+    """Every (n, frozen, t, forced) a turn reaches with a total below `below`."""
+    N, empty, hot_forced = rules.dice, (0,) * 6, rules.hot_dice == "mandatory"
     states, todo = set(), [(N, empty, 0, True)]
     while todo:
         st = todo.pop()
         n, frozen, t, forced = st
-        if st in states or t >= T - 500:
+        if st in states or t >= below:
             continue
         states.add(st)
         for ch in rolls(n, frozen):
             for p, left, after in ch:
                 todo.append((left or N, after if left else empty, t + p, not left and hot_forced))
-    return value, states
+    return states
+
+
+def solve_last_turn(rules, deficit, min_bank):
+    """(win(n, frozen, t, forced), states): the exact chance of ending the turn above
+    `deficit` points (a tie at it counts rules.tie), a zilch losing; from a total T past
+    the deficit and the minimum every free state banks and wins, and the must-roll state
+    wins unless its roll zilches before one that leaves dice."""
+    N, empty = rules.dice, (0,) * 6
+    rolls = roller(rules)
+    hot_forced = rules.hot_dice == "mandatory"
+    T = max(deficit + 1, min_bank)
+    w = Fraction(1, 6**N)
+    leaves = sum((c * w for ch, c in rolls(N, empty).items() if any(x[1] for x in ch)), Fraction(0))
+    only_hot = sum(
+        (c * w for ch, c in rolls(N, empty).items() if ch and not any(x[1] for x in ch)),
+        Fraction(0),
+    )
+    beyond = leaves / (1 - only_hot)
+
+    @cache
+    def win(n, frozen, t, forced):
+        if t >= T:
+            return beyond if forced else Fraction(1)
+        roll = Fraction(0)
+        for ch, c in rolls(n, frozen).items():
+            if ch:
+                roll += Fraction(c, 6**n) * max(
+                    win(N, empty, t + p, hot_forced)
+                    if left == 0
+                    else win(left, after, t + p, False)
+                    for p, left, after in ch
+                )
+        if forced or t < min_bank:
+            return roll
+        bank = 1 if t > deficit else Fraction(rules.tie) if t == deficit else 0
+        return max(roll, Fraction(bank))
+
+    return win, reached(rules, rolls, T)

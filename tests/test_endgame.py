@@ -97,7 +97,13 @@ def test_last_player_is_the_last_turn_table():
 
 @pytest.mark.parametrize(
     "name, deficit",
-    [("zilch", 1000), ("zilch-online", 2000), ("farkle", 500), ("zonk-detroit", 3000)],
+    [
+        ("zilch", 1000),
+        ("zilch-online", 2000),
+        ("farkle", 500),
+        ("zonk-detroit", 3000),
+        ("zilch-pyramiding", 1000),
+    ],
 )
 def test_simulated_last_turn_wins_within_4_standard_errors(name, deficit):
     rs = rules.load(name)

@@ -23,7 +23,7 @@ from dicesolver.turn import TurnState
 
 from . import bruteforce_pyramid
 from .clirun import zilch as run
-from .solvers import evaluate, play, policy, score_policy
+from .solvers import evaluate, play, policy, score_policy, solve_last_turn
 
 DATA = Path(__file__).parent / "data"
 ZP = "zilch-pyramiding"
@@ -163,6 +163,25 @@ def test_fast_solver_equals_exact_brute_force_on_every_reachable_state(rs):
     assert len(states) > 150 and frozen_seen > 50  # the frozen states were compared too
 
 
+@pytest.mark.parametrize("deficit", [600, 1500])
+@pytest.mark.parametrize(
+    "rs",
+    [_rule("pyramid-3.toml"), _rule("pyramid-4.toml", set_aside="any")],
+    ids=["3-forced-mandatory", "4-free-optional"],
+)
+def test_last_turn_equals_exact_brute_force_on_every_reachable_state(rs, deficit):
+    """The last turn (P(ending above the deficit)) against the brute force in Fractions,
+    every state a turn reaches below the deficit and the minimum, to 1e-12."""
+    win, states = bruteforce_pyramid.solve_last_turn(rs, deficit, rs.bank_minimum)
+    levels = solve_last_turn(rs, [deficit])
+    worst = 0.0
+    for n, frozen, t, forced in states:
+        s = 0 if forced else TurnState(n, t, 0, frozen).index(rs)
+        roll, bank = levels[0].at(s, t // rs.unit)
+        worst = max(worst, abs(max(roll[0], bank[0]) - float(win(n, frozen, t, forced))))
+    assert worst < 1e-12 and len(states) > 20
+
+
 def test_compiled_kernel_equals_the_numpy_loop_under_pyramiding(monkeypatch):
     """The C backward pass maps state 0 to the group of all dice (not the last group)."""
     import dicesolver.turn.kernel as T
@@ -294,6 +313,18 @@ def test_strategy_lists_the_states_holding_frozen_groups():
     assert "by_frozen" not in js("strategy", "--rules", "zilch")
 
 
+def test_endgame_last_turn_with_frozen_dice_is_the_last_turn_solvers():
+    d = js("endgame", "--rules", ZP, "--deficit", "1000", "--dice", "3", "--turn", "600",
+           "--frozen", "1,5,5")  # fmt: skip
+    levels = solve_last_turn(rules.load(ZP), [1000])
+    s = TurnState(3, 600, 0, _counts([1, 5, 5])).index(rules.load(ZP))
+    assert d["frozen"] == [1, 5, 5]
+    assert d["p_win"] == pytest.approx(float(levels[0].at(s, 12)[0][0]), abs=1e-12)
+    assert "frozen 1,5,5" in run("endgame", "--rules", ZP, "--deficit", "1000", "--dice", "3",
+                                 "--turn", "600", "--frozen", "1,5,5").stdout  # fmt: skip
+    run("endgame", "--rules", "zilch", "--deficit", "1000", "--frozen", "5", code=2)
+
+
 def test_evaluate_simulate_and_export_honour_the_option():
     d = js("evaluate", "--rules", ZP, "--dice", "3", "--turn", "600", "--frozen", "1,5,5")
     assert d["frozen"] == [1, 5, 5]
@@ -309,7 +340,8 @@ def test_evaluate_simulate_and_export_honour_the_option():
     "args",
     [
         ("game", "--rules", ZP),
-        ("endgame", "--rules", ZP, "--deficit", "1000"),
+        ("endgame", "--rules", ZP, "--final-round", "--scores", "15050,12000"),
+        ("endgame", "--rules", ZP, "--table", "--format", "csv"),
         ("advise", "--rules", ZP, "--score", "1000", "--opponents", "9000"),
         ("export", "--rules", ZP, "--objective", "last-turn", "--format", "csv"),
         ("plot", "game", "--rules", ZP, "--out", "x.png"),

@@ -99,8 +99,9 @@ def refuse_pyramiding(rules: RuleSet, what: str) -> None:
     refuses, rather than answer without them."""
     if rules.pyramiding:
         raise InputError(
-            f"{what} does not support pyramiding ({rules.name}); ask by expected points "
-            "(advise, strategy, evaluate, simulate, verify, export)"
+            f"{what} does not support pyramiding ({rules.name}); what does: expected points "
+            "(advise, strategy, evaluate, simulate, verify, export) and a last turn "
+            "(endgame --deficit)"
         )
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from ..limits import check_players
+from ..outcomes.frozen import faces_of
 from ..turn.state import StateValues
 from .base import (
     Answer,
@@ -39,6 +40,7 @@ class LastTurnAdvice(Answer):
     p_win: float
     values: StateValues
     action: str
+    frozen: list[int] | None = optional()  # (pyramiding: dice frozen since the pick-up)
 
 
 @dataclass(frozen=True)
@@ -68,17 +70,22 @@ def endgame(
     table: bool = False,
     final_round: bool = False,
     scores: str | Sequence[int] | None = None,
+    frozen: str | Sequence[int] | None = None,
     tables: Tables_ = None,
 ) -> LastTurnAdvice | FinalRoundReport | Table:
-    """Can I still win?  A last turn against a deficit; the whole last-turn table; or a
-    final round: everyone's chance and each player's stopping rule."""
+    """Can I still win?  A last turn against a deficit (frozen: under pyramiding, the dice
+    frozen since the last pick-up); the whole last-turn table; or a final round:
+    everyone's chance and each player's stopping rule."""
     from ..objectives.last_turn import check_deficit
     from .export import last_turn_rows
 
     rs = rule_set(rules)
-    refuse_pyramiding(rs, "zilch endgame (last turn, final round)")
     tab = tables_of(rs, tables)
+    if frozen is not None:  # (checked first: no answer is given without it)
+        turn_state(rs, dice, turn, permanent, frozen)
     state_given = deficit is not None or dice is not None or turn or permanent or not_on_board
+    if final_round or scores is not None or table:
+        refuse_pyramiding(rs, "zilch endgame --final-round / --table")
     if final_round or scores is not None:
         if not (final_round and scores is not None):
             raise InputError("the final round needs both --final-round and --scores")
@@ -102,12 +109,15 @@ def endgame(
             f"deficit {deficit} is impossible under {rs.name}: a last turn starts "
             f"0 or more points behind, in multiples of {rs.unit}"
         )
-    state = turn_state(rs, dice, turn, permanent)
+    state = turn_state(rs, dice, turn, permanent, frozen)
     tab.check(state)
     check_deficit(rs, deficit)
     on = not not_on_board
     v = tab.last_turn.value_at(deficit, state, on)
-    return LastTurnAdvice(rs.name, deficit, state.dice, turn, permanent, on, v.best, v, v.action)
+    held = faces_of(state.frozen) if rs.pyramiding else None
+    return LastTurnAdvice(
+        rs.name, deficit, state.dice, turn, permanent, on, v.best, v, v.action, held
+    )
 
 
 def _final_round_report(tab: Tables, scores: list[int]) -> FinalRoundReport:

@@ -235,9 +235,10 @@ def strategy(a) -> str:
 
 def last_turn(a) -> str:
     bank = "not allowed" if a.values.bank is None else format(a.values.bank, ".6f")
+    held = "" if a.frozen is None else f", frozen {','.join(map(str, a.frozen)) or 'nothing'}"
     return (
         f"{a.rules}: last turn, {a.deficit} behind, {dice(a.dice)} to roll, turn total "
-        f"{a.turn}\nP(win) = {a.p_win:.6f} ({a.action}; roll {a.values.roll:.6f}, bank "
+        f"{a.turn}{held}\nP(win) = {a.p_win:.6f} ({a.action}; roll {a.values.roll:.6f}, bank "
         f"{bank})"
     )
 

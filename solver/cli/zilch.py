@@ -206,6 +206,7 @@ def strategy(as_json, **opts):
 )
 @FORMAT_OPT
 @click.option("--out", default=None, metavar="PATH", help="With --table: output file.")
+@FROZEN_OPT
 @TABLES_OPT
 @JSON_OPT
 def endgame(as_json, fmt, out, **opts):
