@@ -142,10 +142,23 @@ def solve(rules, min_bank):
                     T = max(T, int((A * p + B - max(banks)) / (1 - A)) + 1)
     T += 2000  # margin: states are compared well inside [0, T)
 
+    def tail(t, forced):
+        return A * t + B if forced else Fraction(t)
+
+    value = backward(rules, rolls, T, tail, lambda t: Fraction(t), min_bank)
+    return value, reached(rules, rolls, T - 500)
+
+
+def backward(rules, rolls, T, tail, bank, min_bank):
+    """value(n, frozen, t, forced): the best of rolling (a zilch worth 0) and banking at
+    bank(t) (from min_bank, in free states), recursively up to the total T; tail(t, forced)
+    from T on."""
+    N, empty, hot_forced = rules.dice, (0,) * 6, rules.hot_dice == "mandatory"
+
     @cache
     def value(n, frozen, t, forced):
         if t >= T:
-            return A * t + B if forced else Fraction(t)
+            return tail(t, forced)
         roll = Fraction(0)
         for ch, c in rolls(n, frozen).items():
             if ch:
@@ -157,9 +170,9 @@ def solve(rules, min_bank):
                 )
         if forced or t < min_bank:
             return roll
-        return max(roll, Fraction(t))
+        return max(roll, bank(t))
 
-    return value, reached(rules, rolls, T - 500)
+    return value
 
 
 def roller(rules):
@@ -196,7 +209,6 @@ def solve_last_turn(rules, deficit, min_bank):
     wins unless its roll zilches before one that leaves dice."""
     N, empty = rules.dice, (0,) * 6
     rolls = roller(rules)
-    hot_forced = rules.hot_dice == "mandatory"
     T = max(deficit + 1, min_bank)
     w = Fraction(1, 6**N)
     leaves = sum((c * w for ch, c in rolls(N, empty).items() if any(x[1] for x in ch)), Fraction(0))
@@ -206,22 +218,8 @@ def solve_last_turn(rules, deficit, min_bank):
     )
     beyond = leaves / (1 - only_hot)
 
-    @cache
-    def win(n, frozen, t, forced):
-        if t >= T:
-            return beyond if forced else Fraction(1)
-        roll = Fraction(0)
-        for ch, c in rolls(n, frozen).items():
-            if ch:
-                roll += Fraction(c, 6**n) * max(
-                    win(N, empty, t + p, hot_forced)
-                    if left == 0
-                    else win(left, after, t + p, False)
-                    for p, left, after in ch
-                )
-        if forced or t < min_bank:
-            return roll
-        bank = 1 if t > deficit else Fraction(rules.tie) if t == deficit else 0
-        return max(roll, Fraction(bank))
+    def bank(t):
+        return Fraction(1 if t > deficit else rules.tie if t == deficit else 0)
 
+    win = backward(rules, rolls, T, lambda t, forced: beyond if forced else 1, bank, min_bank)
     return win, reached(rules, rolls, T)
