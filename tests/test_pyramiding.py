@@ -22,8 +22,9 @@ from dicesolver.play.policies import load_policy
 from dicesolver.turn import TurnState
 
 from . import bruteforce_pyramid
+from . import game_valueiteration as VI
 from .clirun import zilch as run
-from .solvers import evaluate, play, policy, score_policy, solve_last_turn
+from .solvers import evaluate, play, policy, score_policy, solve_game, solve_last_turn
 
 DATA = Path(__file__).parent / "data"
 ZP = "zilch-pyramiding"
@@ -182,6 +183,16 @@ def test_last_turn_equals_exact_brute_force_on_every_reachable_state(rs, deficit
     assert worst < 1e-12 and len(states) > 20
 
 
+def test_game_equals_plain_value_iteration_under_pyramiding():
+    """The two-player game (zonk-chicago to 1000, instant end, without its piggyback) with
+    pyramiding against the plain value iteration over every state, whose turns follow the
+    brute force's raw frozen counts (tests/game_valueiteration.py), to 1e-9."""
+    rs = dataclasses.replace(rules.load("zonk-chicago"), piggyback=False, pyramiding=True)
+    W = solve_game(rs, 1000).W
+    W_vi = VI.game(rs, rs.reach_units(1000), 60)
+    assert np.abs(W - W_vi).max() < 1e-9
+
+
 def test_compiled_kernel_equals_the_numpy_loop_under_pyramiding(monkeypatch):
     """The C backward pass maps state 0 to the group of all dice (not the last group)."""
     import dicesolver.turn.kernel as T
@@ -325,6 +336,25 @@ def test_endgame_last_turn_with_frozen_dice_is_the_last_turn_solvers():
     run("endgame", "--rules", "zilch", "--deficit", "1000", "--frozen", "5", code=2)
 
 
+def test_last_turn_table_and_game_commands_honour_the_option(tmp_path):
+    """On the 4-dice game to 1000 (zilch-pyramiding's last-turn table has 3.7 M rows)."""
+    src = (DATA / "pyramid-4.toml").read_text() + "\n[game]\ntarget = 1000\n"
+    (tmp_path / "p4.toml").write_text(src)
+    p4, rs = str(tmp_path / "p4.toml"), rules.load(str(tmp_path / "p4.toml"))
+    out = tmp_path / "last.csv"
+    run("endgame", "--rules", p4, "--table", "--format", "csv", "--out", str(out))
+    with open(out) as f:
+        rows = csv.DictReader(f)
+        assert rows.fieldnames is not None and rows.fieldnames[:3] == ["deficit", "dice", "frozen"]
+        row = next(r for r in rows if r["frozen"] == "1,5" and r["deficit"] == "600")
+    s = TurnState(2, int(row["turn_total"]), 0, _counts([1, 5])).index(rs)
+    levels = solve_last_turn(rs, [600], on_board=row["on_board"] == "True")
+    roll = levels[0].at(s, int(row["turn_total"]) // rs.unit)[0][0]
+    assert float(row["p_win_roll"]) == pytest.approx(float(roll), abs=1e-12)
+    d = js("game", "--rules", p4, "--scores", "0,0")
+    assert d["p_win"] == pytest.approx(float(solve_game(rs, 1000).W[0, 0]), abs=1e-12)
+
+
 def test_evaluate_simulate_and_export_honour_the_option():
     d = js("evaluate", "--rules", ZP, "--dice", "3", "--turn", "600", "--frozen", "1,5,5")
     assert d["frozen"] == [1, 5, 5]
@@ -339,11 +369,8 @@ def test_evaluate_simulate_and_export_honour_the_option():
 @pytest.mark.parametrize(
     "args",
     [
-        ("game", "--rules", ZP),
         ("endgame", "--rules", ZP, "--final-round", "--scores", "15050,12000"),
-        ("endgame", "--rules", ZP, "--table", "--format", "csv"),
         ("advise", "--rules", ZP, "--score", "1000", "--opponents", "9000"),
-        ("export", "--rules", ZP, "--objective", "last-turn", "--format", "csv"),
         ("plot", "game", "--rules", ZP, "--out", "x.png"),
         ("plot", "endgame", "--rules", ZP, "--out", "x.png"),
         ("odds", "--rules", ZP, "--dice", "3"),

@@ -100,8 +100,8 @@ def refuse_pyramiding(rules: RuleSet, what: str) -> None:
     if rules.pyramiding:
         raise InputError(
             f"{what} does not support pyramiding ({rules.name}); what does: expected points "
-            "(advise, strategy, evaluate, simulate, verify, export) and a last turn "
-            "(endgame --deficit)"
+            "(advise, strategy, evaluate, simulate, verify, export), a last turn (endgame "
+            "--deficit or --table) and the two-player game's chances (game)"
         )
 
 

@@ -84,8 +84,8 @@ def endgame(
     if frozen is not None:  # (checked first: no answer is given without it)
         turn_state(rs, dice, turn, permanent, frozen)
     state_given = deficit is not None or dice is not None or turn or permanent or not_on_board
-    if final_round or scores is not None or table:
-        refuse_pyramiding(rs, "zilch endgame --final-round / --table")
+    if final_round or scores is not None:
+        refuse_pyramiding(rs, "zilch endgame --final-round")
     if final_round or scores is not None:
         if not (final_round and scores is not None):
             raise InputError("the final round needs both --final-round and --scores")

@@ -16,7 +16,6 @@ from .base import (
     Tables_,
     int_list,
     optional,
-    refuse_pyramiding,
     rule_set,
     tables_of,
     zilches_of,
@@ -70,7 +69,6 @@ def game(
     costs a penalty: after `zilches` and `opp_zilches` zilches in a row, scores down to
     `lowest` (points; where the penalty may take a score below zero)."""
     rs = rule_set(rules)
-    refuse_pyramiding(rs, "zilch game")
     tab = tables_of(rs, tables)
     _check_target(rs, target)
     if fairness and scores is not None:
