@@ -24,7 +24,15 @@ from dicesolver.turn import TurnState
 from . import bruteforce_pyramid
 from . import game_valueiteration as VI
 from .clirun import zilch as run
-from .solvers import evaluate, play, policy, score_policy, solve_game, solve_last_turn
+from .solvers import (
+    evaluate,
+    play,
+    policy,
+    score_policy,
+    solve_game,
+    solve_last_turn,
+    tables,
+)
 
 DATA = Path(__file__).parent / "data"
 ZP = "zilch-pyramiding"
@@ -336,6 +344,22 @@ def test_endgame_last_turn_with_frozen_dice_is_the_last_turn_solvers():
     run("endgame", "--rules", "zilch", "--deficit", "1000", "--frozen", "5", code=2)
 
 
+def test_advice_by_the_chance_of_winning_carries_the_frozen_dice():
+    """advise --score: a last turn is endgame --deficit's value; in a final round the
+    fresh turn's value is the report's chance of that player (both with pyramiding)."""
+    state = ("--dice", "3", "--turn", "600", "--frozen", "1,5,5")
+    a = js("advise", "--rules", ZP, *state, "--score", "14000", "--opponents", "15100")
+    e = js("endgame", "--rules", ZP, "--deficit", "1100", *state)
+    assert a["situation"] == "last turn" and a["frozen"] == [1, 5, 5]
+    assert a["p_win"]["roll"] == pytest.approx(e["values"]["roll"], abs=1e-13)
+    a = js("advise", "--rules", ZP, "--score", "14000", "--opponents", "13000,15100",
+           "--final-round")  # fmt: skip
+    r = js("endgame", "--rules", ZP, "--final-round", "--scores", "15100,14000,13000")
+    assert a["situation"] == "final round"
+    assert a["p_win"]["roll"] == pytest.approx(r["players"][1]["p_win"], abs=1e-12)
+    assert "stopping_rule" not in r["players"][1]  # by dice left it would miss the frozen
+
+
 def test_last_turn_table_and_game_commands_honour_the_option(tmp_path):
     """On the 4-dice game to 1000 (zilch-pyramiding's last-turn table has 3.7 M rows)."""
     src = (DATA / "pyramid-4.toml").read_text() + "\n[game]\ntarget = 1000\n"
@@ -353,6 +377,11 @@ def test_last_turn_table_and_game_commands_honour_the_option(tmp_path):
     assert float(row["p_win_roll"]) == pytest.approx(float(roll), abs=1e-12)
     d = js("game", "--rules", p4, "--scores", "0,0")
     assert d["p_win"] == pytest.approx(float(solve_game(rs, 1000).W[0, 0]), abs=1e-12)
+    # a turn of the game with frozen dice, from the stored table
+    a = js("advise", "--rules", p4, "--dice", "2", "--turn", "150", "--frozen", "1,5",
+           "--score", "0", "--opponents", "0")  # fmt: skip
+    v = tables(rs).game().turn(0, 0).value_at(TurnState(2, 150, 0, _counts([1, 5])))
+    assert a["situation"] == "game" and a["p_win"]["roll"] == pytest.approx(v.roll, abs=1e-12)
 
 
 def test_evaluate_simulate_and_export_honour_the_option():
@@ -369,8 +398,6 @@ def test_evaluate_simulate_and_export_honour_the_option():
 @pytest.mark.parametrize(
     "args",
     [
-        ("endgame", "--rules", ZP, "--final-round", "--scores", "15050,12000"),
-        ("advise", "--rules", ZP, "--score", "1000", "--opponents", "9000"),
         ("plot", "game", "--rules", ZP, "--out", "x.png"),
         ("plot", "endgame", "--rules", ZP, "--out", "x.png"),
         ("odds", "--rules", ZP, "--dice", "3"),

@@ -21,7 +21,6 @@ from .base import (
     hidden,
     int_list,
     optional,
-    refuse_pyramiding,
     rule_set,
     tables_of,
     turn_state,
@@ -121,7 +120,6 @@ def advise(
             "where reaching the target wins at once"
         )
     if score is not None or opponents is not None or mode is not None:
-        refuse_pyramiding(rs, "advice by the probability of winning (--score)")
         if score is None or opponents is None:
             raise InputError("end-game advice needs both --score and --opponents")
         opp = int_list(opponents, "--opponents")
@@ -137,7 +135,7 @@ def advise(
             raise InputError("--roll gives expected-points advice; leave out --score/--opponents")
         from .endgame_advice import endgame_advice
 
-        state = turn_state(rs, dice, turn, permanent)
+        state = turn_state(rs, dice, turn, permanent, frozen)
         return endgame_advice(tab, state, score, opp, mode, (k, k_opp))
     if k_opp:
         raise InputError("--opp-zilches is about the game: give --score and --opponents")

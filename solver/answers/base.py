@@ -99,9 +99,8 @@ def refuse_pyramiding(rules: RuleSet, what: str) -> None:
     refuses, rather than answer without them."""
     if rules.pyramiding:
         raise InputError(
-            f"{what} does not support pyramiding ({rules.name}); what does: expected points "
-            "(advise, strategy, evaluate, simulate, verify, export), a last turn (endgame "
-            "--deficit or --table) and the two-player game's chances (game)"
+            f"{what} does not support pyramiding ({rules.name}): its figures go by dice "
+            "left, blind to the frozen dice (advise and endgame take them with --frozen)"
         )
 
 

@@ -17,7 +17,6 @@ from .base import (
     Tables_,
     int_list,
     optional,
-    refuse_pyramiding,
     rule_set,
     tables_of,
     turn_state,
@@ -85,8 +84,6 @@ def endgame(
         turn_state(rs, dice, turn, permanent, frozen)
     state_given = deficit is not None or dice is not None or turn or permanent or not_on_board
     if final_round or scores is not None:
-        refuse_pyramiding(rs, "zilch endgame --final-round")
-    if final_round or scores is not None:
         if not (final_round and scores is not None):
             raise InputError("the final round needs both --final-round and --scores")
         if state_given or table:
@@ -142,6 +139,9 @@ def _final_round_report(tab: Tables, scores: list[int]) -> FinalRoundReport:
     fr = solve_final_round(tab.model, trigger, 1, others, tab.reach_bound)
     players = [PlayerChance(1, trigger, "triggered the final round", fr.p_leaders)]
     for i, (s, pt, p) in enumerate(zip(others, fr.players, fr.p_players), start=2):
+        if rs.pyramiding:  # (a rule by dice left would miss the frozen dice: none given)
+            players.append(PlayerChance(i, s, "to play", p))
+            continue
         if pt.solved is None:  # the last player: a last turn against the trigger
             lv, row = solve_last_turn(tab.model, [trigger - s], rs.on_board(s)), 0
         else:

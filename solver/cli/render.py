@@ -152,7 +152,8 @@ def game_take_over(a) -> str:
 def endgame_advice(a) -> str:
     head = (
         f"{a.rules}: {dice(a.dice)} to roll, turn total {a.turn}"
-        f"{', ' + str(a.permanent) + ' permanent' if a.permanent else ''}; "
+        f"{', ' + str(a.permanent) + ' permanent' if a.permanent else ''}"
+        f"{'' if a.frozen is None else ', frozen ' + (','.join(map(str, a.frozen)) or 'nothing')}; "
         f"score {a.score}, opponents {', '.join(map(str, a.opponents))}"
     )
     if not a.solved:
