@@ -84,6 +84,9 @@ class RuleSet:
     # beating(), never by a rules file; a turn with it is a turn with a higher minimum.
     overtaking: bool = False
     beat: int = 0
+    # Dice frozen earlier in the turn (since the last pick-up) combine with later rolls:
+    # the turn's state then carries the frozen groups (outcomes/frozen.py).
+    pyramiding: bool = False
 
     # --- facts every caller needs, derived here once --------------------------------------
     @cached_property
@@ -217,6 +220,7 @@ class RuleSet:
                 (self.has_permanent, "permanent points"),
                 (self.piggyback, "piggyback"),
                 (self.three_zilch_penalty, "three_zilch_penalty"),
+                (self.pyramiding, "pyramiding"),
             ):
                 if bad:
                     raise InputError(f"{self.name}: overtaking with {what} is not supported")
@@ -228,7 +232,7 @@ class RuleSet:
         d.pop("name"), d.pop("description")
         if not self.three_zilch_penalty:  # (no penalty: its details change nothing, and
             d.pop("penalty_below_zero"), d.pop("penalty_off_board")  # the hash stays)
-        for key in ("overtaking", "beat"):  # (off: the hash of every rule set stays)
+        for key in ("overtaking", "beat", "pyramiding"):  # (off: every hash stays)
             if not d[key]:
                 d.pop(key)
         return d
@@ -265,6 +269,7 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
         "hot_dice",
         "entry_minimum",
         "bank_minimum",
+        "pyramiding",
         "faces",
         "patterns",
         "game",
@@ -359,6 +364,9 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
     desc = data.get("description", "")
     if not isinstance(desc, str):
         _fail(src, "description", "expected a string")
+    pyramiding = data.get("pyramiding", False)
+    if not isinstance(pyramiding, bool):
+        _fail(src, "pyramiding", "expected true or false")
     rs = RuleSet(
         name=name,
         description=desc,
@@ -378,6 +386,7 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
         three_zilch_penalty=_int(
             src, "game.three_zilch_penalty", game.get("three_zilch_penalty", 0)
         ),
+        pyramiding=pyramiding,
         **flags,
     )
     if not any(any(r) for r in rs.faces) and not rs.patterns:
@@ -412,6 +421,14 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
             _fail(
                 src, "hot_dice", "permanent combinations with mandatory hot dice are not supported"
             )
+    if rs.pyramiding:  # (the turn states these need are not carried with frozen groups)
+        for clash, has in (
+            ("permanent combinations", rs.has_permanent),
+            ("piggyback", rs.piggyback),
+            ("three_zilch_penalty", rs.three_zilch_penalty),
+        ):
+            if has:
+                _fail(src, "pyramiding", f"pyramiding with {clash} is not supported")
     return rs
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .objectives.score import ScorePolicy, solve_score
+from .outcomes.frozen import turn_states
 from .outcomes.model import FORMAT, TurnModel, model_arrays, sound
 from .rules import RuleSet
 from .store import Check, Store
@@ -46,7 +47,7 @@ class Tables:
         )
 
     def _sound(self, prefix: str, arrays: dict, rows: int) -> bool:
-        return TurnSolution.sound(prefix, arrays, rows, self.rules.dice + 1)
+        return TurnSolution.sound(prefix, arrays, rows, len(turn_states(self.rules)))
 
     @property
     def model(self) -> TurnModel:
@@ -116,7 +117,7 @@ class Tables:
                 and ("relative" in a) == penalty
                 and (not penalty or a["relative"].shape == (7,))
                 and a["reach"].dtype == np.bool_
-                and a["reach"].shape == (self.rules.dice + 1, a["main.roll"].shape[2])
+                and a["reach"].shape == (len(turn_states(self.rules)), a["main.roll"].shape[2])
             )
 
         header, arrays = self._cached("score", build, check=check)
@@ -373,7 +374,7 @@ def _reachable(rules: RuleSet, store: Store, length: int, held: bool) -> np.ndar
         f"{'held' if held else 'reachable'}{length}",
         lambda: ({}, {"reach": sweep(_model(rules, store), length, held)}),
         check=lambda h, a: (
-            a["reach"].shape == (rules.dice + 1, length) and a["reach"].dtype == np.bool_
+            a["reach"].shape == (len(turn_states(rules)), length) and a["reach"].dtype == np.bool_
         ),
     )
     reach = arrays["reach"]

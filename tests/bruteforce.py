@@ -24,12 +24,12 @@ def combos(rules):
     return out
 
 
-def naive_choices(rules, roll):
-    """{(points, dice left)} of every legal set-aside from the ordered roll."""
-    table = combos(rules)
+def peeler(table):
+    """best(dice): the most points peeling combinations of `table` ((faces, points)) off a
+    sorted tuple of dice, or None where they cannot all be used."""
 
     @cache
-    def best(dice):  # most points peeling combinations off the sorted tuple, or None
+    def best(dice):
         if not dice:
             return 0
         res = None
@@ -45,6 +45,12 @@ def naive_choices(rules, roll):
                 res = pts + sub
         return res
 
+    return best
+
+
+def naive_choices(rules, roll):
+    """{(points, dice left)} of every legal set-aside from the ordered roll."""
+    best = peeler(combos(rules))
     found = set()
     n = len(roll)
     for k in range(1, n + 1):

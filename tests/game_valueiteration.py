@@ -13,10 +13,15 @@ from dicesolver.outcomes.scoring import p_zilch, scored
 
 
 def _moves(rules):
-    """Per dice count n: (outcome probabilities, list of [(points units, next state)])."""
+    """Per state s (0: must roll all dice; 1..N: n dice, free; pyramiding: then the
+    states holding frozen groups, as the brute force of tests/bruteforce_pyramid.py reads
+    them, raw counts): (outcome probabilities, list of [(points units, next state)],
+    P(zilch))."""
     u, N = rules.unit, rules.dice
     hot = 0 if rules.hot_dice == "mandatory" else N
     out = {}
+    if rules.pyramiding:
+        return _frozen_moves(rules, hot)
     for n in range(1, N + 1):
         probs, choices = [], []
         for so in scored(rules, n):
@@ -24,11 +29,45 @@ def _moves(rules):
                 probs.append(float(so.outcome.prob))
                 choices.append([(c.points // u, c.left if c.left else hot) for c in so.choices])
         out[n] = (np.array(probs), choices, float(p_zilch(rules, n)))
+    return {s: out[N if s == 0 else s] for s in range(N + 1)}
+
+
+def _frozen_moves(rules, hot):
+    from .bruteforce_pyramid import roller
+
+    N, u, empty = rules.dice, rules.unit, (0,) * 6
+    rolls = roller(rules)
+    index: dict = {(n, empty): n for n in range(1, N + 1)}
+    index["must roll"] = 0
+    todo, out = list(range(N + 1)), {}
+    keys = {0: (N, empty), **{n: (n, empty) for n in range(1, N + 1)}}
+    while todo:
+        s = todo.pop()
+        if s in out:
+            continue
+        n, frozen = keys[s]
+        probs, choices, pz = [], [], 0.0
+        for ch, c in rolls(n, frozen).items():
+            p = c / 6**n
+            if not ch:
+                pz += p
+                continue
+            row = []
+            for pts, left, after in ch:
+                key = (left, after) if left else None
+                s2 = hot if key is None else index.setdefault(key, len(index))
+                keys.setdefault(s2, key or (N, empty))
+                todo.append(s2)
+                row.append((pts // u, s2))
+            probs.append(p)
+            choices.append(row)
+        out[s] = (np.array(probs), choices, pz)
     return out
 
 
 def _roll(V, moves, n, Tm, beyond):
-    """Σ_o p_o max_c V[..., s_c, t + pts_c] for every t < Tm (V's last axis is t)."""
+    """Σ_o p_o max_c V[..., s_c, t + pts_c] for every t < Tm (V's last axis is t), the
+    outcomes of state n."""
     probs, choices, _ = moves[n]
     acc = np.zeros(V.shape[:-2] + (Tm,))
     t = np.arange(Tm)
@@ -45,19 +84,18 @@ def _roll(V, moves, n, Tm, beyond):
 def last_turn(rules, D):
     """X[d]: P(the last player beats deficit d), d < D (on the board, ties count the tie).
     Totals run to D + 1 units, past every deficit: beyond, banking wins outright."""
-    N, moves = rules.dice, _moves(rules)
+    moves = _moves(rules)
     Tm = D + 1
     d = np.arange(D)[:, None]
     t = np.arange(Tm)[None, :]
     bank = np.where(t > d, 1.0, np.where(t == d, rules.tie, 0.0))
     bank = np.where(t * rules.unit >= rules.bank_minimum, bank, -np.inf)
-    V = np.zeros((D, N + 1, Tm))
+    V = np.zeros((D, len(moves), Tm))
     beyond = lambda s2, tt: 1.0
     for _ in range(10_000):
         old = V.copy()
-        for s in range(N + 1):
-            n = N if s == 0 else s
-            roll = _roll(V, moves, n, Tm, beyond)
+        for s in moves:
+            roll = _roll(V, moves, s, Tm, beyond)
             V[:, s] = roll if s == 0 else np.maximum(roll, bank)
         if np.abs(V - old).max() < 1e-15:
             break
@@ -84,9 +122,9 @@ def game(rules, R, Tm, finals=None, offers=False):
     t = np.arange(Tm)[None, None, :]
     on_board = (a > 0) | (rules.entry_minimum == 0)
     mins = np.where(on_board, rules.bank_minimum, max(rules.entry_minimum, rules.bank_minimum))
-    V = np.full((R, R, N + 1, Tm), 0.5)
+    V = np.full((R, R, len(moves), Tm), 0.5)
     # a must-roll state past the last total: every bank there wins at once (instant rules)
-    probs, choices, pzN = moves[N]
+    probs, choices, pzN = moves[0]
     p_hot = sum(p for p, chs in zip(probs, choices) if all(s2 == 0 for _, s2 in chs))
 
     def bank_value(start, tt):
@@ -124,9 +162,8 @@ def game(rules, R, Tm, finals=None, offers=False):
             assert finals is None, "final-round rules: use optional hot dice here"
             return forced_far[:, :, None]
 
-        for s in range(N + 1):
-            n = N if s == 0 else s
-            roll = _roll(V, moves, n, Tm, beyond) + moves[n][2] * zilch[:, :, None]
+        for s in moves:
+            roll = _roll(V, moves, s, Tm, beyond) + moves[s][2] * zilch[:, :, None]
             ROLL[:, :, s] = roll
             V[:, :, s] = roll if s == 0 else np.maximum(roll, banks[:, :, s] if offers else bank)
         if np.abs(V - old).max() < 1e-14:
@@ -176,9 +213,8 @@ def penalty_game(rules, R, lo, Tm, finals=None):
         def beyond(s2, tt):
             return bank_value(start, tt)
 
-        for s in range(N + 1):
-            nd = N if s == 0 else s
-            roll = _roll(V, moves, nd, Tm, beyond) + moves[nd][2] * zilch[..., None]
+        for s in moves:
+            roll = _roll(V, moves, s, Tm, beyond) + moves[s][2] * zilch[..., None]
             V[..., s, :] = roll if s == 0 else np.maximum(roll, bank)
         if np.abs(V - old).max() < 1e-14:
             break

@@ -97,7 +97,13 @@ def test_last_player_is_the_last_turn_table():
 
 @pytest.mark.parametrize(
     "name, deficit",
-    [("zilch", 1000), ("zilch-online", 2000), ("farkle", 500), ("zonk-detroit", 3000)],
+    [
+        ("zilch", 1000),
+        ("zilch-online", 2000),
+        ("farkle", 500),
+        ("zonk-detroit", 3000),
+        ("zilch-pyramiding", 1000),
+    ],
 )
 def test_simulated_last_turn_wins_within_4_standard_errors(name, deficit):
     rs = rules.load(name)
@@ -231,7 +237,7 @@ def test_cli_last_turn_table_and_plot(tmp_path):
     assert png.read_bytes()[:4] == b"\x89PNG"
 
 
-@pytest.mark.parametrize("name", ["zilch-online", "farkle", "zilch"])
+@pytest.mark.parametrize("name", ["zilch-online", "farkle", "zilch", "zilch-pyramiding"])
 def test_need_space_last_player_equals_the_plain_last_turn(name):
     """The last player solved once in "points still needed" gives every deficit's chance
     exactly as the plain last-turn solver (zilch-online: the all-permanent chain, where a
@@ -261,7 +267,13 @@ def test_final_round_need_space_equals_rows(monkeypatch):
 
 @pytest.mark.parametrize(
     "name, S, on_board",
-    [("zilch-online", 90, True), ("farkle", 180, True), ("zilch", 280, True), ("zilch", 0, False)],
+    [
+        ("zilch-online", 90, True),
+        ("farkle", 180, True),
+        ("zilch", 280, True),
+        ("zilch", 0, False),
+        ("zilch-pyramiding", 280, True),
+    ],
 )
 def test_leader_rows_equal_one_plain_solve_per_row(name, S, on_board):
     """solve_leader_rows (a few class problems above the leaders, each row solved only up

@@ -174,12 +174,13 @@ def test_what_cannot_be_answered_is_refused_in_one_line(args, said):
 
 
 def test_the_combinations_not_solved_are_refused_at_the_key():
-    """Overtaking with permanent points, piggyback or a penalty for the third zilch: the
+    """Overtaking with permanent points, piggyback, a penalty for the third zilch or pyramiding: the
     rules file is refused, never answered without the option."""
     for preset, extra in (
         ("zilch-online", {}),
         ("zonk-chicago", {}),
         ("farkle", {"three_zilch_penalty": 500}),
+        ("zilch-pyramiding", {}),
     ):
         src = rules.canonical_source(preset)
         src["game"].update(extra, overtaking=True)

@@ -63,6 +63,7 @@ def test_every_preset_loads_with_unit_50():
         "zilch",
         "zilch-10000",
         "zilch-5000",
+        "zilch-pyramiding",
         "zilch-online",
         "zonk-chicago",
         "zonk-detroit",

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
+from ..outcomes.frozen import faces_of
 from ..rules import RuleSet
 from ..turn.state import StateValues, TurnState
 from .base import (
@@ -50,6 +51,7 @@ class Advice(Answer):
     note: str | None
     zilches: int | None = optional()  # (with a penalty for the third zilch in a row)
     beat: int | None = optional()  # (overtaking: the turn total a bank must beat)
+    frozen: list[int] | None = optional()  # (pyramiding: dice frozen since the pick-up)
     ruleset: RuleSet = hidden()
 
 
@@ -86,6 +88,7 @@ def advise(
     zilches: int = 0,
     opp_zilches: int = 0,
     beat: int = 0,
+    frozen: str | Sequence[int] | None = None,
     tables: Tables_ = None,
 ) -> Advice | Ranking | TakeOver | GameTakeOver | EndgameAdvice:
     """Should I roll?  Without scores: by expected points this turn (with a roll: every
@@ -94,11 +97,14 @@ def advise(
     before this turn, where the rules charge a penalty for the third (then the objective
     is the long-run average points per turn).  beat: with overtaking, the previous
     player's banked turn total (a bank must beat it; 0: he zilched, or nobody has
-    played)."""
+    played).  frozen: under pyramiding, the dice frozen since the last pick-up of all dice
+    (e.g. "5,5")."""
     rs = rule_set(rules).beating(beat)
     k = zilches_of(rs, zilches)
     k_opp = zilches_of(rs, opp_zilches, "--opp-zilches")
     tab = tables_of(rs, tables)
+    if frozen is not None:  # (checked first: no answer is given without it)
+        turn_state(rs, dice, turn, permanent, frozen)
     # options that say nothing together: refused, never silently dropped
     if final_round and last_turn:
         raise InputError("--final-round and --last-turn exclude each other")
@@ -135,7 +141,7 @@ def advise(
             raise InputError("--roll gives expected-points advice; leave out --score/--opponents")
         from .endgame_advice import endgame_advice
 
-        state = turn_state(rs, dice, turn, permanent)
+        state = turn_state(rs, dice, turn, permanent, frozen)
         return endgame_advice(tab, state, score, opp, mode, (k, k_opp))
     if k_opp:
         raise InputError("--opp-zilches is about the game: give --score and --opponents")
@@ -143,7 +149,7 @@ def advise(
         from .piggyback import piggyback
 
         return piggyback(tab, take_over, not not_on_board, k)
-    state = turn_state(rs, dice, turn, permanent)
+    state = turn_state(rs, dice, turn, permanent, frozen)
     if roll is not None:
         from .ranking import ranking
 
@@ -167,5 +173,6 @@ def advise(
         note,
         k if penalty else None,
         rs.beat if rs.overtaking else None,
+        faces_of(state.frozen) if rs.pyramiding else None,
         rs,
     )

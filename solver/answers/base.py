@@ -94,6 +94,16 @@ def zilches_of(rules: RuleSet, zilches: int, what: str = "--zilches") -> int:
     return int(zilches)
 
 
+def refuse_pyramiding(rules: RuleSet, what: str) -> None:
+    """InputError where a question does not carry the frozen groups of pyramiding: it
+    refuses, rather than answer without them."""
+    if rules.pyramiding:
+        raise InputError(
+            f"{what} does not support pyramiding ({rules.name}): its figures go by dice "
+            "left, blind to the frozen dice (advise and endgame take them with --frozen)"
+        )
+
+
 def fraction_text(p: Fraction) -> str:
     """An exact probability as "n/d" ("0" and "1" where it is whole)."""
     return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
@@ -110,9 +120,23 @@ def tables_of(rules: RuleSet, tables: str | Store | None) -> Tables:
     return Tables(rules, store)
 
 
-def turn_state(rs: RuleSet, dice: int | None, turn: int, permanent: int) -> TurnState:
-    """The state as the options give it (dice: all where not given)."""
-    return TurnState(rs.dice if dice is None else dice, turn, permanent)
+def turn_state(
+    rs: RuleSet,
+    dice: int | None,
+    turn: int,
+    permanent: int,
+    frozen: str | Sequence[int] | None = None,
+) -> TurnState:
+    """The state as the options give it (dice: all where not given; frozen: the dice
+    frozen since the last pick-up, under pyramiding)."""
+    if frozen is None or (isinstance(frozen, str) and not frozen.strip()):
+        counts: tuple[int, ...] = ()
+    else:
+        from ..outcomes.frozen import check_frozen, parse_frozen
+
+        counts = parse_frozen(dice_list(frozen, "--frozen"))
+        check_frozen(rs, counts, rs.dice if dice is None else dice)
+    return TurnState(rs.dice if dice is None else dice, turn, permanent, counts)
 
 
 def int_list(value: str | Sequence[int], what: str) -> list[int]:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..errors import InputError
+from ..objectives.score import FrozenThreshold
 from ..rules import RuleSet, preset_names
 from ..rules import load as load_rules
 from .base import (
@@ -94,6 +95,11 @@ def odds(rules: Rules = "farkle", dice: int | None = None) -> Odds:
     n = rs.dice if dice is None else dice
     if not 1 <= n <= rs.dice:
         raise InputError(f"--dice must be 1..{rs.dice} under {rs.name}, got {n}")
+    if rs.pyramiding and n < rs.dice:
+        raise InputError(
+            f"odds of {n} dice under pyramiding ({rs.name}) depend on the dice frozen "
+            f"before: only the odds of all {rs.dice} (nothing frozen) are given"
+        )
     o = roll_odds(rs, n)
     return Odds(
         rs.name,
@@ -128,6 +134,8 @@ class Strategy(Answer):
     penalty: int | None = optional()
     by_zilches: dict[int, ZilchCard] | None = optional()
     beat: int | None = optional()  # (overtaking: the turn total a bank must beat)
+    # pyramiding: the same per state holding frozen groups (dice, frozen faces, bank from)
+    by_frozen: list[FrozenThreshold] | None = optional()
     ruleset: RuleSet = hidden()
 
 
@@ -142,12 +150,14 @@ def strategy(
     pol = tables_of(rs, tables).score
     on = not not_on_board
     if pol.relative is None:
+        frozen = pol.frozen_thresholds(on) if rs.pyramiding else None
         return Strategy(
             rs.name,
             on,
             pol.bank_thresholds(on),
             pol.expected_turn_score(on),
             beat=rs.beat if rs.overtaking else None,
+            by_frozen=frozen,
             ruleset=rs,
         )
     cards = {k: pol.card(k) for k in range(3)}

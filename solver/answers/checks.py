@@ -10,6 +10,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..limits import TURNS_PER_SECOND, check_time
+from ..outcomes.frozen import faces_of
 from ..play.evaluate import Distribution
 from ..play.evaluate import evaluate as exact_distribution
 from ..play.policies import OptimalPolicy, Policy, load_policy
@@ -65,6 +66,7 @@ class Evaluation(Answer):
     dice: int
     turn: int
     zilches: int | None = optional()  # (with a penalty for the third zilch in a row)
+    frozen: list[int] | None = optional()  # (pyramiding: dice frozen since the pick-up)
 
 
 def evaluate(
@@ -76,15 +78,17 @@ def evaluate(
     not_on_board: bool = False,
     zilches: int = 0,
     beat: int = 0,
+    frozen: str | list[int] | None = None,
     tables: Tables_ = None,
 ) -> Evaluation:
     """The exact distribution of the points a turn records under a policy (after
     `zilches` zilches in a row: a zilch after two costs the penalty too; with overtaking,
-    a bank must beat `beat`)."""
+    a bank must beat `beat`; frozen: under pyramiding, the dice frozen since the last
+    pick-up)."""
     rs = rule_set(rules).beating(beat)
     k = zilches_of(rs, zilches)
     tab = tables_of(rs, tables)
-    state = turn_state(rs, dice, turn, permanent)
+    state = turn_state(rs, dice, turn, permanent, frozen)
     tab.check(state)
     on = not not_on_board
     strat = resolve_policy(policy, tab, on, k)
@@ -101,6 +105,7 @@ def evaluate(
         state.dice,
         turn,
         k if rs.three_zilch_penalty else None,
+        faces_of(state.frozen) if rs.pyramiding else None,
     )
 
 
@@ -335,6 +340,11 @@ def verify(
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InputError(f"--alpha must be a number strictly between 0 and 1, got {alpha!r}")
     if rolls:
+        if rs.pyramiding:
+            raise InputError(
+                f"--rolls under pyramiding ({rs.name}): whether a roll zilches depends on "
+                "the dice frozen before it, which a roll file does not say"
+            )
         if column is not None or policy != "optimal" or not_on_board or k:
             raise InputError(
                 "--rolls checks single rolls, which no policy plays: leave out "

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from ..limits import check_players
+from ..outcomes.frozen import faces_of
 from ..turn.state import StateValues
 from .base import (
     Answer,
@@ -38,6 +39,7 @@ class LastTurnAdvice(Answer):
     p_win: float
     values: StateValues
     action: str
+    frozen: list[int] | None = optional()  # (pyramiding: dice frozen since the pick-up)
 
 
 @dataclass(frozen=True)
@@ -68,16 +70,20 @@ def endgame(
     final_round: bool = False,
     scores: str | Sequence[int] | None = None,
     beat: int = 0,
+    frozen: str | Sequence[int] | None = None,
     tables: Tables_ = None,
 ) -> LastTurnAdvice | FinalRoundReport | Table:
-    """Can I still win?  A last turn against a deficit; the whole last-turn table; or a
-    final round: everyone's chance and each player's stopping rule.  beat: with
-    overtaking, the previous player's banked turn total (a bank must beat it)."""
+    """Can I still win?  A last turn against a deficit (frozen: under pyramiding, the dice
+    frozen since the last pick-up); the whole last-turn table; or a final round:
+    everyone's chance and each player's stopping rule.  beat: with overtaking, the
+    previous player's banked turn total (a bank must beat it)."""
     from ..objectives.last_turn import check_deficit
     from .export import last_turn_rows
 
     rs = rule_set(rules).beating(beat)
     tab = tables_of(rs, tables)
+    if frozen is not None:  # (checked first: no answer is given without it)
+        turn_state(rs, dice, turn, permanent, frozen)
     state_given = deficit is not None or dice is not None or turn or permanent or not_on_board
     if final_round or scores is not None:
         if not (final_round and scores is not None):
@@ -102,12 +108,15 @@ def endgame(
             f"deficit {deficit} is impossible under {rs.name}: a last turn starts "
             f"0 or more points behind, in multiples of {rs.unit}"
         )
-    state = turn_state(rs, dice, turn, permanent)
+    state = turn_state(rs, dice, turn, permanent, frozen)
     tab.check(state)
     check_deficit(rs, deficit)
     on = not not_on_board
     v = tab.last_turn.value_at(deficit, state, on)
-    return LastTurnAdvice(rs.name, deficit, state.dice, turn, permanent, on, v.best, v, v.action)
+    held = faces_of(state.frozen) if rs.pyramiding else None
+    return LastTurnAdvice(
+        rs.name, deficit, state.dice, turn, permanent, on, v.best, v, v.action, held
+    )
 
 
 def _final_round_report(tab: Tables, scores: list[int]) -> FinalRoundReport:
@@ -132,6 +141,9 @@ def _final_round_report(tab: Tables, scores: list[int]) -> FinalRoundReport:
     fr = solve_final_round(tab.model, trigger, 1, others, tab.reach_bound)
     players = [PlayerChance(1, trigger, "triggered the final round", fr.p_leaders)]
     for i, (s, pt, p) in enumerate(zip(others, fr.players, fr.p_players), start=2):
+        if rs.pyramiding:  # (a rule by dice left would miss the frozen dice: none given)
+            players.append(PlayerChance(i, s, "to play", p))
+            continue
         if pt.solved is None:  # the last player: a last turn against the trigger
             lv, row = solve_last_turn(tab.model, [trigger - s], rs.on_board(s)), 0
         else:

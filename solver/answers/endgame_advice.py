@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..outcomes.frozen import faces_of
 from ..turn.state import StateValues, TurnState
 from .base import Answer, optional
 
@@ -42,6 +43,7 @@ class EndgameAdvice(Answer):
     p_win_game: float | None = optional()
     note: str | None = optional()
     zilches: list[int] | None = optional()  # (with a penalty: mine, the opponent's)
+    frozen: list[int] | None = optional()  # (pyramiding: dice frozen since the pick-up)
 
 
 def endgame_advice(
@@ -83,6 +85,7 @@ def endgame_advice(
             v,
             v is not None,
             margin=None if v is None else v.margin,
+            frozen=faces_of(state.frozen) if rs.pyramiding else None,
             **more,
         )
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..files import replacing
+from ..outcomes.frozen import faces_of, turn_states
 from ..tables import Tables
 from .base import Answer, Rules, Tables_, rule_set, tables_of
 
@@ -113,6 +114,21 @@ SCORE_COLUMNS = (
 )
 
 
+def _columns(rs, names) -> dict[str, list]:
+    """The table's columns; under pyramiding "frozen" follows "dice": the dice frozen
+    since the last pick-up, as faces ("1,5,5")."""
+    extra = ("frozen",) if rs.pyramiding else ()
+    return {c: [] for name in names for c in ((name, *extra) if name == "dice" else (name,))}
+
+
+def _state(cols: dict[str, list], rs, s: int, n: int) -> None:
+    """n rows of state s: its dice (and frozen dice)."""
+    states = turn_states(rs)
+    cols["dice"] += [states.dice[s]] * n
+    if "frozen" in cols:
+        cols["frozen"] += [",".join(map(str, faces_of(states.frozen[s])))] * n
+
+
 def score_rows(tab: Tables) -> Table:
     """One row per reachable state (turn totals up to the solver's cap; beyond it banking
     is optimal wherever it is allowed); with a penalty for the third zilch in a row, per
@@ -120,7 +136,7 @@ def score_rows(tab: Tables) -> Table:
     rs, whole = tab.rules, tab.score
     u = rs.unit
     counts = (None,) if whole.relative is None else (0, 1, 2)
-    cols: dict[str, list] = {c: [] for c in SCORE_COLUMNS}
+    cols = _columns(rs, SCORE_COLUMNS)
     if whole.relative is not None:
         cols = {"zilches": [], **cols}
 
@@ -129,7 +145,7 @@ def score_rows(tab: Tables) -> Table:
         n = len(r_idx)
         if k is not None:
             cols["zilches"] += [k] * n
-        cols["dice"] += [rs.dice if s == 0 else s] * n
+        _state(cols, rs, s, n)
         cols["turn_total"] += (r_idx * u + perm).tolist()
         cols["permanent"] += [perm] * n
         cols["on_board"] += [on_board] * n
@@ -141,7 +157,7 @@ def score_rows(tab: Tables) -> Table:
     for k in counts:
         pol = whole if k is None else whole.card(k)
         for row, on_board in ((0, False), (1, True)):
-            for s in range(rs.dice + 1):
+            for s in range(len(turn_states(rs))):
                 add(
                     pol.main.roll[row, :, :L],
                     pol.main.bank[row, :, :L],
@@ -186,7 +202,7 @@ def last_turn_rows(tab: Tables) -> Table:
     deficit plus one unit (beyond, banking wins outright)."""
     rs, last = tab.rules, tab.last_turn
     u = rs.unit
-    cols: dict[str, list] = {c: [] for c in LAST_TURN_COLUMNS}
+    cols = _columns(rs, LAST_TURN_COLUMNS)
     step = rs.perm_step or 0
     flags = (False, True) if last.levels[False] is not last.levels[True] else (True,)
     for on_board in flags:
@@ -196,7 +212,7 @@ def last_turn_rows(tab: Tables) -> Table:
             if sol.cap == 0:
                 break
             p = k * step
-            for s in range(rs.dice + 1):
+            for s in range(len(turn_states(rs))):
                 if s == 0 and k:  # permanent points come after the first roll
                     continue
                 rr = np.nonzero(reach[s])[0] if k == 0 else np.arange(sol.roll.shape[2])
@@ -208,7 +224,7 @@ def last_turn_rows(tab: Tables) -> Table:
                     roll, bank = sol.roll[d, s, r], sol.bank[d, s, r]
                     n = len(r)
                     cols["deficit"] += [d * u] * n
-                    cols["dice"] += [rs.dice if s == 0 else s] * n
+                    _state(cols, rs, s, n)
                     cols["turn_total"] += ((r + p) * u).tolist()
                     cols["permanent"] += [p * u] * n
                     cols["on_board"] += [on_board] * n
@@ -360,4 +376,5 @@ def export(
         raise InputError(
             f"--objective is one of {', '.join([*builders, 'beat'])}, got {objective!r}"
         )
+
     return builders[objective](tab)

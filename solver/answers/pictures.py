@@ -13,7 +13,7 @@ from ..play.evaluate import Distribution
 from ..play.evaluate import evaluate as exact_distribution
 from ..play.verify import read_scores
 from ..rules import RuleSet
-from .base import Answer, Rules, Tables_, out_path, rule_set, tables_of
+from .base import Answer, Rules, Tables_, out_path, refuse_pyramiding, rule_set, tables_of
 from .checks import resolve_policy
 from .export import atomic_file
 
@@ -71,6 +71,7 @@ def plot_endgame(
     in a last turn it sits one unit above the deficit wherever banking is allowed; with
     overtaking, banks must beat `beat`)."""
     rs = rule_set(rules).beating(beat)
+    refuse_pyramiding(rs, "zilch plot endgame")
     out = _picture(out)
     plt = _pyplot()
     tab = tables_of(rs, tables).last_turn
@@ -177,6 +178,7 @@ def plot_game(
     held yet), on a coarser grid of score pairs: each pair's turn solved on demand by the
     game's own turn (piggyback offers and permanent points included)."""
     rs = rule_set(rules)
+    refuse_pyramiding(rs, "zilch plot game")
     if rs.three_zilch_penalty:
         raise InputError(
             f"{rs.name} charges a penalty for the third zilch in a row: the game's picture is "

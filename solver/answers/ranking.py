@@ -26,6 +26,7 @@ class Option:
     then: str
     value: float
     loss: float
+    frozen: list[int] | None = optional()  # (pyramiding: the dice frozen after)
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ class Ranking(Answer):
     options: tuple[Option, ...]
     action: str | None
     zilches: int | None = optional()  # (with a penalty: values by the long-run average)
+    frozen: list[int] | None = optional()  # (pyramiding: the dice frozen before the roll)
     ruleset: RuleSet = hidden()
 
 
@@ -55,6 +57,7 @@ def ranking(
     zilches: int = 0,
 ) -> Ranking:
     from ..outcomes.dice import colour_match_probability
+    from ..outcomes.frozen import choices, faces_of
     from ..outcomes.scoring import parse_roll, score_outcome
 
     rs = tab.rules
@@ -66,17 +69,29 @@ def ranking(
         raise InputError(f"--matched: these dice cannot form three colour pairs under {rs.name}")
     found = []
     pol = tab.score.card(zilches)
-    for c in score_outcome(rs, outcome).choices:
-        after = TurnState(c.left or rs.dice, state.turn + c.points, state.permanent + c.permanent)
+    pyr = rs.pyramiding
+    frozen = state.frozen or (0,) * 6
+    for c in choices(rs, outcome, frozen) if pyr else score_outcome(rs, outcome).choices:
+        held = c.frozen if pyr else ()  # type: ignore[union-attr]
+        turn, perm = state.turn + c.points, state.permanent + c.permanent
+        after = TurnState(c.left or rs.dice, turn, perm, held)
         v = pol.value_at(after, on_board)
         value = v.best  # of what follows: rolling, or banking where that is better
-        keep = [f + 1 for f, k in enumerate(c.kept) for _ in range(k)]
-        found.append((keep, c, after, v.action, value))
+        found.append((faces_of(c.kept), c, after, v.action, value))
     found.sort(key=lambda o: -o[4])
     best = found[0][4] if found else 0.0
     options = tuple(
         Option(
-            keep, c.points, c.permanent, after.turn, c.left, c.left == 0, then, value, best - value
+            keep,
+            c.points,
+            c.permanent,
+            after.turn,
+            c.left,
+            c.left == 0,
+            then,
+            value,
+            best - value,
+            faces_of(after.frozen) if pyr else None,
         )
         for keep, c, after, then, value in found
     )
@@ -92,5 +107,6 @@ def ranking(
         options,
         options[0].then if options else None,
         zilches if rs.three_zilch_penalty else None,
+        faces_of(state.frozen) if pyr else None,
         rs,
     )

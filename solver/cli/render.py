@@ -31,6 +31,12 @@ def rule_set(a) -> str:
         f"entry minimum {rs.entry_minimum}; bank minimum {rs.bank_minimum}",
         "groups of equal faces (k dice -> points):",
     ]
+    if rs.pyramiding:
+        lines.insert(
+            3,
+            "pyramiding: dice frozen since the last pick-up combine with later rolls of "
+            "their face (a roll adds what it raises the group's score by)",
+        )
     for f in range(6):
         row = ", ".join(f"{k + 1}: {p}" for k, p in enumerate(rs.faces[f]) if p)
         lines.append(f"  face {f + 1}: {row or '-'}")
@@ -68,8 +74,10 @@ def odds(a) -> str:
     return "\n".join(lines)
 
 
-def _state_text(rs, dice_left, turn, on_board, permanent) -> str:
+def _state_text(rs, dice_left, turn, on_board, permanent, frozen=None) -> str:
     extra = f", {permanent} of it permanent" if permanent else ""
+    if frozen is not None:  # (pyramiding)
+        extra += f", frozen {','.join(map(str, frozen)) or 'nothing'}"
     board = (
         ""
         if not (rs.entry_minimum or rs.bank_minimum)
@@ -80,7 +88,7 @@ def _state_text(rs, dice_left, turn, on_board, permanent) -> str:
 
 def advice(a) -> str:
     v = a.values
-    head = _state_text(a.ruleset, a.dice, a.turn, a.on_board, a.permanent)
+    head = _state_text(a.ruleset, a.dice, a.turn, a.on_board, a.permanent, a.frozen)
     if a.zilches is None:
         what = "expected points banked this turn"
     else:
@@ -101,7 +109,8 @@ def _zilches_text(k: int | None) -> str:
 
 def ranking(a) -> str:
     lines = [
-        _state_text(a.ruleset, a.dice, a.turn, a.on_board, a.permanent) + _zilches_text(a.zilches),
+        _state_text(a.ruleset, a.dice, a.turn, a.on_board, a.permanent, a.frozen)
+        + _zilches_text(a.zilches),
         f"rolled {' '.join(map(str, a.roll))}",
     ]
     if a.zilches is not None:
@@ -118,6 +127,7 @@ def ranking(a) -> str:
         lines.append(
             f"  {kept:<16} {o.points:>6}  {o.turn:>10}  {o.dice_left:>9}  "
             f"{o.then:<5} {o.value:>8.2f} {o.loss:>7.2f}"
+            + ("" if o.frozen is None else f"  frozen {','.join(map(str, o.frozen)) or '-'}")
         )
     return "\n".join(lines)
 
@@ -143,7 +153,8 @@ def game_take_over(a) -> str:
 def endgame_advice(a) -> str:
     head = (
         f"{a.rules}: {dice(a.dice)} to roll, turn total {a.turn}"
-        f"{', ' + str(a.permanent) + ' permanent' if a.permanent else ''}; "
+        f"{', ' + str(a.permanent) + ' permanent' if a.permanent else ''}"
+        f"{'' if a.frozen is None else ', frozen ' + (','.join(map(str, a.frozen)) or 'nothing')}; "
         f"score {a.score}, opponents {', '.join(map(str, a.opponents))}"
     )
     if not a.solved:
@@ -173,11 +184,13 @@ def endgame_advice(a) -> str:
     return "\n".join(lines)
 
 
-def _threshold(rs, n: int, v: int | None) -> str:
+def _threshold(rs, n: int, v: int | None, reached: bool = True) -> str:
     if v is not None:
         return f"{v}"
     if n == rs.dice and rs.hot_dice == "mandatory":
         return "never free to bank (hot dice must be rolled)"
+    if not reached:  # (pyramiding: nothing frozen that can grow, with fewer than all dice)
+        return "never (or never reached)"
     return "never: rolling is worth more at every reachable total"
 
 
@@ -191,7 +204,20 @@ def strategy(a) -> str:
             f"{a.rules}{who}: a fresh turn is worth {a.expected_turn_score:.4f} points",
             "dice left   bank from turn total",
         ]
-        lines += [f"  {n:>8}   {_threshold(rs, n, v)}" for n, v in a.bank_thresholds.items()]
+        if a.by_frozen is None:
+            lines += [f"  {n:>8}   {_threshold(rs, n, v)}" for n, v in a.bank_thresholds.items()]
+        else:  # pyramiding: by dice left and the frozen dice that can still grow
+            lines[-1] = "dice left   frozen        bank from turn total"
+            lines += [
+                f"  {n:>8}   {'-':<12}  {_threshold(rs, n, v, reached=False)}"
+                for n, v in a.bank_thresholds.items()
+            ]
+            lines += [
+                f"  {t.dice:>8}   {','.join(map(str, t.frozen)):<12}  "
+                f"{_threshold(rs, t.dice, t.bank_from)}"
+                for t in a.by_frozen
+            ]
+            lines.append("(frozen: the dice frozen since the last pick-up that can still grow)")
     else:  # the three cards side by side
         cards = a.by_zilches
         lines = [
@@ -213,9 +239,10 @@ def strategy(a) -> str:
 
 def last_turn(a) -> str:
     bank = "not allowed" if a.values.bank is None else format(a.values.bank, ".6f")
+    held = "" if a.frozen is None else f", frozen {','.join(map(str, a.frozen)) or 'nothing'}"
     return (
         f"{a.rules}: last turn, {a.deficit} behind, {dice(a.dice)} to roll, turn total "
-        f"{a.turn}\nP(win) = {a.p_win:.6f} ({a.action}; roll {a.values.roll:.6f}, bank "
+        f"{a.turn}{held}\nP(win) = {a.p_win:.6f} ({a.action}; roll {a.values.roll:.6f}, bank "
         f"{bank})"
     )
 
@@ -262,7 +289,8 @@ def fairness(a) -> str:
 
 def evaluation(a) -> str:
     lines = [
-        f"{a.rules}, policy {a.policy}: from {dice(a.dice)} and turn total {a.turn}",
+        f"{a.rules}, policy {a.policy}: from {dice(a.dice)} and turn total {a.turn}"
+        + ("" if a.frozen is None else f", frozen {','.join(map(str, a.frozen)) or 'nothing'}"),
         f"  mean {a.mean:.6f}   std {a.std:.6f}   P(zilch) {a.p_zilch:.6f}",
         "  quantiles " + "  ".join(f"{k}%: {v}" for k, v in a.quantiles.items()),
         "  total     probability",

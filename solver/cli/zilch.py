@@ -71,6 +71,14 @@ BEAT_OPT = click.option(
 )
 
 
+FROZEN_OPT = click.option(
+    "--frozen",
+    default=None,
+    metavar="D,D,...",
+    help="Pyramiding: the dice frozen since the last pick-up of all dice (e.g. 5,5).",
+)
+
+
 def STATE_OPTS(f):
     """Where the turn stands: --dice, --turn, --permanent (advise, endgame, evaluate)."""
     f = click.option("--permanent", type=int, default=0, help="Permanent part of the turn total.")(
@@ -167,6 +175,7 @@ def odds(as_json, **opts):
 @ZILCHES_OPT
 @OPP_ZILCHES_OPT
 @BEAT_OPT
+@FROZEN_OPT
 @TABLES_OPT
 @JSON_OPT
 def advise(as_json, **opts):
@@ -209,6 +218,7 @@ def strategy(as_json, **opts):
 @FORMAT_OPT
 @click.option("--out", default=None, metavar="PATH", help="With --table: output file.")
 @BEAT_OPT
+@FROZEN_OPT
 @TABLES_OPT
 @JSON_OPT
 def endgame(as_json, fmt, out, **opts):
@@ -240,6 +250,7 @@ def endgame(as_json, fmt, out, **opts):
 @NOT_ON_BOARD_OPT
 @ZILCHES_OPT
 @BEAT_OPT
+@FROZEN_OPT
 @TABLES_OPT
 @JSON_OPT
 def evaluate(as_json, **opts):

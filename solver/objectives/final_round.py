@@ -81,8 +81,8 @@ def _below_minimum(
             np.add.reduceat(ebest * prob, model.out_start, axis=0)
             + model.p_zilch[1:, None] * low[ci][None, :]
         )
-        W[r] = np.concatenate([R[-1:], R])  # no bank below m
-        WE[r] = np.concatenate([Re[-1:], Re])
+        W[r] = R[model.state_group]  # no bank below m
+        WE[r] = Re[model.state_group]
     return W[0, 0], WE[0, 0]
 
 

@@ -492,7 +492,9 @@ def estimate(model: TurnModel, target: int | None = None) -> tuple[float, float]
     if rules.piggyback:
         nbytes += 8.0 * R * R * model.states * R
     path = "levels" if rules.has_permanent else "plain"
-    return nbytes, SECONDS_PER_R3[path] * float(R) ** 3
+    # (measured with the classic N + 1 states; a turn's solve grows with its states)
+    per_state = model.states / (rules.dice + 1)
+    return nbytes, SECONDS_PER_R3[path] * float(R) ** 3 * per_state
 
 
 def _resume(got, W: np.ndarray, O: np.ndarray | None, first: int) -> tuple[int, np.ndarray]:

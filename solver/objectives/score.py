@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..outcomes.frozen import faces_of, turn_states
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn.solution import TurnSolution
@@ -56,6 +57,13 @@ def solve_score(model: TurnModel) -> tuple[TurnSolution, TurnSolution | None]:
     amounts = sorted({int(p) for p in model.perm if p})
     main = solve_turn(model, score_payoff(rules, minimums, {a: secured for a in amounts}))
     return main, secured
+
+
+@dataclass(frozen=True)
+class FrozenThreshold:
+    dice: int
+    frozen: list[int]  # faces frozen since the last pick-up (that can still grow)
+    bank_from: int | None
 
 
 @dataclass(frozen=True, eq=False)
@@ -124,18 +132,31 @@ class ScorePolicy:
         every reachable total (None: never a free choice, e.g. mandatory hot dice, or never
         optimal)."""
         out: dict[int, int | None] = {}
-        row = int(on_board)
         for n in range(self.dice, 0, -1):
-            s = n
             if n == self.dice and self.rules.hot_dice == "mandatory":
                 out[n] = None
                 continue
-            L = self.reach.shape[1]
-            reach = self.reach[s, :L].copy()
-            reach[0] = False
-            rolls = reach & ~(self.main.bank[row, s, :L] >= self.main.roll[row, s, :L])
-            last_roll = np.nonzero(rolls)[0]
-            start = last_roll.max() + 1 if len(last_roll) else 0
-            later = np.nonzero(reach[start:])[0]
-            out[n] = int((start + later[0]) * self.rules.unit) if len(later) else None
+            out[n] = self.bank_from(n, on_board)
         return out
+
+    def bank_from(self, s: int, on_board: bool = True) -> int | None:
+        """State s's smallest reachable turn total from which banking is optimal at every
+        reachable total (None: never optimal, or never reached)."""
+        row = int(on_board)
+        L = self.reach.shape[1]
+        reach = self.reach[s, :L].copy()
+        reach[0] = False
+        rolls = reach & ~(self.main.bank[row, s, :L] >= self.main.roll[row, s, :L])
+        last_roll = np.nonzero(rolls)[0]
+        start = last_roll.max() + 1 if len(last_roll) else 0
+        later = np.nonzero(reach[start:])[0]
+        return int((start + later[0]) * self.rules.unit) if len(later) else None
+
+    def frozen_thresholds(self, on_board: bool = True) -> list[FrozenThreshold]:
+        """Pyramiding: bank_from of every reachable state holding frozen groups."""
+        states = turn_states(self.rules)
+        return [
+            FrozenThreshold(states.dice[s], faces_of(states.frozen[s]), self.bank_from(s, on_board))
+            for s in range(self.dice + 1, len(states))
+            if self.reach[s].any()
+        ]

@@ -5,7 +5,7 @@ Outcomes with the same set of choices are merged (their probabilities add): the 
 roll is a sum over outcomes of a max over their choices, so only the distinct choice sets
 matter.  Forced set-aside leaves a few dozen per dice count instead of hundreds.  A rolled
 hand (its face counts, and the colour match under zonk-detroit) maps to its merged outcome
-through ``roll_index``: the simulator rolls physical dice and reads the same choices.
+through ``lands``: the simulator rolls physical dice and reads the same choices.
 """
 
 from __future__ import annotations
@@ -32,28 +32,39 @@ FIELDS = (
 )
 # Stored with the model; raised when the arrays above change (a stored model is rebuilt).
 FORMAT = 2
+# Stored only under pyramiding, whose states are more than the classic 0..N.
+STATE_FIELDS = ("state_dice", "frozen")
 
 
 @dataclass(frozen=True, eq=False)
 class TurnModel:
-    """The roll outcomes and choices of a rule set as flat arrays (scoring outcomes only)."""
+    """The roll outcomes and choices of a rule set as flat arrays (scoring outcomes only).
+
+    Each free state s >= 1 rolls its own *group* of outcomes, s - 1; the must-roll state 0
+    rolls the group of state N (all dice, nothing frozen).  Without pyramiding the states
+    are 0..N and group n - 1 is simply "n dice"; with it the states N+1.. (frozen groups,
+    outcomes/frozen.py) add a group each."""
 
     rules: RuleSet
-    prob: np.ndarray  # (O,) probability of each scoring outcome, grouped by dice count
-    out_start: np.ndarray  # (N,) index of the first outcome of 1..N dice
+    prob: np.ndarray  # (O,) probability of each scoring outcome, grouped by group
+    out_start: np.ndarray  # (G,) index of the first outcome of each group
     opt_start: np.ndarray  # (O,) index of the first choice of each outcome
     opt_outcome: np.ndarray  # (K,) outcome of each choice
     shift: np.ndarray  # (K,) at-risk units the choice adds
     perm: np.ndarray  # (K,) permanent units the choice adds
     target: np.ndarray  # (K,) state after the choice
-    p_zilch: np.ndarray  # (N+1,) index n: probability that n dice score nothing
-    outcome_of: np.ndarray  # every distinct roll of 1..N dice (dice.outcomes order, by n):
-    # its merged outcome, -1 for a zilch
+    p_zilch: np.ndarray  # (G+1,) index g + 1: probability that group g scores nothing
+    outcome_of: np.ndarray  # every distinct roll of each group's dice (dice.outcomes order,
+    # group after group): its merged outcome, -1 for a zilch
+    # (S,) dice each state rolls and (S, 6) its frozen groups; None: the classic 0..N
+    state_dice: np.ndarray | None = None
+    frozen: np.ndarray | None = None
 
     @classmethod
     def from_arrays(cls, rules: RuleSet, arrays: dict[str, np.ndarray]) -> TurnModel:
         # copies: aligned, and not tied to a mapped file (they go to the C kernel)
-        return cls(rules, *(np.array(arrays[k]) for k in FIELDS))
+        extra = {k: np.array(arrays[k]) for k in STATE_FIELDS if k in arrays}
+        return cls(rules, *(np.array(arrays[k]) for k in FIELDS), **extra)
 
     @property
     def dice(self) -> int:
@@ -74,7 +85,30 @@ class TurnModel:
 
     @property
     def states(self) -> int:
-        return self.dice + 1
+        return len(self.out_start) + 1
+
+    @cached_property
+    def dice_of_state(self) -> np.ndarray:
+        """(S,) the dice each state rolls."""
+        if self.state_dice is not None:
+            return self.state_dice
+        return np.array([self.dice] + list(range(1, self.dice + 1)))
+
+    @cached_property
+    def state_group(self) -> np.ndarray:
+        """(S,) the group of outcomes each state rolls (state 0: the group of state N)."""
+        return np.append(self.dice - 1, np.arange(self.states - 1))
+
+    @property
+    def zero_group(self) -> int:
+        return self.dice - 1
+
+    @cached_property
+    def out_group(self) -> np.ndarray:
+        """(O,) the group of each outcome."""
+        return np.repeat(
+            np.arange(len(self.out_start)), np.diff(np.append(self.out_start, len(self.prob)))
+        )
 
     @property
     def max_shift(self) -> int:
@@ -83,9 +117,7 @@ class TurnModel:
     @cached_property
     def out_dice(self) -> np.ndarray:
         """(O,) the dice count of each outcome."""
-        return np.repeat(
-            np.arange(1, self.dice + 1), np.diff(np.append(self.out_start, len(self.prob)))
-        )
+        return self.dice_of_state[1:][self.out_group]
 
     @property
     def single_choice(self) -> bool:
@@ -93,13 +125,13 @@ class TurnModel:
         return len(self.shift) == len(self.prob)
 
     def roll_dice(self, s: int) -> int:
-        return self.dice if s == 0 else s
+        return int(self.dice_of_state[s])
 
     # --- what a playing policy sees of each choice -----------------------------------------
     @cached_property
     def left(self) -> np.ndarray:
         """(K,) dice left to roll after the choice (0: hot dice)."""
-        return np.where(self.target == self.hot_state, 0, self.target)
+        return np.where(self.target == self.hot_state, 0, self.dice_of_state[self.target])
 
     @cached_property
     def kept(self) -> np.ndarray:
@@ -137,26 +169,38 @@ class TurnModel:
         return out
 
     @cached_property
-    def roll_index(self) -> np.ndarray:
-        """(2, N+1, 7**6) [colour-matched, dice, base-7 code of the face counts] -> merged
-        outcome (-1: a zilch): where a physically rolled hand lands."""
+    def roll_rank(self) -> np.ndarray:
+        """(2, N+1, 7**6) [colour-matched, dice, base-7 code of the face counts] -> the
+        roll's place among the distinct rolls of that many dice (dice.outcomes order)."""
         from .dice import FACES, outcomes
 
         N, colour = self.dice, self.rules.colour_pairs
         lookup = np.full((2, N + 1, 7**FACES), -1, np.int32)
         pow7 = 7 ** np.arange(FACES)
-        at = 0
         for n in range(1, N + 1):
             outs = outcomes(n, colour)
-            idx = self.outcome_of[at : at + len(outs)]
-            at += len(outs)
+            rank = np.arange(len(outs), dtype=np.int32)
             code = np.array([o.counts for o in outs]) @ pow7
             matched = np.array([o.matched for o in outs])
-            lookup[1, n, code[matched]] = idx[matched]
-            lookup[0, n, code[~matched]] = idx[~matched]
+            lookup[1, n, code[matched]] = rank[matched]
+            lookup[0, n, code[~matched]] = rank[~matched]
             if not (colour and n == 6):  # colours only matter for six dice
-                lookup[1, n, code[~matched]] = idx[~matched]
+                lookup[1, n, code[~matched]] = rank[~matched]
         return lookup
+
+    @cached_property
+    def rolls_start(self) -> np.ndarray:
+        """(G,) where each group's rolls begin in outcome_of."""
+        from .dice import outcomes
+
+        sizes = [len(outcomes(int(n), self.rules.colour_pairs)) for n in self.dice_of_state[1:]]
+        return np.cumsum([0] + sizes[:-1]).astype(np.int64)
+
+    def lands(self, s: np.ndarray, matched, code: np.ndarray) -> np.ndarray:
+        """The merged outcome (-1: a zilch) where a hand rolled in states s lands: its
+        colour match, its base-7 code of face counts."""
+        rank = self.roll_rank[matched, self.dice_of_state[s], code]
+        return self.outcome_of[self.rolls_start[self.state_group[s]] + rank]
 
 
 def endless(rules: RuleSet) -> str:
@@ -168,56 +212,89 @@ def endless(rules: RuleSet) -> str:
 
 def sound(rules: RuleSet, arrays: dict[str, np.ndarray]) -> bool:
     """Do stored arrays make a model of these rules (every index within its array)?"""
+    from .frozen import turn_states
+
     a = arrays
-    O, K, N = len(a["prob"]), len(a["shift"]), rules.dice
+    O, K = len(a["prob"]), len(a["shift"])
+    S = len(turn_states(rules))
     ints = ("out_start", "opt_start", "opt_outcome", "shift", "perm", "target", "outcome_of")
     return (
         all(a[k].ndim == 1 and a[k].dtype == np.int64 for k in ints)
         and a["prob"].dtype == np.float64
-        and a["p_zilch"].shape == (N + 1,)
-        and a["out_start"].shape == (N,)
+        and a["p_zilch"].shape == (S,)
+        and a["out_start"].shape == (S - 1,)
         and a["opt_start"].shape == (O,)
         and K >= O > 0
         and all(len(a[k]) == K for k in ("opt_outcome", "perm", "target"))
         and bool(np.all((a["opt_outcome"] >= 0) & (a["opt_outcome"] < O)))
-        and bool(np.all((a["target"] >= 0) & (a["target"] <= N)))
+        and bool(np.all((a["target"] >= 0) & (a["target"] < S)))
         and bool(np.all((a["opt_start"] >= 0) & (a["opt_start"] < K)))
         and bool(np.all((a["out_start"] >= 0) & (a["out_start"] <= O)))
         and bool(np.all((a["shift"] >= 0) & (a["perm"] >= 0)))
         and bool(np.all(a["outcome_of"] < O))
+        and all((k in a) == rules.pyramiding for k in STATE_FIELDS)
+        and (not rules.pyramiding or (a["state_dice"].shape, a["frozen"].shape) == ((S,), (S, 6)))
     )
 
 
-def model_arrays(rules: RuleSet) -> dict[str, np.ndarray]:
-    """Enumerate and score every roll (~0.2 s): the arrays of the rule set's TurnModel."""
-    from .scoring import p_zilch, scored  # (a stored model needs no scoring)
+def _groups(rules: RuleSet):
+    """Per group, each roll's (outcome, choices as (units at risk, permanent units, state
+    after)): the classic dice counts 1..N, or (pyramiding) every free state's own group."""
+    unit, hot = rules.unit, rules.hot_state
 
-    unit, n_dice, hot = rules.unit, rules.dice, rules.hot_state
+    def key(choices):
+        return tuple(sorted(set(choices)))
+
+    if not rules.pyramiding:
+        from .scoring import scored  # (a stored model needs no scoring)
+
+        for n in range(1, rules.dice + 1):
+            yield [
+                (
+                    so.outcome,
+                    key(
+                        ((c.points - c.permanent) // unit, c.permanent // unit, c.left or hot)
+                        for c in so.choices
+                    ),
+                )
+                for so in scored(rules, n)
+            ]
+        return
+    from .dice import outcomes
+    from .frozen import choices, turn_states
+
+    states = turn_states(rules)
+    for n, frozen in zip(states.dice[1:], states.frozen[1:]):
+        yield [
+            (
+                o,
+                key(
+                    ((c.points - c.permanent) // unit, c.permanent // unit, c.state)
+                    for c in choices(rules, o, frozen)
+                ),
+            )
+            for o in outcomes(n, rules.colour_pairs)
+        ]
+
+
+def model_arrays(rules: RuleSet) -> dict[str, np.ndarray]:
+    """Enumerate and score every roll (~0.2 s; pyramiding, ~1 s): the arrays of the rule
+    set's TurnModel."""
     prob: list[float] = []
+    pz: list[float] = [1.0]
     lists: list[list[int]] = [[] for _ in range(7)]
     out_start, opt_start, opt_outcome, shift, perm, target, outcome_of = lists
-    for n in range(1, n_dice + 1):
+    for group in _groups(rules):
         out_start.append(len(prob))
         merged: dict[tuple, Fraction] = {}
-        keys = []
-        for so in scored(rules, n):
-            key = tuple(
-                sorted(
-                    {
-                        (
-                            (c.points - c.permanent) // unit,
-                            c.permanent // unit,
-                            c.left if c.left else hot,
-                        )
-                        for c in so.choices
-                    }
-                )
-            )
-            keys.append(key)
+        zilch = Fraction(0)
+        for o, key in group:
             if key:
-                merged[key] = merged.get(key, Fraction(0)) + so.outcome.prob
+                merged[key] = merged.get(key, Fraction(0)) + o.prob
+            else:
+                zilch += o.prob
         index = {key: len(prob) + i for i, key in enumerate(sorted(merged))}
-        outcome_of += [index.get(key, -1) for key in keys]
+        outcome_of += [index.get(key, -1) for _, key in group]
         for key in sorted(merged):
             opt_start.append(len(shift))
             for h, pm, t in key:
@@ -226,11 +303,11 @@ def model_arrays(rules: RuleSet) -> dict[str, np.ndarray]:
                 perm.append(pm)
                 target.append(t)
             prob.append(float(merged[key]))
-    pz = [1.0] + [float(p_zilch(rules, n)) for n in range(1, n_dice + 1)]
+        pz.append(float(zilch))
     ints = [
         np.asarray(x, np.int64) for x in (out_start, opt_start, opt_outcome, shift, perm, target)
     ]
-    return dict(
+    arrays = dict(
         zip(
             FIELDS,
             [
@@ -241,6 +318,13 @@ def model_arrays(rules: RuleSet) -> dict[str, np.ndarray]:
             ],
         )
     )
+    if rules.pyramiding:
+        from .frozen import turn_states
+
+        states = turn_states(rules)
+        arrays["state_dice"] = np.asarray(states.dice, np.int64)
+        arrays["frozen"] = np.asarray(states.frozen, np.int64).reshape(-1, 6)
+    return arrays
 
 
 @lru_cache(maxsize=32)

@@ -55,7 +55,6 @@ def evaluate(
     board)."""
     rules = model.rules
     S, u = model.states, rules.unit
-    out_dice = model.out_dice
     min_bank = rules.min_bank(on_board)
     state = TurnState(rules.dice) if state is None else state
     s0, r0, p0 = state.index(rules), state.at_risk(rules), state.permanent // u
@@ -81,8 +80,8 @@ def evaluate(
                 dist[t] = dist.get(t, 0.0) + banked
                 remaining -= banked
             mr = np.where(bank, 0.0, m)
-            mn = mr[1:].copy()
-            mn[-1] += mr[0]
+            mn = mr[1:].copy()  # mass by group: state 0 rolls state N's
+            mn[model.zero_group] += mr[0]
             z = mn @ model.p_zilch[1:]
             if z:
                 rec = p * u if p * u >= min_bank else 0
@@ -90,7 +89,7 @@ def evaluate(
                 dist[rec] = dist.get(rec, 0.0) + z
                 p_zilch += z
                 remaining -= z
-            om = mn[out_dice - 1] * model.prob
+            om = mn[model.out_group] * model.prob
             live = om > 0
             if live.any():
                 pick = policy.choose(model, None, r, p)

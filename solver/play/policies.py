@@ -39,6 +39,7 @@ import numpy as np
 from ..errors import InputError
 from ..files import read_text
 from ..limits import MAX_POINTS
+from ..outcomes.frozen import turn_states
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 
@@ -120,7 +121,7 @@ class UserPolicy(Policy):
     def banks(self, s, r, p, row=None) -> np.ndarray:
         rules = self.rules
         total = (r + p) * rules.unit
-        n = np.where(s == 0, rules.dice, s)
+        n = turn_states(rules).dice_array[s]  # dice to roll (pyramiding: more states)
         th = np.array([10**12 if t is None else t for t in self.thresholds])[n]
         need = max(rules.min_bank(self.on_board), 0 if self.on_board else self.entry)
         return (s != 0) & (total >= th) & (total >= need)

@@ -3,7 +3,7 @@
 Dice are rolled as physical dice (numpy Generator), not drawn from the enumerated outcome
 distribution, so a simulation checks dice.py's probabilities as well as the solver; under
 zonk-detroit dice 2k and 2k+1 form a colour pair.  A rolled hand lands on the TurnModel's
-outcome through its ``roll_index`` (the base-7 code of its face counts), so the simulator
+outcome through ``TurnModel.lands`` (the base-7 code of its face counts), so the simulator
 reads the same choices as the solver and the evaluator.  Every caller — turns for the
 ``simulate`` command, last turns and whole games in the tests — plays through play_turns
 with a policy (policies.py): a compiled table, a user's thresholds, or any solved value
@@ -69,14 +69,14 @@ def play_turns(
     active = np.arange(n_turns)
     while len(active):
         sa, ra, pa = s[active], r[active], p[active]
-        n = np.where(sa == 0, N, sa)
+        n = model.dice_of_state[sa]
         dice = rng.integers(0, FACES, (len(active), N), dtype=np.int8)
         code = np.where(np.arange(N)[None, :] < n[:, None], POW7[dice], 0).sum(axis=1)
         if rules.colour_pairs:
             matched = ((dice[:, 0::2] == dice[:, 1::2]).all(axis=1) & (n == 6)).astype(np.int64)
         else:
             matched = 0
-        out = model.roll_index[matched, n, code]
+        out = model.lands(sa, matched, code)
         zilch = out < 0
         # a zilch records the permanent points (each is worth at least the minimum to bank)
         za = active[zilch]

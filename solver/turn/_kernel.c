@@ -11,9 +11,9 @@
  *   flat (total)           V of every state of every row (source 0, then the permanent-
  *                          points sources); filled for r > start[b], written for r <= start[b]
  *   slot, shift (K)        each choice's next state: source * S + state, and the totals added
- *   opt_start, opt_end (O) the choices of each outcome; out_n (O) its dice count - 1
- *                          (outcomes grouped by dice count, ascending)
- *   prob (O), pz (N+1), zilch (B)
+ *   opt_start, opt_end (O) the choices of each outcome; out_n (O) its group (ascending):
+ *                          state s >= 1 rolls group s - 1, state 0 the group `zero`
+ *   prob (O), pz (S), zilch (B)  pz[g + 1]: the chance that group g scores nothing
  *   bank (B, S, L)         the payoff of banking (never at s = 0); or (B, 1, L) where it
  *                          does not depend on the state; L >= every length[b]
  *   roll (B, S, L)         the value of rolling, written for r <= start[b]; or empty: not
@@ -24,6 +24,7 @@
  *   ex_flat (E, total), ex_bank (E, B, L), ex_zilch (E, B): the extras, other payoffs
  *                          evaluated under the optimal policy (first best choice)
  *   threads (optional)     rows are independent: up to this many threads share them.
+ *   zero (optional)        the group of state 0 (must roll all dice); default S - 2
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -59,7 +60,7 @@ typedef struct {
     const int64_t *slot, *shift, *opt_start, *opt_end, *start, *offset, *length;
     const Py_ssize_t *out_first;
     const double *prob, *pz, *zilch, *bank, *ex_bank, *ex_zilch;
-    Py_ssize_t B, total, K, O, S, L, E, bS;
+    Py_ssize_t B, total, K, O, S, L, E, bS, zero;
     int single;                 /* one choice per outcome (forced set-aside): no maximum */
 } Sweep;
 
@@ -108,7 +109,7 @@ static void *sweep(void *arg)
                                     + pz[n + 1] * w->ex_zilch[j * B + b];
             }
             for (Py_ssize_t s = 0; s < S; s++) {
-                Py_ssize_t n = s == 0 ? N - 1 : s - 1;
+                Py_ssize_t n = s == 0 ? w->zero : s - 1;
                 double rv = Rn[n], bv = w->bank[(b * bS + (bS > 1 ? s : 0)) * L + r];
                 int banks = s > 0 && bv >= rv;
                 if (w->roll) w->roll[(b * S + s) * L + r] = rv;
@@ -180,10 +181,11 @@ static PyObject *backward(PyObject *self, PyObject *args)
         offset, length, ex_flat, ex_bank, ex_zilch;
     Py_ssize_t S, L;
     int threads = 1;
-    if (!PyArg_ParseTuple(args, "w*y*y*y*y*y*y*y*y*y*w*y*y*y*nnw*y*y*|i", &flat, &slot, &shift,
+    Py_ssize_t zero = -1;
+    if (!PyArg_ParseTuple(args, "w*y*y*y*y*y*y*y*y*y*w*y*y*y*nnw*y*y*|in", &flat, &slot, &shift,
                           &opt_start, &opt_end, &out_n, &prob, &pz, &zilch, &bank, &roll,
                           &start, &offset, &length, &S, &L, &ex_flat, &ex_bank, &ex_zilch,
-                          &threads))
+                          &threads, &zero))
         return NULL;
     Sweep w;
     w.B = zilch.len / (Py_ssize_t)sizeof(double);
@@ -194,6 +196,7 @@ static PyObject *backward(PyObject *self, PyObject *args)
     w.bS = w.B && L ? bank.len / (Py_ssize_t)sizeof(double) / (w.B * L) : 1;
     w.S = S;
     w.L = L;
+    w.zero = zero >= 0 && zero < S - 1 ? zero : S - 2;
     w.flat = flat.buf;
     w.roll = roll.len ? roll.buf : NULL;
     w.ex_flat = ex_flat.buf;

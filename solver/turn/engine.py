@@ -56,7 +56,8 @@ def _affine_eval(model: TurnModel, pick, bank, slope, intercept, zilch, src_tail
     pick (B, O): the choice of every outcome; bank (B, S): banks in the tail; the payoff of
     banking is slope * r + intercept; src_tails: permanent units -> (a, b) of that source.
     """
-    B, S, N = bank.shape[0], model.states, model.dice
+    B, S = bank.shape[0], model.states
+    G = S - 1  # groups of outcomes (a state's roll)
     rows = np.arange(B)[:, None]
     tgt, sh, pm = model.target[pick], model.shift[pick], model.perm[pick]
     own = pm == 0 if src_tails else np.ones_like(pick, bool)
@@ -68,9 +69,9 @@ def _affine_eval(model: TurnModel, pick, bank, slope, intercept, zilch, src_tail
         ea = np.where(sel, ta, ea)
         eb = np.where(sel, ta * sh + np.take_along_axis(sb, tgt, 1), eb)
     w = model.prob
-    dice_of = model.out_dice - 1
-    n_of_state = np.array([N] + list(range(1, N + 1))) - 1
-    Wn = np.zeros((B, N, S))
+    dice_of = model.out_group
+    n_of_state = model.state_group
+    Wn = np.zeros((B, G, S))
     np.add.at(
         Wn,
         (np.repeat(np.arange(B), pick.shape[1]), np.tile(dice_of, B), tgt.ravel()),
@@ -78,15 +79,15 @@ def _affine_eval(model: TurnModel, pick, bank, slope, intercept, zilch, src_tail
     )
     roll = ~bank
     P = Wn[:, n_of_state, :] * roll[:, :, None]
-    ext_a = np.zeros((B, N))
+    ext_a = np.zeros((B, G))
     np.add.at(ext_a, (rows, dice_of), np.where(own, 0.0, ea) * w)
-    ext_b = np.zeros((B, N))
+    ext_b = np.zeros((B, G))
     np.add.at(ext_b, (rows, dice_of), (np.where(own, 0.0, eb) + bonus[pick]) * w)
     ext_b += model.p_zilch[1:] * zilch[:, None]
     I = np.eye(S)[None]
     ca = np.where(bank, slope[:, None], ext_a[:, n_of_state])
     a = _solve_affine(model, I - P, ca)
-    shift_term = np.zeros((B, N))
+    shift_term = np.zeros((B, G))
     np.add.at(
         shift_term, (rows, dice_of), np.where(own, np.take_along_axis(a, tgt, 1) * sh, 0.0) * w
     )
@@ -98,8 +99,8 @@ def _affine_eval(model: TurnModel, pick, bank, slope, intercept, zilch, src_tail
         np.where(own, np.take_along_axis(a, tgt, 1) * sh + np.take_along_axis(b, tgt, 1), eb)
         + bonus[pick]
     )
-    ra = np.zeros((B, N))
-    rb = np.zeros((B, N))
+    ra = np.zeros((B, G))
+    rb = np.zeros((B, G))
     np.add.at(ra, (rows, dice_of), own_a * w)
     np.add.at(rb, (rows, dice_of), own_b * w)
     rb += model.p_zilch[1:] * zilch[:, None]
@@ -153,8 +154,8 @@ def _tail(model: TurnModel, pay: Payoff, src_tails):
             np.add.reduceat(ob[rows, pick] * w, model.out_start, axis=1)
             + model.p_zilch[1:] * pay.zilch[:, None]
         )
-        rla = np.concatenate([ra[:, -1:], ra], axis=1)  # (B, S) roll, by state
-        rlb = np.concatenate([rb[:, -1:], rb], axis=1)
+        rla = ra[:, model.state_group]  # (B, S) roll, by state
+        rlb = rb[:, model.state_group]
         bank = (rla < ba[:, None] - EPS) | (
             (np.abs(rla - ba[:, None]) <= EPS) & (rlb <= bi[:, None])
         )
@@ -208,8 +209,8 @@ def _banks_everywhere(model: TurnModel, pay: Payoff, src_tails) -> bool:
 def _banking_tail(model: TurnModel, intercept: np.ndarray, zilch: np.ndarray):
     """(a, b, roll a, roll b) per state where every free state banks at `intercept`: a roll
     of n dice is worth (1 - pz_n) intercept + pz_n zilch, the must-roll state's value."""
-    B, S, N = len(intercept), model.states, model.dice
-    pz = model.p_zilch[np.array([N] + list(range(1, N + 1)))]  # by state
+    B, S = len(intercept), model.states
+    pz = model.p_zilch[1:][model.state_group]  # by state
     rlb = (1.0 - pz)[None, :] * intercept[:, None] + pz[None, :] * zilch[:, None]
     b = np.repeat(intercept[:, None].astype(float), S, axis=1)
     b[:, 0] = rlb[:, 0]
@@ -345,7 +346,7 @@ def backward(
             model.shift,
             model.opt_start,
             np.append(model.opt_start[1:], len(model.shift)),
-            model.out_dice - 1,
+            model.out_group,
             model.prob,
             model.p_zilch,
             zil[0],
@@ -360,6 +361,7 @@ def backward(
             extra_bank,
             zil[1:],
             kernel.threads(int((start + 1).sum())),
+            model.zero_group,
         )
     else:
         full = rect()
@@ -394,9 +396,10 @@ def _sweep_numpy(model, ALL, roll, bank_pay, extra_bank, zil, base, bonus, start
     slot_base = [base[c] for c in choice]
     slot_bonus = [bonus[c][:, None] for c in choice]
     has_bonus = bool(np.any(bonus))
-    wsum = (model.out_dice[order][None, :] == np.arange(1, S)[:, None]) * model.prob[order]
-    pz_all = model.p_zilch[None, 1:, None] * zil[:, None, :]  # (1+E, N, B)
+    wsum = (model.out_group[order][None, :] == np.arange(S - 1)[:, None]) * model.prob[order]
+    pz_all = model.p_zilch[None, 1:, None] * zil[:, None, :]  # (1+E, G, B)
     lower = min(zil[0].min(), 0.0)
+    zero = model.zero_group  # the must-roll state's group
     first_r = int(start.max(initial=-1))
     # rows solved at r: those with start >= r, a suffix when rows are sorted by boundary
     lo_of = np.searchsorted(start, np.arange(first_r + 1), side="left")
@@ -415,12 +418,12 @@ def _sweep_numpy(model, ALL, roll, bank_pay, extra_bank, zil, base, bonus, start
                 if has_bonus:
                     gj[0] += slot_bonus[j]
                 np.copyto(best[:, : n_slot[j]], gj, where=gj[0] > best[0, : n_slot[j]])
-            R = np.matmul(wsum, best) + pz_all[:, :, lo:]  # (1+E, N, B')
+            R = np.matmul(wsum, best) + pz_all[:, :, lo:]  # (1+E, G, B')
             rollT[1:, r, lo:] = R[0]
-            rollT[0, r, lo:] = R[0, -1]
+            rollT[0, r, lo:] = R[0, zero]
             new = np.maximum(rollT[:, r, lo:], bank_r)
             if E1 > 1:
-                Re = np.concatenate([R[1:, -1:], R[1:]], axis=1)  # by state
+                Re = np.concatenate([R[1:, zero : zero + 1], R[1:]], axis=1)  # by state
                 new_ex = np.where(bank_r >= rollT[:, r, lo:], bank_ex[:, r, :, lo:], Re)
             if (
                 self_loop

@@ -17,7 +17,7 @@ def sweep(model: TurnModel, length: int, held: bool = False) -> np.ndarray:
     plain[0, 0] = True
 
     def moves(s: int, permanent: bool) -> np.ndarray:  # (2, moves): target, shift
-        sel = (model.out_dice[model.opt_outcome] == model.roll_dice(s)) & (
+        sel = (model.out_group[model.opt_outcome] == model.state_group[s]) & (
             (model.perm > 0) if permanent else (model.perm == 0)
         )
         return np.unique(np.stack([model.target[sel], model.shift[sel]]), axis=1)

@@ -13,17 +13,24 @@ from ..rules import RuleSet
 
 @dataclass(frozen=True)
 class TurnState:
-    """Dice to roll, the turn total so far (points) and its permanent part."""
+    """Dice to roll, the turn total so far (points) and its permanent part; under
+    pyramiding also the dice frozen since the last pick-up (counts per face, () = none)."""
 
     dice: int
     turn: int = 0
     permanent: int = 0
+    frozen: tuple[int, ...] = ()
 
     def index(self, rules: RuleSet) -> int:
         """The solver's state: 0 where all dice must be rolled (the start of the turn, or hot
-        dice where they are mandatory), else the dice to roll (free to roll or bank)."""
+        dice where they are mandatory), else the dice to roll (free to roll or bank); with
+        frozen groups that can still grow, their own state (outcomes/frozen.py)."""
         if self.dice == rules.dice and (self.turn == 0 or rules.hot_dice == "mandatory"):
             return 0
+        if any(self.frozen):
+            from ..outcomes.frozen import turn_states
+
+            return turn_states(rules).index(self.dice, self.frozen)
         return self.dice
 
     def at_risk(self, rules: RuleSet) -> int:
@@ -42,6 +49,10 @@ class TurnState:
         turns without permanent points, held[s, r]: of turns holding some; reach.py)."""
         if not 1 <= self.dice <= rules.dice:
             raise InputError(f"--dice must be 1..{rules.dice} under {rules.name}, got {self.dice}")
+        if self.frozen:
+            from ..outcomes.frozen import check_frozen
+
+            check_frozen(rules, self.frozen, self.dice)
         check_points(self.turn, "turn total")
         check_points(self.permanent, "permanent points")
         if self.turn < 0 or self.turn % rules.unit:
@@ -66,9 +77,13 @@ class TurnState:
         if reach is not None and u < reach.shape[1] and not reach[s, u]:
             part = f" ({self.permanent} of it permanent)" if self.permanent else ""
             left = "1 die" if self.dice == 1 else f"{self.dice} dice"
+            frozen = ""
+            if rules.pyramiding:
+                faces = [str(f + 1) for f, c in enumerate(self.frozen) for _ in range(c)]
+                frozen = f" and {','.join(faces) or 'no dice'} frozen (--frozen)"
             raise InputError(
                 f"no turn under {rules.name} reaches a total of {self.turn}{part} with "
-                f"{left} left to roll"
+                f"{left} left to roll{frozen}"
             )
 
 
