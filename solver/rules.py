@@ -162,6 +162,31 @@ class RuleSet:
             )
         return replace(self, beat=beat)
 
+    def check_previous_bank(self, previous: int, triggered: bool = False) -> None:
+        """InputError unless the player before, now at `previous`, can have banked
+        self.beat last (0: zilched); triggered: that bank reached the target (the final
+        round's trigger), so it was a bank, and his score before it was below the target."""
+        if not self.overtaking:
+            return
+        if triggered and not self.beat:
+            raise InputError(
+                f"--beat: the player before you reached the target with his last bank "
+                f"({previous}): give that bank with --beat"
+            )
+        if self.beat > previous:
+            raise InputError(
+                f"--beat {self.beat}: the previous player's last bank is part of his score "
+                f"({previous})"
+            )
+        before = previous - self.beat
+        if self.beat:
+            self.check_score(f"--beat {self.beat}: his score before it,", before)
+        if triggered and self.target is not None and self.reached(before):
+            raise InputError(
+                f"--beat {self.beat}: the trigger's score before it, {before}, had reached "
+                f"the target already"
+            )
+
     def min_bank_units(self, on_board: bool) -> int:
         return self.units_up(self.min_bank(on_board))
 

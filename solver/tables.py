@@ -281,7 +281,8 @@ class Tables:
 
             def build():
                 bound = 0 if rules.end == "instant" else self.reach_bound
-                g = solve_overtaking_game(self.model, bound, target, progress)
+                ck = self.store.checkpoint(rules.name, rules.digest(), objective)
+                g = solve_overtaking_game(self.model, bound, target, progress, ck)
                 arrays = {"W": g.W}
                 for name, part in (("opp", g.finals.plain.opp), ("strict", g.finals.strict)):
                     for flag, arr in (part or {}).items():

@@ -132,6 +132,23 @@ def test_a_last_turn_to_beat():
     assert base > higher[0] > higher[1] > higher[2] > 0
 
 
+OT1000 = ["--rules", "zilch-overtaking", "--target", "1000"]
+LAST = [
+    "advise",
+    "--rules",
+    "zilch-overtaking",
+    "--dice",
+    "3",
+    "--turn",
+    "1600",
+    "--score",
+    "14000",
+    "--opponents",
+    "15500",
+    "--last-turn",
+]
+
+
 @pytest.mark.parametrize(
     "args, said",
     [
@@ -157,6 +174,37 @@ def test_a_last_turn_to_beat():
             "more than one player still to play",
         ),
         (["export", "--rules", "zilch", "--objective", "beat"], "no overtaking rule"),
+        # the previous player's last bank must fit his score (hostile-input battery)
+        (
+            ["game", *OT1000, "--scores", "600,900", "--beat", "600"],
+            "his score before it, 300 is impossible",
+        ),
+        (["game", *OT1000, "--scores", "600,900", "--zilches", "2"], "no penalty"),
+        (
+            ["endgame", "--rules", "zilch-overtaking", "--final-round", "--scores", "15500,14000"],
+            "reached the target with his last bank",
+        ),
+        (
+            [*LAST, "--beat", "16000"],
+            "last bank is part of his score (15500)",
+        ),
+        ([*LAST, "--beat", "400"], "had reached the target already"),
+        (
+            ["verify", "--rules", "zilch-overtaking", "--beat", "500", "--rolls", "--results", "x"],
+            "leave out --column, --policy, --not-on-board, --zilches and --beat",
+        ),
+        (
+            [
+                "export",
+                "--rules",
+                "zilch-overtaking",
+                "--objective",
+                "beat",
+                "--max-beat",
+                "2000000",
+            ],
+            "--max-beat must be a multiple of 50 from 350 to 1000000",
+        ),
         (["export", "--rules", "zilch-overtaking", "--max-beat", "500"], "--objective beat"),
         (
             ["export", "--rules", "zilch-overtaking", "--objective", "beat", "--beat", "400"],
@@ -334,3 +382,27 @@ def test_simulated_overtaking_games_match_the_table():
     res = play_overtaking_games(g, 20_000, np.random.default_rng(17))
     se = res.std() / np.sqrt(len(res))
     assert abs(res.mean() - g.p_win(0, 0)) < 4 * se, (res.mean(), g.p_win(0, 0), se)
+
+
+def test_an_interrupted_game_solve_resumes_to_the_same_table(tmp_path):
+    """As the plain game: a solve stopped after some sums (Ctrl-C) resumes from its
+    checkpoint at the next sum and ends with the same table; the checkpoint is removed."""
+    from dicesolver.objectives.last_turn import reach_bound
+    from dicesolver.objectives.overtaking_game import solve_overtaking_game
+    from dicesolver.store import Checkpoint
+
+    from .solvers import interrupted_at
+
+    rs = _farkle_overtaking()
+    m = turn_model(rs)
+    D = reach_bound(m)
+    full = solve_overtaking_game(m, D, 1000).W
+    ck = Checkpoint(tmp_path / "game.partial")
+    seen: list[int] = []
+    with pytest.raises(KeyboardInterrupt):
+        solve_overtaking_game(m, D, 1000, interrupted_at(15, seen), ck, checkpoint_every=0)
+    assert ck.path.exists()
+    resumed: list[int] = []
+    W = solve_overtaking_game(m, D, 1000, resumed.append, ck, checkpoint_every=0).W
+    assert resumed[0] == seen[-1] - 1 and not ck.path.exists()
+    assert np.array_equal(W, full, equal_nan=True)

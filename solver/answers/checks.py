@@ -345,10 +345,10 @@ def verify(
                 f"--rolls under pyramiding ({rs.name}): whether a roll zilches depends on "
                 "the dice frozen before it, which a roll file does not say"
             )
-        if column is not None or policy != "optimal" or not_on_board or k:
+        if column is not None or policy != "optimal" or not_on_board or k or beat:
             raise InputError(
                 "--rolls checks single rolls, which no policy plays: leave out "
-                "--column, --policy, --not-on-board and --zilches"
+                "--column, --policy, --not-on-board, --zilches and --beat"
             )
         rep = verify_rolls(rs, read_rolls(results, rs.dice), alpha)
         return RollVerdict(

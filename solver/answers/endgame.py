@@ -132,6 +132,8 @@ def _final_round_report(tab: Tables, scores: list[int]) -> FinalRoundReport:
     for s in scores:
         rs.check_score("--scores", s)
     trigger, others = scores[0], scores[1:]
+    if len(others) == 1:  # overtaking: the last player must beat the trigger's last bank
+        rs.check_previous_bank(trigger, triggered=True)
     if not rs.reached(trigger):
         raise InputError(
             f"the first score ({trigger}) must have reached the target "

@@ -64,6 +64,10 @@ def endgame_advice(
     rs = tab.rules
     tab.check(state)
     sit = situation(rs, score, opponents, mode)
+    # overtaking: the player before you (the last in turn order after you) banked rs.beat;
+    # with two players at the end he is the one who reached the target
+    ended = sit.kind in ("last turn", "final round") and len(opponents) == 1
+    rs.check_previous_bank(opponents[-1], triggered=ended)
     if sit.kind == "last turn":  # (sizes refused before any solve)
         assert sit.leader is not None
         check_deficit(rs, sit.leader - score)
@@ -168,8 +172,6 @@ def _overtaking_game_turn(tab, state, score, opp, answer) -> EndgameAdvice:
             f"two-player game table with it, solved first (zilch game --rules {rs.name}); "
             "no advice is given rather than one without it"
         )
-    if rs.beat > opp:
-        raise InputError(f"--beat {rs.beat}: the opponent's last bank is part of his score ({opp})")
     turn = TurnLevels(rs, (g.turn(score, opp, rs.beat),))
     return answer(
         "game", turn.value_at(state), still_to_play=[], p_win_game=g.p_win(score, opp, rs.beat)

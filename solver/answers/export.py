@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..files import replacing
+from ..limits import MAX_UNITS, check_points
 from ..outcomes.frozen import faces_of, turn_states
 from ..tables import Tables
 from .base import Answer, Rules, Tables_, rule_set, tables_of
@@ -325,9 +326,12 @@ def beat_rows(tab: Tables, max_beat: int | None = None) -> Table:
         )
     top = MAX_BEAT if max_beat is None else max_beat
     low = max(rs.min_bank(True), rs.unit)
-    if top < low or top % rs.unit:
-        raise InputError(f"--max-beat must be a multiple of {rs.unit} from {low}, got {top}")
-    rs.beating(top)  # (its range checked once, as --beat)
+    check_points(top, "--max-beat")
+    if top < low or top % rs.unit or top // rs.unit > MAX_UNITS:
+        raise InputError(
+            f"--max-beat must be a multiple of {rs.unit} from {low} to {MAX_UNITS * rs.unit}, "
+            f"got {top}"
+        )
     flags = (False, True) if rs.min_bank(False) != rs.min_bank(True) else (True,)
     cols: dict[str, list] = {
         c: [] for c in ("beat", "on_board", "dice", "bank_from", "expected_points")

@@ -79,8 +79,6 @@ def game(
     if fairness and scores is not None:
         raise InputError("--fairness is about the start of the game: leave out --scores")
     pair = _score_pair(scores)
-    if rs.overtaking:
-        return _overtaking_game(rs, tab, target, pair, fairness, beat, progress)
     if rs.three_zilch_penalty:
         return _penalty_game(
             rs, tab, target, pair, fairness, zilches, opp_zilches, lowest, progress
@@ -88,6 +86,8 @@ def game(
     if lowest is not None:
         raise InputError(f"--lowest: {rs.name} has no penalty that lowers a score")
     zilches_of(rs, zilches), zilches_of(rs, opp_zilches, "--opp-zilches")
+    if rs.overtaking:
+        return _overtaking_game(rs, tab, target, pair, fairness, beat, progress)
     if not fairness:
         goal = rs.target if target is None else target
         for what, v in zip(("--scores (mine)", "--scores (the opponent's)"), pair):
@@ -154,10 +154,7 @@ def _overtaking_game(rs, tab, target, pair, fairness, beat, progress):
             rs.check_score(what, v)
             if v >= top:
                 raise InputError(f"{what} {v}: a game to {goal} is over there")
-        if beat > pair[1]:
-            raise InputError(
-                f"--beat {beat}: the opponent's last bank is part of his score ({pair[1]})"
-            )
+        rs.beating(beat).check_previous_bank(pair[1])
     g = tab.overtaking_game(target, solve_if_missing=False)
     if g is None:
         nbytes, seconds = estimate(tab.model, goal)

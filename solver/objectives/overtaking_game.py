@@ -18,6 +18,7 @@ sum, the T = 0 states pair up by their zilches and are solved as the plain game'
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -27,7 +28,7 @@ from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import solve_turn
-from .game import NEWTON_TOL, Finals, check_supported, turn_payoff
+from .game import NEWTON_TOL, Checkpoint, Finals, check_supported, turn_payoff
 from .last_turn import solve_last_turn
 
 ROWS = 1024  # turns solved at once (the bank payoffs of a batch are rows x totals)
@@ -35,7 +36,7 @@ ROWS = 1024  # turns solved at once (the bank payoffs of a batch are rows x tota
 
 def check_overtaking(rules: RuleSet) -> None:
     """The game with overtaking: the plain game's conditions besides (the rules refuse
-    overtaking with permanent points, piggyback or a penalty)."""
+    overtaking with permanent points, piggyback, a penalty or pyramiding)."""
     check_supported(replace(rules, overtaking=False))
 
 
@@ -145,9 +146,13 @@ def solve_overtaking_game(
     reach_bound: int,
     target: int | None = None,
     progress: Callable[[int], None] | None = None,
+    checkpoint: Checkpoint | None = None,
+    checkpoint_every: float | None = None,
 ) -> OvertakingGame:
     """W for every pair of scores below the target and every previous bank.
-    progress(sum): after each score sum."""
+    progress(sum): after each score sum.  checkpoint: where to save the sums solved and to
+    resume from, as the plain game does (game.solve_game; every 10 s by default, and at
+    least ten times what a save takes; 0: after every sum); discarded when done."""
     rules = model.rules
     check_overtaking(rules)
     target = rules.target if target is None else target
@@ -155,7 +160,21 @@ def solve_overtaking_game(
     R = rules.reach_units(target)
     finals = OvertakingFinals.solve(model, R, reach_bound)
     W = np.full((R, R, R), np.nan)
-    for sigma in range(2 * (R - 1), -1, -1):
+    first = 2 * (R - 1)
+    expect = {
+        "objective": "overtaking-checkpoint",
+        "rules_hash": rules.digest(),
+        "target": target,
+        "checkpoint_format": 1,
+    }
+    got = checkpoint.load(expect) if checkpoint is not None else None
+    if got is not None:  # (one that does not fit: start afresh)
+        nxt = int(got[0].get("next_sum", first + 1))
+        if got[1]["W"].shape == W.shape and -1 <= nxt <= first:
+            first, W = nxt, np.array(got[1]["W"])
+    every = 10.0 if checkpoint_every is None else checkpoint_every
+    saved = time.monotonic()
+    for sigma in range(first, -1, -1):
         pairs = np.array(
             [(a, sigma - a) for a in range(max(0, sigma - R + 1), min(sigma, R - 1) + 1)]
         )
@@ -167,8 +186,16 @@ def solve_overtaking_game(
             st = rows[i : i + ROWS]
             z = 1.0 - W[st[:, 1], st[:, 0], 0]
             W[st[:, 0], st[:, 1], st[:, 2]] = _solve_turns(model, W, finals, st, z).roll[:, 0, 0]
+        if checkpoint is not None and time.monotonic() - saved >= every:
+            t0 = time.monotonic()
+            checkpoint.save(dict(expect, next_sum=sigma - 1), {"W": W})
+            saved = time.monotonic()
+            if checkpoint_every is None:
+                every = max(every, 10 * (saved - t0))
         if progress:
             progress(sigma)
+    if checkpoint is not None:
+        checkpoint.discard()
     return OvertakingGame(model, target, W, finals)
 
 
