@@ -81,6 +81,15 @@ def _roll(V, moves, n, Tm, beyond):
     return acc
 
 
+def _sweep(V, moves, Tm, beyond, bank, zilch=0.0):
+    """One Bellman sweep over the turn's states, in place (V's last two axes: state, turn
+    total): roll (a zilch worth `zilch`, shaped to broadcast over the totals), or bank where
+    the state is free."""
+    for s in moves:
+        roll = _roll(V, moves, s, Tm, beyond) + moves[s][2] * zilch
+        V[..., s, :] = roll if s == 0 else np.maximum(roll, bank)
+
+
 def last_turn(rules, D):
     """X[d]: P(the last player beats deficit d), d < D (on the board, ties count the tie).
     Totals run to D + 1 units, past every deficit: beyond, banking wins outright."""
@@ -94,9 +103,7 @@ def last_turn(rules, D):
     beyond = lambda s2, tt: 1.0
     for _ in range(10_000):
         old = V.copy()
-        for s in moves:
-            roll = _roll(V, moves, s, Tm, beyond)
-            V[:, s] = roll if s == 0 else np.maximum(roll, bank)
+        _sweep(V, moves, Tm, beyond, bank)
         if np.abs(V - old).max() < 1e-15:
             break
     return V[:, 0, 0]
@@ -213,9 +220,7 @@ def penalty_game(rules, R, lo, Tm, finals=None):
         def beyond(s2, tt):
             return bank_value(start, tt)
 
-        for s in moves:
-            roll = _roll(V, moves, s, Tm, beyond) + moves[s][2] * zilch[..., None]
-            V[..., s, :] = roll if s == 0 else np.maximum(roll, bank)
+        _sweep(V, moves, Tm, beyond, bank, zilch[..., None])
         if np.abs(V - old).max() < 1e-14:
             break
     else:
@@ -238,10 +243,7 @@ def last_turn_beat(rules, D):
     beyond = lambda s2, tt: 1.0
     for _ in range(10_000):
         old = V.copy()
-        for s in range(N + 1):
-            n = N if s == 0 else s
-            roll = _roll(V, moves, n, Tm, beyond)
-            V[:, :, s] = roll if s == 0 else np.maximum(roll, bank)
+        _sweep(V, moves, Tm, beyond, bank)
         if np.abs(V - old).max() < 1e-15:
             break
     return V[:, :, 0, 0]
@@ -284,10 +286,7 @@ def overtaking_game(rules, R, Tm, finals=None):
         def beyond(s2, tt):
             return bank_value(start, tt)
 
-        for s in range(N + 1):
-            n = N if s == 0 else s
-            roll = _roll(V, moves, n, Tm, beyond) + moves[n][2] * zilch[..., None]
-            V[..., s, :] = roll if s == 0 else np.maximum(roll, bank)
+        _sweep(V, moves, Tm, beyond, bank, zilch[..., None])
         if np.abs(V - old).max() < 1e-14:
             break
     else:

@@ -73,3 +73,30 @@ def interrupted_at(n: int, seen: list):
             raise KeyboardInterrupt
 
     return progress
+
+
+def small_rules(dice, set_aside, hot, entry=0, bank=0, straight=None, game=None):
+    """A reduced rule set for the exact checks: singles 1 and 5, triples, an optional
+    straight of 300, and a [game] table if given."""
+    from dicesolver.rules import from_dict
+
+    faces = {
+        str(f): (
+            [100 if f == 1 else 50 if f == 5 else 0, 0, 1000 if f == 1 else 100 * f]
+            + [0] * (dice - 3)
+        )[:dice]
+        for f in range(1, 7)
+    }
+    d = {
+        "dice": dice,
+        "set_aside": set_aside,
+        "hot_dice": hot,
+        "entry_minimum": entry,
+        "bank_minimum": bank,
+        "faces": faces,
+    }
+    if straight:
+        d["patterns"] = [{"kind": "straight", "faces": straight, "points": 300}]
+    if game:
+        d["game"] = game
+    return from_dict(d, "small.toml")

@@ -18,25 +18,11 @@ from dicesolver.turn.reach import sweep
 from . import bruteforce
 from . import game_valueiteration as VI
 from .clirun import zilch
+from .solvers import small_rules
 
 
 def _small(dice, set_aside, hot, bank=0):
-    faces = {
-        str(f): (
-            [100 if f == 1 else 50 if f == 5 else 0, 0, 1000 if f == 1 else 100 * f]
-            + [0] * (dice - 3)
-        )[:dice]
-        for f in range(1, 7)
-    }
-    d = {
-        "dice": dice,
-        "set_aside": set_aside,
-        "hot_dice": hot,
-        "bank_minimum": bank,
-        "faces": faces,
-        "game": {"target": 1000, "overtaking": True},
-    }
-    return rules.from_dict(d, "small-overtaking.toml")
+    return small_rules(dice, set_aside, hot, bank=bank, game={"target": 1000, "overtaking": True})
 
 
 def _farkle_overtaking():

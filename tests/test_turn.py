@@ -19,6 +19,7 @@ from dicesolver.turn.reach import sweep
 
 from . import bruteforce
 from .solvers import score_policy, tables
+from .solvers import small_rules as _small
 
 
 def _longer(pay, start):
@@ -38,27 +39,6 @@ def test_busche_farkle_bank_thresholds():
         assert v.bank > v.roll
         v = pol.value_at(TurnState(n, t - 50))
         assert v.roll > v.bank
-
-
-def _small(dice, set_aside, hot, entry=0, bank=0, straight=None):
-    faces = {
-        str(f): (
-            [100 if f == 1 else 50 if f == 5 else 0, 0, 1000 if f == 1 else 100 * f]
-            + [0] * (dice - 3)
-        )[:dice]
-        for f in range(1, 7)
-    }
-    d = {
-        "dice": dice,
-        "set_aside": set_aside,
-        "hot_dice": hot,
-        "entry_minimum": entry,
-        "bank_minimum": bank,
-        "faces": faces,
-    }
-    if straight:
-        d["patterns"] = [{"kind": "straight", "faces": straight, "points": 300}]
-    return from_dict(d, "small.toml")
 
 
 @pytest.mark.parametrize(

@@ -316,6 +316,7 @@ def beat_rows(tab: Tables, max_beat: int | None = None) -> Table:
     milliseconds; they are not stored.)"""
     from dataclasses import replace
 
+    from ..objectives.last_turn import board_flags
     from ..objectives.score import ScorePolicy, solve_score
 
     rs = tab.rules
@@ -332,7 +333,7 @@ def beat_rows(tab: Tables, max_beat: int | None = None) -> Table:
             f"--max-beat must be a multiple of {rs.unit} from {low} to {MAX_UNITS * rs.unit}, "
             f"got {top}"
         )
-    flags = (False, True) if rs.min_bank(False) != rs.min_bank(True) else (True,)
+    flags = board_flags(rs)
     cols: dict[str, list] = {
         c: [] for c in ("beat", "on_board", "dice", "bank_from", "expected_points")
     }

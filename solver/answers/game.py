@@ -128,15 +128,22 @@ def solve_game_table(tab: Tables, target: int | None, progress: Progress):
     g = tab.game(target, solve_if_missing=False)
     if g is not None:
         return g
-    nbytes, seconds = estimate(tab.model, target)
     what = f"the {tab.rules.name} game to {target or tab.rules.target}"
-    check_memory(nbytes, what, "choose a lower --target")
-    check_time(seconds, what, "choose a lower --target")
-    # the sums are solved from the top down: the first one reported gives their number
-    with started_by_first_step(progress, "solving score sums", lambda sigma: sigma + 1) as step:
-        g = tab.game(target, step)
+    g = _by_score_sums(
+        estimate(tab.model, target), what, progress, lambda step: tab.game(target, step)
+    )
     assert g is not None
     return g
+
+
+def _by_score_sums(cost: tuple[float, float], what: str, progress: Progress, solve):
+    """solve(step) where this machine can: its (bytes, seconds) estimated first; progress
+    by score sum (solved from the top down: the first one reported gives their number)."""
+    nbytes, seconds = cost
+    check_memory(nbytes, what, "choose a lower --target")
+    check_time(seconds, what, "choose a lower --target")
+    with started_by_first_step(progress, "solving score sums", lambda sigma: sigma + 1) as step:
+        return solve(step)
 
 
 def _overtaking_game(rs, tab, target, pair, fairness, beat, progress):
@@ -157,12 +164,13 @@ def _overtaking_game(rs, tab, target, pair, fairness, beat, progress):
         rs.beating(beat).check_previous_bank(pair[1])
     g = tab.overtaking_game(target, solve_if_missing=False)
     if g is None:
-        nbytes, seconds = estimate(tab.model, goal)
         what = f"the {rs.name} game to {goal} with overtaking"
-        check_memory(nbytes, what, "choose a lower --target")
-        check_time(seconds, what, "choose a lower --target")
-        with started_by_first_step(progress, "solving score sums", lambda s: s + 1) as step:
-            g = tab.overtaking_game(target, step)
+        g = _by_score_sums(
+            estimate(tab.model, goal),
+            what,
+            progress,
+            lambda step: tab.overtaking_game(target, step),
+        )
     assert g is not None
     if fairness:
         h, p = closest_to_even(g.W[0, :, 0], rs.unit)

@@ -391,6 +391,63 @@ class Checkpoint(Protocol):
     def discard(self) -> None: ...
 
 
+def score_pairs(sigma: int, R: int) -> np.ndarray:
+    """(n, 2): the score pairs (a, b) of sum sigma, both below R, a ascending (so the pair
+    (b, a) of row i is row n - 1 - i)."""
+    a = np.arange(max(0, sigma - R + 1), min(sigma, R - 1) + 1)
+    return np.stack([a, sigma - a], axis=1)
+
+
+def newton_on_pairs(rules: RuleSet, sigma: int, w: np.ndarray, solve):
+    """The chances of one sum's score pairs (score_pairs order), coupled by their zilches
+    ((a, b) <-> (b, a)): Newton's method from w.  solve(z) -> (values, zilch chances,
+    turns) of the turns with a zilch worth z.  Returns (values, the last turns)."""
+    partner = len(w) - 1 - np.arange(len(w))
+    for _ in range(60):
+        z = 1.0 - w[partner]
+        val, g, turns = solve(z)
+        if np.max(np.abs(val - w)) < NEWTON_TOL:
+            return val, turns
+        # linearised in z: W_i(z') = val_i + g_i (z' - z_i); the pair's fixed point
+        A = val + g * (1.0 - z)
+        w = (A - g * A[partner]) / (1.0 - g * g[partner])
+    # Rules whose turns nearly always zilch make the pair ill-conditioned (1 - g g' near 0):
+    # rounding alone moves w by NEWTON_TOL / (1 - g g'), which is then the precision there is.
+    slack = NEWTON_TOL / max(float(np.min(1.0 - g * g[partner])), 1e-300)
+    if np.max(np.abs(val - w)) >= slack:
+        raise InputError(
+            f"{rules.name}: the game does not settle at score sum {sigma} (Newton's method "
+            f"on the pair of turns, 60 steps; a turn ends in a zilch with probability up "
+            f"to {float(np.max(g)):.6f}): these rules cannot be solved as a game"
+        )
+    return val, turns
+
+
+class SumCheckpoints:
+    """A solve sum by sum saving its progress now and then: every 10 s by default, and at
+    least ten times what the last save took (a big table is saved less often); `every`
+    seconds if given (0: after every sum).  Nothing without a checkpoint."""
+
+    def __init__(self, checkpoint: Checkpoint | None, expect: dict, every: float | None):
+        self.checkpoint, self.expect, self.fixed = checkpoint, expect, every is not None
+        self.every = 10.0 if every is None else every
+        self.saved = time.monotonic()
+
+    def after(self, sigma: int, arrays: Callable[[], dict[str, np.ndarray]]) -> None:
+        """Sum sigma is solved: save (the next sum to solve, arrays()) if it is time."""
+        if self.checkpoint is None or time.monotonic() - self.saved < self.every:
+            return
+        t0 = time.monotonic()
+        self.checkpoint.save(dict(self.expect, next_sum=sigma - 1), arrays())
+        self.saved = time.monotonic()
+        if not self.fixed:
+            self.every = max(self.every, 10 * (self.saved - t0))
+
+    def done(self) -> None:
+        if self.checkpoint is not None:
+            self.checkpoint.discard()
+
+
 def solve_game(
     model: TurnModel,
     reach_bound: int,
@@ -427,53 +484,29 @@ def solve_game(
         got = checkpoint.load(expect)
         if got is not None:
             first, W = _resume(got, W, O, first)
-    every = 10.0 if checkpoint_every is None else checkpoint_every
-    saved = time.monotonic()
+    saver = SumCheckpoints(checkpoint, expect, checkpoint_every)
     for sigma in range(first, -1, -1):
-        rows = np.array(
-            [(a, sigma - a) for a in range(max(0, sigma - R + 1), min(sigma, R - 1) + 1)]
-        )
-        partner = rows.shape[0] - 1 - np.arange(rows.shape[0])  # (a, b) <-> (b, a)
+        rows = score_pairs(sigma, R)
         # start from the neighbour one point up (solved): W changes little along a sum
         w = np.array(
             [W[a, b + 1] if b + 1 < R else (W[a + 1, b] if a + 1 < R else 0.5) for a, b in rows]
         )
-        for _ in range(60):
-            z = 1.0 - w[partner]
+
+        def solve(z):
             turns = solve_game_turns(model, W, finals, rows, z, O, levels)
-            val, g = turns.start(), turns.p_zilch()
-            if np.max(np.abs(val - w)) < NEWTON_TOL:
-                break
-            # linearised in z: W_i(z') = val_i + g_i (z' - z_i); the pair's fixed point
-            A = val + g * (1.0 - z)
-            w = (A - g * A[partner]) / (1.0 - g * g[partner])
-        else:
-            # Rules whose turns nearly always zilch make the pair ill-conditioned (1 - g g'
-            # near 0): rounding alone moves w by NEWTON_TOL / (1 - g g'), which is then the
-            # precision there is.
-            slack = NEWTON_TOL / max(float(np.min(1.0 - g * g[partner])), 1e-300)
-            if np.max(np.abs(val - w)) >= slack:
-                raise InputError(
-                    f"{rules.name}: the game does not settle at score sum {sigma} (Newton's method "
-                    f"on the pair of turns, 60 steps; a turn ends in a zilch with probability up "
-                    f"to {float(np.max(g)):.6f}): these rules cannot be solved as a game"
-                )
+            return turns.start(), turns.p_zilch(), turns
+
+        val, turns = newton_on_pairs(rules, sigma, w, solve)
         W[rows[:, 0], rows[:, 1]] = val
         if O is not None:  # taking over n dice and t <= b: rolling them at (n, t)
             sol = turns.levels()[0]
             top = rules.dice - (rules.hot_dice == "mandatory")  # never all dice: hot dice
             for i, (a, b) in enumerate(rows):
                 O[a, b, 1 : top + 1, 1 : b + 1] = sol.roll[i, 1 : top + 1, 1 : b + 1]
-        if checkpoint is not None and time.monotonic() - saved >= every:
-            t0 = time.monotonic()
-            checkpoint.save(dict(expect, next_sum=sigma - 1), _progress(W, O))
-            saved = time.monotonic()
-            if checkpoint_every is None:
-                every = max(every, 10 * (saved - t0))
+        saver.after(sigma, lambda: _progress(W, O))
         if progress:
             progress(sigma)
-    if checkpoint is not None:
-        checkpoint.discard()
+    saver.done()
     return GameTable(model, target, W, finals, None if O is None else Offers.dense(O, W))
 
 

@@ -18,17 +18,23 @@ sum, the T = 0 states pair up by their zilches and are solved as the plain game'
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import solve_turn
-from .game import NEWTON_TOL, Checkpoint, Finals, check_supported, turn_payoff
+from .game import (
+    Checkpoint,
+    Finals,
+    SumCheckpoints,
+    check_supported,
+    newton_on_pairs,
+    score_pairs,
+    turn_payoff,
+)
 from .last_turn import solve_last_turn
 
 ROWS = 1024  # turns solved at once (the bank payoffs of a batch are rows x totals)
@@ -172,12 +178,9 @@ def solve_overtaking_game(
         nxt = int(got[0].get("next_sum", first + 1))
         if got[1]["W"].shape == W.shape and -1 <= nxt <= first:
             first, W = nxt, np.array(got[1]["W"])
-    every = 10.0 if checkpoint_every is None else checkpoint_every
-    saved = time.monotonic()
+    saver = SumCheckpoints(checkpoint, expect, checkpoint_every)
     for sigma in range(first, -1, -1):
-        pairs = np.array(
-            [(a, sigma - a) for a in range(max(0, sigma - R + 1), min(sigma, R - 1) + 1)]
-        )
+        pairs = score_pairs(sigma, R)
         _solve_pairs(model, W, finals, pairs, sigma)
         rows = np.array(
             [(a, b, T) for a, b in pairs for T in _previous_banks(rules, int(b))[1:]]
@@ -186,38 +189,23 @@ def solve_overtaking_game(
             st = rows[i : i + ROWS]
             z = 1.0 - W[st[:, 1], st[:, 0], 0]
             W[st[:, 0], st[:, 1], st[:, 2]] = _solve_turns(model, W, finals, st, z).roll[:, 0, 0]
-        if checkpoint is not None and time.monotonic() - saved >= every:
-            t0 = time.monotonic()
-            checkpoint.save(dict(expect, next_sum=sigma - 1), {"W": W})
-            saved = time.monotonic()
-            if checkpoint_every is None:
-                every = max(every, 10 * (saved - t0))
+        saver.after(sigma, lambda: {"W": W})
         if progress:
             progress(sigma)
-    if checkpoint is not None:
-        checkpoint.discard()
+    saver.done()
     return OvertakingGame(model, target, W, finals)
 
 
 def _solve_pairs(model, W, finals, pairs, sigma) -> None:
     """The states (a, b, 0) of one sum: each zilch leads to the partner (b, a, 0); Newton on
-    the pairs as in the plain game (game.solve_game)."""
+    the pairs as in the plain game."""
     states = np.concatenate([pairs, np.zeros((len(pairs), 1), int)], axis=1)
-    partner = len(pairs) - 1 - np.arange(len(pairs))
-    w = np.full(len(pairs), 0.5)
-    for _ in range(60):
-        z = 1.0 - w[partner]
+
+    def solve(z):
         sol = _solve_turns(model, W, finals, states, z)
-        val, g = sol.roll[:, 0, 0], sol.extras[0][:, 0, 0]
-        if np.max(np.abs(val - w)) < NEWTON_TOL:
-            break
-        A = val + g * (1.0 - z)
-        w = (A - g * A[partner]) / (1.0 - g * g[partner])
-    else:
-        raise InputError(
-            f"{model.rules.name}: the game with overtaking does not settle at score sum "
-            f"{sigma} (Newton's method on the pair of turns, 60 steps)"
-        )
+        return sol.roll[:, 0, 0], sol.extras[0][:, 0, 0], sol
+
+    val, _ = newton_on_pairs(model.rules, sigma, np.full(len(pairs), 0.5), solve)
     W[pairs[:, 0], pairs[:, 1], 0] = val
 
 
