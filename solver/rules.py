@@ -87,6 +87,13 @@ class RuleSet:
     # Dice frozen earlier in the turn (since the last pick-up) combine with later rolls:
     # the turn's state then carries the frozen groups (outcomes/frozen.py).
     pyramiding: bool = False
+    # Challenge: twice per game (once while the challenger's score is below the threshold,
+    # once at or above it) a player may announce before rolling that his turn's total is
+    # added to him and taken from the opponent; a zilch then costs him challenge_costs[0]
+    # (the challenge below) or [1] (above).  A game-level choice (objectives/challenge_game).
+    challenge: bool = False
+    challenge_threshold: int = 5000
+    challenge_costs: tuple[int, int] = (600, 2000)
 
     # --- facts every caller needs, derived here once --------------------------------------
     @cached_property
@@ -203,12 +210,13 @@ class RuleSet:
         """InputError unless a player can have this score."""
         check_points(score, what)
         below = self.three_zilch_penalty and self.penalty_below_zero and not self.entry_minimum
+        below = below or self.challenge  # (a challenged player can fall anywhere)
         if (score < 0 and not below) or score % self.unit:
             kind = "multiples" if below else "non-negative multiples"
             raise InputError(
                 f"{what} {score} is impossible under {self.name}: scores are {kind} of {self.unit}"
             )
-        if 0 < score < self.entry_minimum:
+        if 0 < score < self.entry_minimum and not self.challenge:
             raise InputError(
                 f"{what} {score} is impossible under {self.name}: the first bank "
                 f"is at least {self.entry_minimum}"
@@ -249,6 +257,21 @@ class RuleSet:
             ):
                 if bad:
                     raise InputError(f"{self.name}: overtaking with {what} is not supported")
+        if self.challenge:
+            for bad, what in (
+                (self.has_permanent, "permanent points"),
+                (self.piggyback, "piggyback"),
+                (self.three_zilch_penalty, "three_zilch_penalty"),
+                (self.overtaking, "overtaking"),
+                (self.pyramiding, "pyramiding"),
+            ):
+                if bad:
+                    raise InputError(f"{self.name}: challenge with {what} is not supported")
+            if any(c < 0 or c % self.unit for c in self.challenge_costs):
+                raise InputError(
+                    f"{self.name}: challenge_costs {list(self.challenge_costs)} must be "
+                    f"multiples of {self.unit} (the gcd of all points and minimums), at least 0"
+                )
         if self.beat and (not self.overtaking or self.beat < 0 or self.beat % self.unit):
             raise InputError(f"{self.name}: beat {self.beat} needs overtaking and whole units")
 
@@ -260,6 +283,8 @@ class RuleSet:
         for key in ("overtaking", "beat", "pyramiding"):  # (off: every hash stays)
             if not d[key]:
                 d.pop(key)
+        if not self.challenge:
+            d.pop("challenge"), d.pop("challenge_threshold"), d.pop("challenge_costs")
         return d
 
     def digest(self) -> str:
@@ -282,6 +307,15 @@ def _choice(src, key, v, allowed) -> str:
     if v not in allowed:
         _fail(src, key, f"expected one of {', '.join(map(repr, allowed))}, got {v!r}")
     return v
+
+
+def _costs(src, v) -> tuple[int, int]:
+    if not isinstance(v, list) or len(v) != 2:
+        _fail(src, "game.challenge_costs", f"expected two amounts [below, above], got {v!r}")
+    return (
+        _int(src, "game.challenge_costs[0]", v[0]),
+        _int(src, "game.challenge_costs[1]", v[1]),
+    )
 
 
 def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
@@ -365,6 +399,9 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
             "penalty_below_zero",
             "penalty_off_board",
             "overtaking",
+            "challenge",
+            "challenge_threshold",
+            "challenge_costs",
         }:
             _fail(src, f"game.{k}", "unknown key")
     target = game.get("target")
@@ -379,6 +416,7 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
         ("penalty_below_zero", True),
         ("penalty_off_board", True),
         ("overtaking", False),
+        ("challenge", False),
     ):
         flags[key] = game.get(key, default)
         if not isinstance(flags[key], bool):
@@ -412,6 +450,10 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
             src, "game.three_zilch_penalty", game.get("three_zilch_penalty", 0)
         ),
         pyramiding=pyramiding,
+        challenge_threshold=_int(
+            src, "game.challenge_threshold", game.get("challenge_threshold", 5000)
+        ),
+        challenge_costs=_costs(src, game.get("challenge_costs", [600, 2000])),
         **flags,
     )
     if not any(any(r) for r in rs.faces) and not rs.patterns:

@@ -24,6 +24,7 @@ CHECKED = 4096  # units at risk up to which a state's reachability is checked (~
 # The end-game and game modules are imported by the tables that need them: a query about
 # expected points does not pay for them.
 if TYPE_CHECKING:
+    from .objectives.challenge_game import ChallengeGame
     from .objectives.game import GameTable
     from .objectives.last_turn import LastTurnTable
     from .objectives.overtaking_game import OvertakingGame
@@ -298,6 +299,70 @@ class Tables:
 
         finals = OvertakingFinals(Finals(rules, R, part("opp.")), part("strict."))
         return OvertakingGame(self.model, target, arrays["W"], finals)
+
+    def challenge_game(
+        self,
+        target: int | None = None,
+        lowest: int | None = None,
+        progress: Callable[[int], None] | None = None,
+        solve_if_missing: bool = True,
+    ) -> ChallengeGame | None:
+        """The two-player game with the challenge rule, the challenges left and board flags
+        part of the state (solved and stored if missing, unless solve_if_missing is
+        False; an interrupted solve resumes from its checkpoint)."""
+        from .objectives.challenge_game import (
+            ChallengeFinals,
+            ChallengeGame,
+            Statuses,
+            check_supported,
+            lowest_units,
+            solve_challenge_game,
+        )
+
+        rules = self.rules
+        check_supported(rules)
+        target = rules.target if target is None else target
+        assert target is not None
+        R = rules.reach_units(target)
+        lo = lowest_units(rules, lowest, target)
+        st = Statuses.of(rules)
+        objective = f"game{target}-lowest{lo * rules.unit}"
+        flags = {int(rules.on_board(0)), int(rules.on_board(1))}
+
+        def check(header, a):
+            N = R - lo
+            ok = a["W"].shape == (st.S, st.S, N, N) and a["W"].dtype == np.float64
+            if rules.end != "instant":
+                for f in flags:
+                    for k in (f"plain.{f}", f"challenge.{f}"):
+                        ok &= k in a and a[k].ndim == 1 and a[k].shape[0] > 2
+            return bool(ok) and int(header.get("span", 0)) > N
+
+        got = self.store.load(rules.name, rules.digest(), objective, check=check)
+        if got is None and not solve_if_missing:
+            return None
+        if got is None:
+
+            def build():
+                bound = 0 if rules.end == "instant" else self.reach_bound
+                ck = self.store.checkpoint(rules.name, rules.digest(), objective)
+                g = solve_challenge_game(self.model, bound, target, lowest, progress, ck)
+                arrays = {"W": g.W}
+                for name, part in (("plain", g.finals.plain), ("challenge", g.finals.challenge)):
+                    for flag, arr in (part or {}).items():
+                        arrays[f"{name}.{int(flag)}"] = arr
+                header = {"rules_name": rules.name, "target": target, "span": g.finals.span}
+                return header, arrays
+
+            got = self._cached(objective, build, check=check)
+        header, arrays = got
+
+        def part(name):
+            found = {bool(int(k.split(".")[1])): v for k, v in arrays.items() if k.startswith(name)}
+            return found or None
+
+        finals = ChallengeFinals(part("plain."), part("challenge."), st, int(header["span"]))
+        return ChallengeGame(self.model, target, lo, arrays["W"], finals)
 
     def penalty_game(
         self,

@@ -155,3 +155,107 @@ def play_overtaking_games(g, n_games: int, rng: np.random.Generator) -> np.ndarr
             result[games] = mine if mover == 0 else 1.0 - mine
         mover = 1 - mover
     return result
+
+
+def play_challenge_games(g, n_games: int, rng: np.random.Generator) -> np.ndarray:
+    """Games under the challenge rule (objectives/challenge_game.py), optimal against
+    optimal: before each turn the mover challenges where the challenge turn's value beats
+    the plain turn's (both from the game's turns), then plays that turn with physical dice;
+    a challenged bank comes off the opponent, a challenge's zilch costs its price; once a
+    bank reaches the target the other player challenges in his last turn where that is
+    worth more, and plays the chosen last turn by its own solver.  The first mover's result
+    per game."""
+    from dicesolver.objectives.challenge_game import BELOW, BOTH
+
+    rules, model, st = g.rules, g.model, g.st
+    u, R, lo = rules.unit, g.R, g.lo
+    sa, sb, a, b = np.nonzero(np.isfinite(g.W))
+    states = np.column_stack([a + lo, b + lo, sa, sb])
+    index = np.full(g.W.shape, -1, np.int64)
+    index[sa, sb, a, b] = np.arange(len(a))
+    plain = g.turns(states, challenge=False)
+    use = np.nonzero(st.usable(states[:, 0], states[:, 2]))[0]
+    chal = g.turns(states[use], challenge=True)
+    crow = np.full(len(states), -1, np.int64)
+    crow[use] = np.arange(len(use))
+    take = np.zeros(len(states), bool)
+    take[use] = chal.roll[:, 0, 0] > plain.roll[use, 0, 0]
+    policies = [
+        OptimalPolicy(lambda row, s, r, p, t=t: t.at_rows(row, s, r), None, cap=t.cap, levels=1)
+        for t in (plain, chal)
+    ]
+    costs = np.array(rules.challenge_costs) // u
+    score = np.zeros((n_games, 2), np.int64)
+    status = np.full((n_games, 2), st.code(BOTH, not rules.entry_minimum))
+    result = np.full(n_games, -1.0)
+    mover = 0
+    while (result < 0).any():
+        act = np.nonzero(result < 0)[0]
+        me, opp = score[act, mover], score[act, 1 - mover]
+        s_me, s_opp = status[act, mover], status[act, 1 - mover]
+        row = index[s_me, s_opp, me - lo, opp - lo]
+        assert (row >= 0).all()
+        challenging = take[row]
+        pts = np.zeros(len(act), np.int64)
+        zil = np.zeros(len(act), bool)
+        for c in (False, True):
+            sel = np.nonzero(challenging == c)[0]
+            if len(sel):
+                rows = crow[row[sel]] if c else row[sel]
+                on = np.asarray(st.on(s_me[sel]), bool)
+                played = play_turns(model, policies[c], len(sel), rng, on, None, rows)
+                pts[sel], zil[sel] = played.points, played.zilched
+        bit = np.where(challenging, st.usable(me, s_me), 0)
+        cost = np.where(bit == BELOW, costs[0], costs[1])
+        new_me = np.where(challenging & zil, np.maximum(me - cost, lo), me + pts)
+        new_opp = np.where(challenging & ~zil, opp - pts, opp)  # (cut at lo inside the game)
+        score[act, mover] = new_me
+        score[act, 1 - mover] = np.where(new_me >= R, new_opp, np.maximum(new_opp, lo))
+        status[act, mover] = np.where(~zil, st.banked(s_me & ~bit), s_me & ~bit)
+        done = act[new_me >= R]
+        if len(done):
+            if rules.end == "instant":
+                result[done] = 1.0 if mover == 0 else 0.0
+            else:
+                result[done] = _challenge_last_turns(
+                    g, score[done, mover], score[done, 1 - mover], status[done, 1 - mover], rng
+                )
+                if mover == 1:
+                    result[done] = 1.0 - result[done]
+        mover = 1 - mover
+    return result
+
+
+def _challenge_last_turns(g, lead, y, sy, rng) -> np.ndarray:
+    """The leader's result against the other player's last turn (his score y, status sy),
+    who challenges where that is worth more, each turn by its own solver's policy."""
+    from dicesolver.objectives.challenge_game import challenge_last_payoff
+    from dicesolver.turn import solve_levels
+
+    rules, model, st = g.rules, g.model, g.st
+    d = lead - y
+    on = np.asarray(st.on(sy), bool) | (not rules.entry_minimum)
+    usable = st.usable(y, sy) > 0
+    out = np.empty(len(d))
+    for flag in np.unique(on):
+        games = np.nonzero(on == flag)[0]
+        ds, row = np.unique(d[games], return_inverse=True)
+        row = row.ravel()
+        plain = solve_last_turn(model, ds * rules.unit, bool(flag))
+        H = int(ds.max()) // 2 + 2
+        chal = solve_levels(
+            model, challenge_last_payoff(rules.share(2), ds, H), np.ones(len(ds)), bool(flag)
+        )
+        c = usable[games] & (chal[0].roll[row, 0, 0] > plain[0].roll[row, 0, 0])
+        x = np.empty(len(games), np.int64)
+        for pick, levels in ((False, plain), (True, chal)):
+            sel = np.nonzero(c == pick)[0]
+            if len(sel):
+                x[sel] = play_turns(
+                    model, _policy(levels), len(sel), rng, bool(flag), rows=row[sel]
+                ).points
+        # a challenge's bank also comes off the leader
+        theirs = y[games] + x
+        mine = lead[games] - np.where(c, x, 0)
+        out[games] = np.where(mine > theirs, 1.0, np.where(mine == theirs, 1.0 - rules.tie, 0.0))
+    return out

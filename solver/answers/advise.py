@@ -89,6 +89,9 @@ def advise(
     opp_zilches: int = 0,
     beat: int = 0,
     frozen: str | Sequence[int] | None = None,
+    challenges: str | Sequence[str] | None = None,
+    on_board: str | Sequence[str] | None = None,
+    challenging: bool = False,
     tables: Tables_ = None,
 ) -> Advice | Ranking | TakeOver | GameTakeOver | EndgameAdvice:
     """Should I roll?  Without scores: by expected points this turn (with a roll: every
@@ -98,7 +101,10 @@ def advise(
     is the long-run average points per turn).  beat: with overtaking, the previous
     player's banked turn total (a bank must beat it; 0: he zilched, or nobody has
     played).  frozen: under pyramiding, the dice frozen since the last pick-up of all dice
-    (e.g. "5,5")."""
+    (e.g. "5,5").  Under the challenge rule, with scores: `challenges` left ("MINE,OPP",
+    each both, below, above or none; default both,both), `on_board` ("yes,no", where a
+    score at or below zero may be on the board), `challenging` (this turn is a challenge);
+    at the start of a turn the answer says whether to challenge."""
     rs = rule_set(rules).beating(beat)
     k = zilches_of(rs, zilches)
     k_opp = zilches_of(rs, opp_zilches, "--opp-zilches")
@@ -125,6 +131,18 @@ def advise(
             f"--take-over and --{mode}: a piggyback offer is taken in a game "
             "where reaching the target wins at once"
         )
+    asked = {"challenges": challenges, "on_board": on_board, "challenging": challenging}
+    if any(v not in (None, False) for v in asked.values()):
+        if not rs.challenge:
+            raise InputError(
+                f"--challenges/--on-board/--challenging: {rs.name} has no challenge rule (the "
+                "rule key is challenge = true)"
+            )
+        if score is None:
+            raise InputError(
+                "--challenges/--on-board/--challenging are about the game: give --score and "
+                "--opponents"
+            )
     if score is not None or opponents is not None or mode is not None:
         if score is None or opponents is None:
             raise InputError("end-game advice needs both --score and --opponents")
@@ -142,7 +160,7 @@ def advise(
         from .endgame_advice import endgame_advice
 
         state = turn_state(rs, dice, turn, permanent, frozen)
-        return endgame_advice(tab, state, score, opp, mode, (k, k_opp))
+        return endgame_advice(tab, state, score, opp, mode, (k, k_opp), asked)
     if k_opp:
         raise InputError("--opp-zilches is about the game: give --score and --opponents")
     if take_over is not None:

@@ -104,6 +104,18 @@ def refuse_pyramiding(rules: RuleSet, what: str) -> None:
         )
 
 
+def refuse_challenge(rules: RuleSet, what: str) -> None:
+    """InputError where a question's last turns do not carry the challenge rule's choice
+    (a last player with a challenge left may take it): it refuses rather than answer
+    without it."""
+    if rules.challenge:
+        raise InputError(
+            f"{what} does not support the challenge rule ({rules.name}): a last turn depends "
+            "on the challenge left (endgame --deficit [--challenging] and advise with scores "
+            "give it)"
+        )
+
+
 def fraction_text(p: Fraction) -> str:
     """An exact probability as "n/d" ("0" and "1" where it is whole)."""
     return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"

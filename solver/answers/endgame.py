@@ -17,6 +17,7 @@ from .base import (
     Tables_,
     int_list,
     optional,
+    refuse_challenge,
     rule_set,
     tables_of,
     turn_state,
@@ -40,6 +41,7 @@ class LastTurnAdvice(Answer):
     values: StateValues
     action: str
     frozen: list[int] | None = optional()  # (pyramiding: dice frozen since the pick-up)
+    challenging: bool | None = optional()  # (the challenge rule: this last turn challenges)
 
 
 @dataclass(frozen=True)
@@ -71,12 +73,14 @@ def endgame(
     scores: str | Sequence[int] | None = None,
     beat: int = 0,
     frozen: str | Sequence[int] | None = None,
+    challenging: bool = False,
     tables: Tables_ = None,
 ) -> LastTurnAdvice | FinalRoundReport | Table:
     """Can I still win?  A last turn against a deficit (frozen: under pyramiding, the dice
     frozen since the last pick-up); the whole last-turn table; or a final round:
     everyone's chance and each player's stopping rule.  beat: with overtaking, the
-    previous player's banked turn total (a bank must beat it)."""
+    previous player's banked turn total (a bank must beat it).  challenging: under the
+    challenge rule, the last turn challenges the leader (its bank also comes off him)."""
     from ..objectives.last_turn import check_deficit
     from .export import last_turn_rows
 
@@ -84,6 +88,12 @@ def endgame(
     tab = tables_of(rs, tables)
     if frozen is not None:  # (checked first: no answer is given without it)
         turn_state(rs, dice, turn, permanent, frozen)
+    if challenging and not rs.challenge:
+        raise InputError(
+            f"--challenging: {rs.name} has no challenge rule (the rule key is challenge = true)"
+        )
+    if (final_round or table) and rs.challenge:
+        refuse_challenge(rs, "zilch endgame --table/--final-round")
     state_given = deficit is not None or dice is not None or turn or permanent or not_on_board
     if final_round or scores is not None:
         if not (final_round and scores is not None):
@@ -112,10 +122,25 @@ def endgame(
     tab.check(state)
     check_deficit(rs, deficit)
     on = not not_on_board
-    v = tab.last_turn.value_at(deficit, state, on)
+    if challenging:
+        from .challenge import challenge_last_turn
+
+        v = challenge_last_turn(tab, deficit, state, on)
+    else:
+        v = tab.last_turn.value_at(deficit, state, on)
     held = faces_of(state.frozen) if rs.pyramiding else None
     return LastTurnAdvice(
-        rs.name, deficit, state.dice, turn, permanent, on, v.best, v, v.action, held
+        rs.name,
+        deficit,
+        state.dice,
+        turn,
+        permanent,
+        on,
+        v.best,
+        v,
+        v.action,
+        held,
+        challenging if rs.challenge else None,
     )
 
 

@@ -44,6 +44,13 @@ class EndgameAdvice(Answer):
     note: str | None = optional()
     zilches: list[int] | None = optional()  # (with a penalty: mine, the opponent's)
     frozen: list[int] | None = optional()  # (pyramiding: dice frozen since the pick-up)
+    # (the challenge rule: challenges left, mine and the opponent's; this turn a challenge;
+    # at the start of a turn with one to use: P(win) without and with it, and whether to)
+    challenges: list[str] | None = optional()
+    challenging: bool | None = optional()
+    p_win_no_challenge: float | None = optional()
+    p_win_challenge: float | None = optional()
+    challenge: bool | None = optional()
 
 
 def endgame_advice(
@@ -53,10 +60,12 @@ def endgame_advice(
     opponents: list[int],
     mode: str | None,
     zilches: tuple[int, int] = (0, 0),
+    challenge: dict | None = None,
 ) -> EndgameAdvice:
     """zilches: mine and the opponent's zilches in a row, where the third costs a penalty
     (they matter in a turn of the game going on; in a last turn or a final round a zilch
-    loses whatever it costs)."""
+    loses whatever it costs).  challenge: under the challenge rule, the options
+    challenges, on_board and challenging (answers/challenge.py)."""
     from ..objectives.final_round import check_final_round, solve_final_round
     from ..objectives.last_turn import check_deficit, reach_target_turn
     from ..objectives.situation import situation
@@ -94,6 +103,17 @@ def endgame_advice(
         )
 
     g = None
+    if rs.challenge and len(opponents) == 1 and sit.kind != "final round":
+        from .challenge import advice
+
+        return advice(tab, state, score, opponents[0], sit, challenge or {}, answer)
+    if rs.challenge and sit.kind in ("last turn", "final round"):
+        from ..errors import InputError
+
+        raise InputError(
+            f"{rs.name} has the challenge rule: a last turn or final round among more than two "
+            "players is not solved with challenges (each may challenge one of the others)"
+        )
     if rs.overtaking and sit.kind in ("outside", "reach target") and len(opponents) == 1:
         return _overtaking_game_turn(tab, state, score, opponents[0], answer)
     if rs.three_zilch_penalty and sit.kind in ("outside", "reach target") and len(opponents) == 1:

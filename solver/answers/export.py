@@ -20,7 +20,7 @@ from ..files import replacing
 from ..limits import MAX_UNITS, check_points
 from ..outcomes.frozen import faces_of, turn_states
 from ..tables import Tables
-from .base import Answer, Rules, Tables_, rule_set, tables_of
+from .base import Answer, Rules, Tables_, refuse_challenge, rule_set, tables_of
 
 FORMATS = ("csv", "json", "parquet")
 
@@ -201,6 +201,7 @@ LAST_TURN_COLUMNS = (
 def last_turn_rows(tab: Tables) -> Table:
     """One row per deficit (0..target) and reachable state with the turn total at most the
     deficit plus one unit (beyond, banking wins outright)."""
+    refuse_challenge(tab.rules, "the last-turn table")
     rs, last = tab.rules, tab.last_turn
     u = rs.unit
     cols = _columns(rs, LAST_TURN_COLUMNS)
@@ -242,6 +243,8 @@ def game_rows(tab: Tables) -> Table:
         return _penalty_game_rows(tab)
     if rs.overtaking:
         return _overtaking_game_rows(tab)
+    if rs.challenge:
+        return _challenge_game_rows(tab)
     g = tab.game(solve_if_missing=False)
     if g is None:
         raise InputError(
@@ -255,6 +258,34 @@ def game_rows(tab: Tables) -> Table:
             "score": (a.ravel() * rs.unit).tolist(),
             "opponent": (b.ravel() * rs.unit).tolist(),
             "p_win": g.W.ravel().tolist(),
+        },
+    )
+
+
+def _challenge_game_rows(tab: Tables) -> Table:
+    """Under the challenge rule: every pair of scores down to the game's lowest, the
+    challenges left to each (both, below, above, none) and where it matters the board
+    flags (a player off the board never has a positive score)."""
+    from .challenge import NAMES
+
+    rs = tab.rules
+    g = tab.challenge_game(solve_if_missing=False)
+    if g is None:
+        raise InputError(
+            f"no game table for {rs.name} yet: solve it first with zilch game --rules {rs.name}"
+        )
+    sa, sb, a, b = np.nonzero(np.isfinite(g.W))
+    st, u = g.st, rs.unit
+    return Table(
+        _meta(tab, "game"),
+        {
+            "score": ((a + g.lo) * u).tolist(),
+            "opponent": ((b + g.lo) * u).tolist(),
+            "challenges": [NAMES[x] for x in (sa & 3).tolist()],
+            "opp_challenges": [NAMES[x] for x in (sb & 3).tolist()],
+            "on_board": st.on(sa).tolist(),
+            "opp_on_board": st.on(sb).tolist(),
+            "p_win": g.W[sa, sb, a, b].tolist(),
         },
     )
 

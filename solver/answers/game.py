@@ -42,6 +42,13 @@ class GameChance(Answer):
     zilches: list[int] | None = optional()  # (with a penalty: mine, the opponent's)
     lowest: int | None = optional()  # (with a penalty below zero: the lowest score)
     beat: int | None = optional()  # (overtaking: the opponent's last bank, to beat)
+    # (the challenge rule: challenges left and board flags of both players, P(win) without
+    # and with a challenge this turn (None: none to use at this score), and whether to)
+    challenges: list[str] | None = optional()
+    on_board: list[bool] | None = optional()
+    p_win_no_challenge: float | None = optional()
+    p_win_challenge: float | None = optional()
+    challenge: bool | None = optional()
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,8 @@ def game(
     opp_zilches: int = 0,
     lowest: int | None = None,
     beat: int = 0,
+    challenges: str | Sequence[str] | None = None,
+    on_board: str | Sequence[str] | None = None,
     tables: Tables_ = None,
     progress: Progress = SILENT,
 ) -> GameChance | Fairness:
@@ -71,7 +80,10 @@ def game(
     costs a penalty: after `zilches` and `opp_zilches` zilches in a row, scores down to
     `lowest` (points; where the penalty may take a score below zero).  With overtaking:
     `beat`, the opponent's last banked turn total (0: he zilched, or nobody has played),
-    which the mover's bank must beat."""
+    which the mover's bank must beat.  With the challenge rule: `challenges` left to each
+    player ("MINE,OPP", each both, below, above or none; default both,both), `on_board`
+    ("yes,no": where a score at or below zero may be on the board), and the answer says
+    whether to challenge this turn."""
     rs = rule_set(rules)
     rs.beating(beat)  # (checked as every --beat is)
     tab = tables_of(rs, tables)
@@ -79,12 +91,23 @@ def game(
     if fairness and scores is not None:
         raise InputError("--fairness is about the start of the game: leave out --scores")
     pair = _score_pair(scores)
+    if rs.challenge:
+        from . import challenge
+
+        zilches_of(rs, zilches), zilches_of(rs, opp_zilches, "--opp-zilches")
+        return challenge.game(
+            rs, tab, target, pair, fairness, challenges, on_board, lowest, progress
+        )
+    if challenges is not None or on_board is not None:
+        from .challenge import boards_of, challenges_of
+
+        challenges_of(rs, challenges), boards_of(rs, on_board, pair)
     if rs.three_zilch_penalty:
         return _penalty_game(
             rs, tab, target, pair, fairness, zilches, opp_zilches, lowest, progress
         )
     if lowest is not None:
-        raise InputError(f"--lowest: {rs.name} has no penalty that lowers a score")
+        raise InputError(f"--lowest: {rs.name} has no penalty or challenge that lowers a score")
     zilches_of(rs, zilches), zilches_of(rs, opp_zilches, "--opp-zilches")
     if rs.overtaking:
         return _overtaking_game(rs, tab, target, pair, fairness, beat, progress)
@@ -110,6 +133,17 @@ def _check_target(rs, target: int | None) -> None:
         check_points(target, "--target")
         if target <= 0 or target % rs.unit:
             raise InputError(f"--target must be a positive multiple of {rs.unit}")
+
+
+def check_scores_from(rs, pair, lo: int, top: int, floor: str) -> None:
+    """--scores of a game whose scores run from a lowest score lo (points) to below top."""
+    for what, v in zip(("--scores (mine)", "--scores (the opponent's)"), pair):
+        check_points(v, what)
+        if v % rs.unit or not lo <= v < top:
+            raise InputError(
+                f"{what} {v}: scores of this game are multiples of {rs.unit} from {lo} "
+                f"({floor}) to below {top} (the target)"
+            )
 
 
 def _score_pair(scores) -> list[int]:
@@ -191,13 +225,7 @@ def _penalty_game(rs, tab, target, pair, fairness, zilches, opp_zilches, lowest,
     if fairness and any(k):
         raise InputError("--fairness is about the start of the game: leave out --zilches")
     floor = "the lowest score" if rs.penalty_below_zero else "the penalty stops at zero"
-    for what, v in zip(("--scores (mine)", "--scores (the opponent's)"), pair):
-        check_points(v, what)
-        if v % rs.unit or not lo <= v < top:
-            raise InputError(
-                f"{what} {v}: scores of this game are multiples of {rs.unit} from {lo} "
-                f"({floor}) to below {top} (the target)"
-            )
+    check_scores_from(rs, pair, lo, top, floor)
     g = tab.penalty_game(target, lowest, solve_if_missing=False)
     if g is None:
         from ..objectives.penalty_game import estimate

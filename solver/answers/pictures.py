@@ -13,7 +13,16 @@ from ..play.evaluate import Distribution
 from ..play.evaluate import evaluate as exact_distribution
 from ..play.verify import read_scores
 from ..rules import RuleSet
-from .base import Answer, Rules, Tables_, out_path, refuse_pyramiding, rule_set, tables_of
+from .base import (
+    Answer,
+    Rules,
+    Tables_,
+    out_path,
+    refuse_challenge,
+    refuse_pyramiding,
+    rule_set,
+    tables_of,
+)
 from .checks import resolve_policy
 from .export import atomic_file
 
@@ -72,6 +81,7 @@ def plot_endgame(
     overtaking, banks must beat `beat`)."""
     rs = rule_set(rules).beating(beat)
     refuse_pyramiding(rs, "zilch plot endgame")
+    refuse_challenge(rs, "zilch plot endgame")
     out = _picture(out)
     plt = _pyplot()
     tab = tables_of(rs, tables).last_turn
@@ -183,6 +193,11 @@ def plot_game(
         raise InputError(
             f"{rs.name} charges a penalty for the third zilch in a row: the game's picture is "
             "not drawn with it yet (zilch game and zilch export --objective game give its table)"
+        )
+    if rs.challenge:
+        raise InputError(
+            f"{rs.name} has the challenge rule: the game's picture is not drawn with it yet "
+            "(zilch game and zilch export --objective game give its table)"
         )
     if rs.overtaking:
         raise InputError(

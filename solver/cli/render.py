@@ -49,6 +49,12 @@ def rule_set(a) -> str:
         f"game: target {rs.target} ({rs.reach.replace('_', ' ')}), end {rs.end}, "
         f"tie {rs.tie}, piggyback {str(rs.piggyback).lower()}"
         + (", overtaking (a bank must beat the previous player's)" if rs.overtaking else "")
+        + (
+            f", challenge (twice: below {rs.challenge_threshold} and at or above it; a zilch "
+            f"costs {rs.challenge_costs[0]} / {rs.challenge_costs[1]})"
+            if rs.challenge
+            else ""
+        )
     )
     lines.append(f"rules hash {rs.digest()[:16]}")
     return "\n".join(lines)
@@ -172,9 +178,21 @@ def endgame_advice(a) -> str:
             )
             + ")"
         )
-    lines = [
-        head,
-        f"situation: {a.situation}{where}",
+    lines = [head, f"situation: {a.situation}{where}"]
+    if a.challenges is not None:
+        lines.append(
+            f"challenges left: yours {a.challenges[0]}, the opponent's {a.challenges[1]}"
+            + ("; this turn is a challenge" if a.challenging else "")
+        )
+    if a.challenge is not None:
+        lines.append(
+            ("CHALLENGE" if a.challenge else "do not challenge")
+            + f": P(win) {a.p_win_challenge:.6f} with a challenge this turn, "
+            f"{a.p_win_no_challenge:.6f} without (the values below: "
+            + ("without" if not a.challenging else "with")
+            + " one)"
+        )
+    lines += [
         a.action.upper(),
         f"  roll: {what} = {a.p_win.roll:.6f}",
         "  bank: " + ("not allowed" if a.p_win.bank is None else f"{what} = {a.p_win.bank:.6f}"),
@@ -240,6 +258,12 @@ def strategy(a) -> str:
 def last_turn(a) -> str:
     bank = "not allowed" if a.values.bank is None else format(a.values.bank, ".6f")
     held = "" if a.frozen is None else f", frozen {','.join(map(str, a.frozen)) or 'nothing'}"
+    if a.challenging is not None:
+        held += (
+            ", challenging the leader (a bank also comes off him)"
+            if a.challenging
+            else ", without a challenge (--challenging: with one)"
+        )
     return (
         f"{a.rules}: last turn, {a.deficit} behind, {dice(a.dice)} to roll, turn total "
         f"{a.turn}{held}\nP(win) = {a.p_win:.6f} ({a.action}; roll {a.values.roll:.6f}, bank "
@@ -273,9 +297,28 @@ def game(a) -> str:
         f"{a.rules} to {a.target}: the player to move ({me}) against "
         f"{opp} wins with probability {a.p_win:.6f}"
     )
+    if a.challenges is not None:
+        text += f"\n{_challenge_text(a)}"
     if a.lowest is not None:
         text += f"\n(scores stop at {a.lowest}: the game's lowest score, --lowest)"
     return text + (f"\nnote: {a.note}" if a.note else "")
+
+
+def _challenge_text(a) -> str:
+    """Challenges left and the choice at the start of the turn."""
+    board = (
+        ""
+        if a.on_board is None
+        else " (on the board: " + ", ".join("yes" if x else "no" for x in a.on_board) + ")"
+    )
+    head = f"challenges left: yours {a.challenges[0]}, the opponent's {a.challenges[1]}{board}"
+    if a.p_win_challenge is None:
+        return head + "; none to use at your score this turn"
+    verdict = "CHALLENGE" if a.challenge else "do not challenge"
+    return (
+        f"{head}\n{verdict}: P(win) {a.p_win_challenge:.6f} with a challenge this turn, "
+        f"{a.p_win_no_challenge:.6f} without"
+    )
 
 
 def fairness(a) -> str:

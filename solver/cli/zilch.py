@@ -71,6 +71,22 @@ BEAT_OPT = click.option(
 )
 
 
+CHALLENGES_OPT = click.option(
+    "--challenges",
+    default=None,
+    metavar="MINE,OPP",
+    help="Challenge rule: the challenges each player has left: both, below, above or none "
+    "(below/above the threshold score; default both,both).",
+)
+ON_BOARD_OPT = click.option(
+    "--on-board",
+    default=None,
+    metavar="MINE,OPP",
+    help="Challenge rule: yes/no, whether each player has banked the entry minimum (by "
+    "default a positive score is on the board, zero or below is not).",
+)
+
+
 FROZEN_OPT = click.option(
     "--frozen",
     default=None,
@@ -176,6 +192,13 @@ def odds(as_json, **opts):
 @OPP_ZILCHES_OPT
 @BEAT_OPT
 @FROZEN_OPT
+@CHALLENGES_OPT
+@ON_BOARD_OPT
+@click.option(
+    "--challenging",
+    is_flag=True,
+    help="Challenge rule: this turn is a challenge (announced before rolling).",
+)
 @TABLES_OPT
 @JSON_OPT
 def advise(as_json, **opts):
@@ -219,6 +242,11 @@ def strategy(as_json, **opts):
 @click.option("--out", default=None, metavar="PATH", help="With --table: output file.")
 @BEAT_OPT
 @FROZEN_OPT
+@click.option(
+    "--challenging",
+    is_flag=True,
+    help="Challenge rule: the last turn challenges the leader (its bank also comes off him).",
+)
 @TABLES_OPT
 @JSON_OPT
 def endgame(as_json, fmt, out, **opts):
@@ -368,10 +396,12 @@ def verify(as_json, **opts):
     "--lowest",
     type=int,
     default=None,
-    help="Where the penalty may take a score below zero: the lowest score the game keeps "
-    "(default -2000; a penalty stops there).",
+    help="Where a penalty or a challenge may take a score below zero: the lowest score the "
+    "game keeps (default -2000 with a penalty, -5000 with challenges; a score stops there).",
 )
 @BEAT_OPT
+@CHALLENGES_OPT
+@ON_BOARD_OPT
 @TABLES_OPT
 @JSON_OPT
 def game(as_json, **opts):

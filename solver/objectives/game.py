@@ -47,6 +47,11 @@ def check_supported(rules: RuleSet) -> None:
             f"{rules.name} charges a penalty for the third zilch in a row: this game table "
             "leaves it out (zilch game solves the game with it)"
         )
+    if rules.challenge:  # (its own solver: challenge_game.py)
+        raise InputError(
+            f"{rules.name} has the challenge rule: this game table leaves it out (zilch game "
+            "solves the game with it)"
+        )
     if rules.overtaking:
         raise InputError(
             f"{rules.name}: the game with overtaking is not solved yet (the previous "
@@ -383,6 +388,23 @@ def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray) -> np.nda
     return V0[:, r]
 
 
+class FromLowest:
+    """The rules and the reach R (units) of a game table W[..., a - lo, b - lo] whose
+    scores run from a lowest score lo (the penalty and the challenge games)."""
+
+    model: TurnModel
+    lo: int
+    W: np.ndarray
+
+    @property
+    def rules(self) -> RuleSet:
+        return self.model.rules
+
+    @property
+    def R(self) -> int:
+        return self.W.shape[2] + self.lo
+
+
 class Checkpoint(Protocol):
     """Where an interrupted solve saves the score sums done (store.Checkpoint)."""
 
@@ -398,11 +420,13 @@ def score_pairs(sigma: int, R: int) -> np.ndarray:
     return np.stack([a, sigma - a], axis=1)
 
 
-def newton_on_pairs(rules: RuleSet, sigma: int, w: np.ndarray, solve):
+def newton_on_pairs(rules: RuleSet, sigma: int, w: np.ndarray, solve, partner=None):
     """The chances of one sum's score pairs (score_pairs order), coupled by their zilches
     ((a, b) <-> (b, a)): Newton's method from w.  solve(z) -> (values, zilch chances,
-    turns) of the turns with a zilch worth z.  Returns (values, the last turns)."""
-    partner = len(w) - 1 - np.arange(len(w))
+    turns) of the turns with a zilch worth z.  Returns (values, the last turns).
+    partner: each state's zilch partner (default: the pair in score_pairs order)."""
+    if partner is None:
+        partner = len(w) - 1 - np.arange(len(w))
     for _ in range(60):
         z = 1.0 - w[partner]
         val, g, turns = solve(z)

@@ -32,7 +32,7 @@ from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import solve_turn
-from .game import Finals, turn_payoff
+from .game import Finals, FromLowest, turn_payoff
 
 TOL = 1e-12  # a sweep that moves no chance by more than this: the fixed point
 SWEEPS = 200
@@ -78,21 +78,13 @@ def lowest_units(rules: RuleSet, lowest: int | None) -> int:
 
 
 @dataclass(frozen=True, eq=False)
-class PenaltyGame:
+class PenaltyGame(FromLowest):
     model: TurnModel
     target: int  # points
     lo: int  # the lowest score (units)
     W: np.ndarray  # (3, 3, N, N): W[ka, kb, a - lo, b - lo]
     finals: Finals  # the opponent's last turn, once a bank reaches the target
     sweeps: int
-
-    @property
-    def rules(self) -> RuleSet:
-        return self.model.rules
-
-    @property
-    def R(self) -> int:
-        return self.W.shape[2] + self.lo
 
     def p_win(self, me: int, opp: int, k_me: int = 0, k_opp: int = 0) -> float:
         u = self.rules.unit

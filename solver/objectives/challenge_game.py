@@ -1,0 +1,415 @@
+"""The two-player game with the challenge rule (issue 14).
+
+Twice per game, once while his score is below the threshold and once at or above it, a
+player may announce before rolling that this turn is a challenge: a bank of t adds t to him
+and takes t from the opponent; a zilch costs him the challenge's price.  A player's status
+s = f + 4 on: f, the challenges left (bit 1: the one below, bit 2: the one above), and where
+the rules have an entry minimum whether he is on the board (without one, s = f and everybody
+is).  W[sa, sb, a - lo, b - lo]: the mover's chance at scores (a, b) (units); the scores go
+down to the lowest score lo, a bound (a score below it counts as lo; the default is low
+enough that its effect is below the solve's precision, measured in the tests).
+
+Order of solution.  A challenge uses up a bit of f for good, so the classes of mask pairs
+{(fa, fb), (fb, fa)} are solved from the fewest challenges left up: a challenge turn (its
+bank keeps the score sum, its zilch lowers it) reads only classes already solved.  Within a
+class the game is the plain game: banks raise the sum, a zilch swaps the players at the
+same sum, so the sums go from the top down and the two orders of each state are coupled
+only through their zilches (Newton on the pairs, game.newton_on_pairs).  The mover's value
+is max(plain turn, challenge turn), the challenge turn a constant of the sum's solve: the
+max is piecewise linear in the zilch value like the turn itself, and its slope is the plain
+turn's zilch chance where the plain turn is chosen, else 0.
+
+End: a bank reaching the target either wins at once or gives the opponent his last turn, in
+which he may challenge too if he has the right one left: then his bank x also comes off the
+leader, and he wins where 2x beats the deficit (ChallengeFinals).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+from ..outcomes.model import TurnModel
+from ..rules import RuleSet
+from ..turn import TurnSolution, solve_levels, solve_turn
+from .game import Checkpoint, FromLowest, SumCheckpoints, newton_on_pairs, turn_payoff
+from .last_turn import last_turn_payoff
+
+BELOW, ABOVE = 1, 2  # the bits of the challenges left
+BOTH = BELOW | ABOVE
+
+
+def check_supported(rules: RuleSet) -> None:
+    if rules.target is None:
+        raise InputError(f"{rules.name} has no target: there is no game to solve")
+    if not rules.challenge:
+        raise InputError(f"{rules.name} has no challenge rule (the rule key is challenge = true)")
+
+
+def exact_lowest(rules: RuleSet, target: int | None = None) -> int:
+    """The lowest score (units) any player can have in a game from 0-0: the score sum only
+    falls by the zilches of challenges (at most both of each player's), and the other
+    score stays below the target, so a score is above -(R + 2 (c_below + c_above))."""
+    R = rules.reach_units(target)
+    return -(R - 1) - 2 * sum(c // rules.unit for c in rules.challenge_costs)
+
+
+def lowest_units(rules: RuleSet, lowest: int | None, target: int | None = None) -> int:
+    """The lowest score (units): `lowest` points, a non-positive multiple of the unit; by
+    default exact_lowest (no state of a game from 0-0 is cut)."""
+    if lowest is not None and (isinstance(lowest, bool) or not isinstance(lowest, int)):
+        raise InputError(f"--lowest must be a whole number of points, got {lowest!r}")
+    if lowest is None:
+        return exact_lowest(rules, target)
+    if lowest > 0 or lowest % rules.unit:
+        raise InputError(f"--lowest must be a multiple of {rules.unit} at or below 0, got {lowest}")
+    return lowest // rules.unit
+
+
+@dataclass(frozen=True)
+class Statuses:
+    """The status encoding of one rule set: s = f + 4 on (S = 8) or s = f (S = 4, no entry
+    minimum: everybody is on the board)."""
+
+    S: int
+    thr: int  # the threshold in units: a score at or above it uses the challenge above
+
+    @classmethod
+    def of(cls, rules: RuleSet) -> Statuses:
+        return cls(8 if rules.entry_minimum else 4, rules.units_up(rules.challenge_threshold))
+
+    def code(self, left: int, on: bool) -> int:
+        return left + 4 * bool(on) if self.S == 8 else left
+
+    def on(self, s):
+        return (np.asarray(s) >= 4) | (self.S == 4)
+
+    def usable(self, score, s):
+        """The bit of the challenge a player with this score and status may use now (0:
+        none)."""
+        bit = np.where(np.asarray(score) < self.thr, BELOW, ABOVE)
+        return np.where(np.asarray(s) & bit, bit, 0)
+
+    def banked(self, s):
+        """The status after a bank: on the board."""
+        return np.asarray(s) | 4 if self.S == 8 else np.asarray(s)
+
+
+def challenge_last_payoff(tie: float, deficits: np.ndarray, H: int) -> np.ndarray:
+    """U[d, x]: a last turn that challenges the leader: its bank x also comes off him, so
+    it wins where 2x > d and ties where 2x = d."""
+    x2 = 2 * np.arange(H)[None, :]
+    d = deficits[:, None]
+    return np.where(x2 > d, 1.0, np.where(x2 == d, tie, 0.0))
+
+
+@dataclass(frozen=True, eq=False)
+class ChallengeFinals:
+    """The opponent's chance in his last turn once the mover's bank reached the target:
+    by deficit (units, 0..D), board flag, and whether he may challenge (None: reaching the
+    target wins at once)."""
+
+    plain: dict[bool, np.ndarray] | None
+    challenge: dict[bool, np.ndarray] | None
+    st: Statuses
+    span: int  # the totals a turn's payoff covers: from lo to the target's reach beyond
+
+    @classmethod
+    def solve(cls, model: TurnModel, R: int, lo: int, reach_bound: int) -> ChallengeFinals:
+        rules = model.rules
+        st = Statuses.of(rules)
+        span = R + reach_bound - lo + 1  # (banks from lo up to R + reach_bound)
+        if rules.end == "instant":  # (beyond the payoff's end a bank is worth 1: a win)
+            return cls(None, None, st, span)
+        # deficits: no turn adds more than reach_bound units but with probability below
+        # TRUNCATION (last_turn.reach_bound), so a challenge's 2x beats 2 reach_bound + 2
+        # only with that probability: deficits past D count as D
+        D = 2 * reach_bound + 2
+        d = np.arange(D + 1)
+        flags = {rules.on_board(0), rules.on_board(1)}
+        tie = rules.share(2)
+        plain = {
+            f: solve_levels(model, last_turn_payoff(tie, d, D + 1), np.ones(D + 1), f)[0].roll[
+                :, 0, 0
+            ]
+            for f in flags
+        }
+        H = D // 2 + 2
+        chal = {
+            f: solve_levels(model, challenge_last_payoff(tie, d, H), np.ones(D + 1), f)[0].roll[
+                :, 0, 0
+            ]
+            for f in flags
+        }
+        return cls(plain, chal, st, span)
+
+    def opp(self, d: np.ndarray, y: np.ndarray, sy: np.ndarray, rules: RuleSet) -> np.ndarray:
+        """The opponent's chance (his score y, status sy) at deficit d >= 1."""
+        if self.plain is None or self.challenge is None:
+            return np.zeros(np.shape(d))
+        on = np.broadcast_to(self.st.on(sy), np.shape(d))
+        dd = np.minimum(d, len(next(iter(self.plain.values()))) - 1)
+        out = np.empty(np.shape(d))
+        for flag in self.plain:
+            sel = on == flag
+            out[sel] = np.where(
+                self.st.usable(y, sy)[sel] > 0,
+                np.maximum(self.plain[flag][dd[sel]], self.challenge[flag][dd[sel]]),
+                self.plain[flag][dd[sel]],
+            )
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class ChallengeGame(FromLowest):
+    model: TurnModel
+    target: int  # points
+    lo: int  # the lowest score (units)
+    W: np.ndarray  # (S, S, N, N): W[sa, sb, a - lo, b - lo]
+    finals: ChallengeFinals
+
+    @property
+    def st(self) -> Statuses:
+        return self.finals.st
+
+    def state(self, me: int, opp: int, left_me: int, left_opp: int, on_me, on_opp) -> np.ndarray:
+        """(1, 4) state row (a, b, sa, sb) from points; board flags default to "has a
+        positive score"."""
+        u, rules = self.rules.unit, self.rules
+        on_me = rules.on_board(me) if on_me is None else on_me
+        on_opp = rules.on_board(opp) if on_opp is None else on_opp
+        s = (self.st.code(left_me, on_me), self.st.code(left_opp, on_opp))
+        return np.array([[me // u, opp // u, *s]])
+
+    def p_win(self, me: int, opp: int, left_me=BOTH, left_opp=BOTH, on_me=None, on_opp=None):
+        a, b, sa, sb = self.state(me, opp, left_me, left_opp, on_me, on_opp)[0]
+        return float(self.W[sa, sb, a - self.lo, b - self.lo])
+
+    def choices(self, me: int, opp: int, left_me=BOTH, left_opp=BOTH, on_me=None, on_opp=None):
+        """{"plain": P(win) without a challenge, "challenge": with one (None: none left for
+        this score)} from the start of the mover's turn."""
+        states = self.state(me, opp, left_me, left_opp, on_me, on_opp)
+        plain = self.turns(states, challenge=False).roll[0, 0, 0]
+        usable = self.st.usable(states[:, 0], states[:, 2])[0]
+        chal = self.turns(states, challenge=True).roll[0, 0, 0] if usable else None
+        return {"plain": float(plain), "challenge": None if chal is None else float(chal)}
+
+    def turns(self, states: np.ndarray, challenge: bool) -> TurnSolution:
+        """The turns from states (a, b, sa, sb) (units; (n, 4)), plain or challenging (each
+        state must have a challenge it may use)."""
+        if challenge:
+            return _challenge_turns(self.model, self.W, self.finals, self.R, self.lo, states)
+        a, b, sa, sb = states.T
+        z = 1.0 - self.W[sb, sa, b - self.lo, a - self.lo]
+        return _plain_turns(self.model, self.W, self.finals, self.R, self.lo, states, z)
+
+
+def _plain_turns(model, W, finals, R, lo, states, z) -> TurnSolution:
+    """Plain turns: banking t moves the mover to a + t (on the board), a zilch is worth z."""
+    U, mins = _plain_banks(model, W, finals, R, lo, states)
+    return solve_turn(model, turn_payoff(model, U, z, mins))
+
+
+def _plain_banks(model, W, finals, R, lo, states):
+    """(U, the bank minimums) of plain turns: the same for every zilch value."""
+    rules, st = model.rules, finals.st
+    a, b, sa, sb = states.T
+    final = a[:, None] + np.arange(finals.span)[None, :]
+    sa2 = np.broadcast_to(st.banked(sa)[:, None], final.shape)
+    U = _bank_values(rules, W, finals, R, lo, final, b[:, None] + 0 * final, sb, sa2)
+    return U, _minimums(rules, st, sa)
+
+
+def _minimums(rules, st, s) -> np.ndarray:
+    """Units a bank needs, by the banking player's status."""
+    return np.where(st.on(s), rules.min_bank_units(True), rules.min_bank_units(False))
+
+
+def _challenge_turns(model, W, finals, R, lo, states) -> TurnSolution:
+    """Challenge turns: banking t moves the mover to a + t and the opponent to b - t (at
+    least lo); a zilch costs the mover the challenge's price; the challenge is used up."""
+    rules, st = model.rules, finals.st
+    a, b, sa, sb = states.T
+    bit = st.usable(a, sa)
+    assert bit.all(), "a challenge turn from a state without a challenge to use"
+    sa_used = sa & ~bit
+    t = np.arange(finals.span)[None, :]
+    final = a[:, None] + t
+    y = b[:, None] - t  # (clamped at lo inside the game; the last turn sees it as it is)
+    sa2 = np.broadcast_to(st.banked(sa_used)[:, None], final.shape)
+    U = _bank_values(rules, W, finals, R, lo, final, y, sb, sa2)
+    cost = np.where(bit == BELOW, *(c // rules.unit for c in rules.challenge_costs))
+    z = 1.0 - W[sb, sa_used, b - lo, np.maximum(a - cost, lo) - lo]
+    return solve_turn(model, turn_payoff(model, U, z, _minimums(rules, st, sa)))
+
+
+def _bank_values(rules, W, finals, R, lo, final, y, sb, sa2) -> np.ndarray:
+    """U[i, t]: the mover ends at final[i, t] (status sa2), the opponent at y[i, t] (status
+    sb[i]): 1 - the opponent's chance to move from there, or his last turn's beyond R."""
+    inside = final < R
+    U = np.empty(final.shape)
+    sbb = np.broadcast_to(sb[:, None], final.shape)
+    yin = np.maximum(y[inside], lo)  # (a bound: none reached from 0-0 with exact_lowest)
+    U[inside] = 1.0 - W[sbb[inside], sa2[inside], yin - lo, final[inside] - lo]
+    out = ~inside
+    U[out] = 1.0 - finals.opp(final[out] - y[out], y[out], sbb[out], rules)
+    return U
+
+
+def _classes() -> list[tuple[int, int]]:
+    """The mask classes {fa, fb} (fa <= fb), fewest challenges left first."""
+    pairs = [(fa, fb) for fa in range(4) for fb in range(fa, 4)]
+    return sorted(pairs, key=lambda p: (bin(p[0]).count("1") + bin(p[1]).count("1"), p))
+
+
+def _sum_states(st: Statuses, R: int, lo: int, sigma: int, fa: int, fb: int) -> np.ndarray:
+    """(n, 4) states (a, b, sa, sb) of score sum sigma and masks {fa, fb}; an off-board
+    player never has a positive score (unreachable, left out)."""
+    a = np.arange(max(lo, sigma - R + 1), min(sigma - lo, R - 1) + 1)
+    pairs = np.stack([a, sigma - a], axis=1)
+    masks = {(fa, fb), (fb, fa)}
+    ons = (False, True) if st.S == 8 else (False,)
+    combos = np.array(
+        [(st.code(x, oa), st.code(y, ob)) for x, y in sorted(masks) for oa in ons for ob in ons]
+    )
+    rows = np.concatenate(
+        [np.repeat(pairs, len(combos), axis=0), np.tile(combos, (len(pairs), 1))], axis=1
+    )
+    if st.S == 8:
+        ok = ((rows[:, 2] >= 4) | (rows[:, 0] <= 0)) & ((rows[:, 3] >= 4) | (rows[:, 1] <= 0))
+        rows = rows[ok]
+    return rows
+
+
+def _partners(rows: np.ndarray, lo: int, N: int, S: int) -> np.ndarray:
+    """Index of each state's zilch partner (b, a, sb, sa) within the same list."""
+
+    def key(a, b, sa, sb):
+        return (((a - lo) * N + (b - lo)) * S + sa) * S + sb
+
+    k = key(*rows.T)
+    order = np.argsort(k)
+    pk = key(rows[:, 1], rows[:, 0], rows[:, 3], rows[:, 2])
+    j = order[np.searchsorted(k[order], pk)]
+    assert (k[j] == pk).all()
+    return j
+
+
+def solve_challenge_game(
+    model: TurnModel,
+    reach_bound: int,
+    target: int | None = None,
+    lowest: int | None = None,
+    progress: Callable[[int], None] | None = None,
+    checkpoint: Checkpoint | None = None,
+    checkpoint_every: float | None = None,
+) -> ChallengeGame:
+    """W for every pair of scores in [lowest, target), every challenges left and board
+    flag.  The solve goes class by class, each sum from the top down: progress(left) with
+    the steps (class, sum) left after each; checkpoint: saved now and then (as the plain
+    game's, SumCheckpoints), an interrupted solve resumes at the next step."""
+    rules = model.rules
+    check_supported(rules)
+    target = rules.target if target is None else target
+    assert target is not None
+    R = rules.reach_units(target)
+    lo = lowest_units(rules, lowest, target)
+    N = R - lo
+    st = Statuses.of(rules)
+    finals = ChallengeFinals.solve(model, R, lo, reach_bound)
+    W = np.full((st.S, st.S, N, N), np.nan)
+    sums = range(2 * (R - 1), 2 * lo - 1, -1)
+    steps = [(fa, fb, sigma) for fa, fb in _classes() for sigma in sums]
+    expect = {
+        "objective": "challenge-game-checkpoint",
+        "rules_hash": rules.digest(),
+        "target": target,
+        "lowest": lo,
+        "checkpoint_format": 1,
+    }
+    first = 0  # the next step to solve
+    if checkpoint is not None:
+        got = checkpoint.load(expect)
+        if got is not None:
+            first, W = _resume(got, W, len(steps))
+    saver = SumCheckpoints(checkpoint, expect, checkpoint_every)
+    for i in range(first, len(steps)):
+        fa, fb, sigma = steps[i]
+        rows = _sum_states(st, R, lo, sigma, fa, fb)
+        a, b, sa, sb = rows.T
+        partner = _partners(rows, lo, N, st.S)
+        chal = np.full(len(rows), -np.inf)
+        use = np.nonzero(st.usable(a, sa))[0]
+        if len(use):
+            chal[use] = _challenge_turns(model, W, finals, R, lo, rows[use]).roll[:, 0, 0]
+        # start from the neighbour one point up (solved), else one half
+        up = np.where(b + 1 < R, W[sa, sb, a - lo, np.minimum(b + 1, R - 1) - lo], 0.5)
+        w = np.nan_to_num(up, nan=0.5)
+
+        U, mins = _plain_banks(model, W, finals, R, lo, rows)
+
+        def solve(z, U=U, mins=mins, chal=chal):
+            sol = solve_turn(model, turn_payoff(model, U, z, mins))
+            val, g = sol.roll[:, 0, 0], sol.extras[0][:, 0, 0]
+            take = chal > val
+            return np.where(take, chal, val), np.where(take, 0.0, g), sol
+
+        val, _ = newton_on_pairs(rules, sigma, w, solve, partner)
+        W[sa, sb, a - lo, b - lo] = val
+        left = len(steps) - 1 - i  # (SumCheckpoints counts down: the steps left)
+        saver.after(left, lambda: {"W": W})
+        if progress:
+            progress(left)
+    saver.done()
+    return ChallengeGame(model, target, lo, W, finals)
+
+
+def _resume(got, W: np.ndarray, n: int) -> tuple[int, np.ndarray]:
+    """(the next step, W) from a checkpoint (one that does not fit: start afresh)."""
+    header, arrays = got
+    try:
+        left = int(header["next_sum"])  # the steps left after the next one
+        if arrays["W"].shape != W.shape or not -1 <= left < n:
+            return 0, W
+        return n - 1 - left, arrays["W"].copy()
+    except (KeyError, ValueError, TypeError):
+        return 0, W
+
+
+# seconds per (state x total of its turn's payoff x turn state), measured: farkle with the
+# rule book's challenge to 1000 (327 184 states, payoffs over 608 totals, 7 turn states) 254 s;
+# mandatory hot dice add the must-roll state's own recursion past the cut (game.py,
+# _forced_beyond): zilch-challenge to 500 from -1000 (43 264 states, 920 totals) 147 s, on two
+# busy cores (bench/bench_challenge.py)
+SECONDS_PER_CELL = {
+    "optional": 254 / (327184 * 608 * 7),
+    "mandatory": 147 / (43264 * 920 * 7),
+}
+
+
+def count_states(rules: RuleSet, target: int | None = None, lowest: int | None = None) -> int:
+    """The states a solve keeps: 16 pairs of challenges left over the score pairs, and where
+    the rules have an entry minimum a second board flag for every score at or below 0."""
+    R = rules.reach_units(target)
+    lo = lowest_units(rules, lowest, target)
+    per_axis = R - lo + (1 - lo if Statuses.of(rules).S == 8 else 0)
+    return 16 * per_axis * per_axis
+
+
+def estimate(model: TurnModel, target: int | None = None, lowest: int | None = None):
+    """(bytes, seconds) a challenge game solve takes, roughly: W, one score sum's turns
+    (about 8 (R - lo) rows over the payoff's totals), and the time per state and total."""
+    rules = model.rules
+    R = rules.reach_units(target)
+    lo = lowest_units(rules, lowest, target)
+    from .last_turn import reach_bound
+
+    span = R - lo + (0 if rules.end == "instant" else reach_bound(model)) + 1
+    S = Statuses.of(rules).S
+    N = R - lo
+    nbytes = 8.0 * S * S * N * N + 8.0 * 8 * N * model.states * span * 6
+    per_cell = SECONDS_PER_CELL[rules.hot_dice]
+    return nbytes, per_cell * count_states(rules, target, lowest) * span * model.states
