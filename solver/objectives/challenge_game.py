@@ -382,11 +382,11 @@ def _resume(got, W: np.ndarray, n: int) -> tuple[int, np.ndarray]:
 # seconds per (state x total of its turn's payoff x turn state), measured: farkle with the
 # rule book's challenge to 1000 (327 184 states, payoffs over 608 totals, 7 turn states) 254 s;
 # mandatory hot dice add the must-roll state's own recursion past the cut (game.py,
-# _forced_beyond): zilch-challenge to 500 from -1000 (43 264 states, 920 totals) 147 s, on two
-# busy cores (bench/bench_challenge.py)
+# _forced_beyond): zilch-challenge to 500 from -1000 (43 264 states, 920 totals) 79 s
+# (bench/bench_challenge.py)
 SECONDS_PER_CELL = {
     "optional": 254 / (327184 * 608 * 7),
-    "mandatory": 147 / (43264 * 920 * 7),
+    "mandatory": 79 / (43264 * 920 * 7),
 }
 
 

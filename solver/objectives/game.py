@@ -379,12 +379,19 @@ def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray) -> np.nda
     outs = np.unique(out)
     starts = np.searchsorted(opt, model.opt_start[outs])
     p_outs = p_out[outs]
-    for t in range(span - 1, int(r.min()) - 1, -1):
-        nxt = t + model.shift[opt]
-        banked = Ufull[:, free, nxt] if U.ndim == 3 else Ufull[:, nxt]
-        vals = np.where(hot, V0[:, nxt], banked)  # (B, K_N)
-        best = np.maximum.reduceat(vals, starts, axis=1)
-        V0[:, t] = best @ p_outs + pz * z
+    # a hot outcome adds at least `block` units, so the totals of a block of that many read
+    # only totals above it: one vectorised step per block
+    block = int(model.shift[opt][hot].min()) if hot.any() else span
+    shift = model.shift[opt]
+    hi = span - 1
+    while hi >= int(r.min()):
+        ts = np.arange(max(hi - block + 1, int(r.min())), hi + 1)
+        nxt = ts[:, None] + shift[None, :]  # (L, K_N)
+        banked = Ufull[:, free[None, :], nxt] if U.ndim == 3 else Ufull[:, nxt]
+        vals = np.where(hot, V0[:, nxt], banked)  # (B, L, K_N)
+        best = np.maximum.reduceat(vals, starts, axis=2)
+        V0[:, ts] = best @ p_outs + pz * z[:, None]
+        hi = ts[0] - 1
     return V0[:, r]
 
 
