@@ -397,7 +397,8 @@ def verify(as_json, **opts):
     type=int,
     default=None,
     help="Where a penalty or a challenge may take a score below zero: the lowest score the "
-    "game keeps (default -2000 with a penalty, -5000 with challenges; a score stops there).",
+    "game keeps (default -2000 with a penalty; with challenges the lowest a game from 0-0 "
+    "can reach, so nothing is cut; a score stops there).",
 )
 @BEAT_OPT
 @CHALLENGES_OPT
