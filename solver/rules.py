@@ -248,25 +248,11 @@ class RuleSet:
                 f"multiple of {self.unit} (the gcd of all points and minimums): scores "
                 "would leave the grid"
             )
-        if self.overtaking:  # (the combinations solved so far: refused, never ignored)
-            for bad, what in (
-                (self.has_permanent, "permanent points"),
-                (self.piggyback, "piggyback"),
-                (self.three_zilch_penalty, "three_zilch_penalty"),
-                (self.pyramiding, "pyramiding"),
-            ):
-                if bad:
-                    raise InputError(f"{self.name}: overtaking with {what} is not supported")
+        # (the combinations solved so far: refused, never ignored)
+        if self.overtaking:
+            self._refuse_with("overtaking")
         if self.challenge:
-            for bad, what in (
-                (self.has_permanent, "permanent points"),
-                (self.piggyback, "piggyback"),
-                (self.three_zilch_penalty, "three_zilch_penalty"),
-                (self.overtaking, "overtaking"),
-                (self.pyramiding, "pyramiding"),
-            ):
-                if bad:
-                    raise InputError(f"{self.name}: challenge with {what} is not supported")
+            self._refuse_with("challenge")
             if any(c < 0 or c % self.unit for c in self.challenge_costs):
                 raise InputError(
                     f"{self.name}: challenge_costs {list(self.challenge_costs)} must be "
@@ -274,6 +260,19 @@ class RuleSet:
                 )
         if self.beat and (not self.overtaking or self.beat < 0 or self.beat % self.unit):
             raise InputError(f"{self.name}: beat {self.beat} needs overtaking and whole units")
+
+    def _refuse_with(self, option: str) -> None:
+        """InputError where `option` (on) meets a rule it is not solved with: any other of
+        permanent points, piggyback, a penalty, overtaking and pyramiding."""
+        for what, on in (
+            ("permanent points", self.has_permanent),
+            ("piggyback", self.piggyback),
+            ("three_zilch_penalty", bool(self.three_zilch_penalty)),
+            ("overtaking", self.overtaking),
+            ("pyramiding", self.pyramiding),
+        ):
+            if on and what != option:
+                raise InputError(f"{self.name}: {option} with {what} is not supported")
 
     def canonical(self) -> dict:
         d = asdict(self)

@@ -222,25 +222,24 @@ class Tables:
                     progress,
                     self.store.checkpoint(rules.name, rules.digest(), objective),
                 )
-                arrays = {"W": g.W}
+                arrays = _by_flag({"W": g.W}, opp=g.finals.opp)
                 if g.O is not None:
                     arrays.update(
                         {"O.shape": np.array(g.O.shape), "O.idx": g.O.idx, "O.val": g.O.val}
                     )
-                for flag, arr in (g.finals.opp or {}).items():
-                    arrays[f"opp.{int(flag)}"] = arr
                 return {"rules_name": rules.name, "target": target}, arrays
 
             got = self._cached(objective, build, check=check)
         arrays = got[1]
         W = arrays["W"]
-        finals = {bool(int(k[4:])): v for k, v in arrays.items() if k.startswith("opp.")}
         offers = None
         if "O.idx" in arrays:
             offers = Offers(
                 tuple(int(x) for x in arrays["O.shape"]), arrays["O.idx"], arrays["O.val"]
             )
-        return GameTable(self.model, target, W, Finals(rules, W.shape[0], finals or None), offers)
+        return GameTable(
+            self.model, target, W, Finals(rules, W.shape[0], _flagged(arrays, "opp")), offers
+        )
 
     def overtaking_game(
         self,
@@ -284,20 +283,14 @@ class Tables:
                 bound = 0 if rules.end == "instant" else self.reach_bound
                 ck = self.store.checkpoint(rules.name, rules.digest(), objective)
                 g = solve_overtaking_game(self.model, bound, target, progress, ck)
-                arrays = {"W": g.W}
-                for name, part in (("opp", g.finals.plain.opp), ("strict", g.finals.strict)):
-                    for flag, arr in (part or {}).items():
-                        arrays[f"{name}.{int(flag)}"] = arr
+                arrays = _by_flag({"W": g.W}, opp=g.finals.plain.opp, strict=g.finals.strict)
                 return {"rules_name": rules.name, "target": target}, arrays
 
             got = self._cached(objective, build, check=check)
         arrays = got[1]
-
-        def part(name):
-            found = {bool(int(k.split(".")[1])): v for k, v in arrays.items() if k.startswith(name)}
-            return found or None
-
-        finals = OvertakingFinals(Finals(rules, R, part("opp.")), part("strict."))
+        finals = OvertakingFinals(
+            Finals(rules, R, _flagged(arrays, "opp")), _flagged(arrays, "strict")
+        )
         return OvertakingGame(self.model, target, arrays["W"], finals)
 
     def challenge_game(
@@ -347,21 +340,15 @@ class Tables:
                 bound = 0 if rules.end == "instant" else self.reach_bound
                 ck = self.store.checkpoint(rules.name, rules.digest(), objective)
                 g = solve_challenge_game(self.model, bound, target, lowest, progress, ck)
-                arrays = {"W": g.W}
-                for name, part in (("plain", g.finals.plain), ("challenge", g.finals.challenge)):
-                    for flag, arr in (part or {}).items():
-                        arrays[f"{name}.{int(flag)}"] = arr
-                header = {"rules_name": rules.name, "target": target, "span": g.finals.span}
+                fin = g.finals
+                arrays = _by_flag({"W": g.W}, plain=fin.plain, challenge=fin.challenge)
+                header = {"rules_name": rules.name, "target": target, "span": fin.span}
                 return header, arrays
 
             got = self._cached(objective, build, check=check)
         header, arrays = got
-
-        def part(name):
-            found = {bool(int(k.split(".")[1])): v for k, v in arrays.items() if k.startswith(name)}
-            return found or None
-
-        finals = ChallengeFinals(part("plain."), part("challenge."), st, int(header["span"]))
+        plain, chal = _flagged(arrays, "plain"), _flagged(arrays, "challenge")
+        finals = ChallengeFinals(plain, chal, st, int(header["span"]))
         return ChallengeGame(self.model, target, lo, arrays["W"], finals)
 
     def penalty_game(
@@ -405,17 +392,28 @@ class Tables:
 
             def build():
                 g = solve_penalty_game(self.model, self.reach_bound, target, lowest, progress)
-                arrays = {"W": g.W}
-                for flag, arr in (g.finals.opp or {}).items():
-                    arrays[f"opp.{int(flag)}"] = arr
+                arrays = _by_flag({"W": g.W}, opp=g.finals.opp)
                 header = {"rules_name": rules.name, "target": target, "sweeps": g.sweeps}
                 return header, arrays
 
             got = self._cached(objective, build, check=check)
         header, arrays = got
-        finals = {bool(int(k[4:])): v for k, v in arrays.items() if k.startswith("opp.")}
-        fin = Finals(rules, R, finals or None)
+        fin = Finals(rules, R, _flagged(arrays, "opp"))
         return PenaltyGame(self.model, target, lo, arrays["W"], fin, int(header["sweeps"]))
+
+
+def _by_flag(arrays: dict[str, np.ndarray], **parts) -> dict[str, np.ndarray]:
+    """arrays with each part's arrays by board flag stored as "name.0" / "name.1"."""
+    for name, part in parts.items():
+        for flag, arr in (part or {}).items():
+            arrays[f"{name}.{int(flag)}"] = arr
+    return arrays
+
+
+def _flagged(arrays, name: str) -> dict[bool, np.ndarray] | None:
+    """The arrays stored as "name.0" / "name.1" by board flag (None: none stored)."""
+    found = {bool(int(k.split(".")[1])): v for k, v in arrays.items() if k.startswith(name + ".")}
+    return found or None
 
 
 @lru_cache(maxsize=32)
