@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .errors import InputError
 from .objectives.score import ScorePolicy, solve_score
 from .outcomes.frozen import turn_states
 from .outcomes.model import FORMAT, TurnModel, model_arrays, sound
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from .objectives.challenge_game import ChallengeGame
     from .objectives.game import GameTable
     from .objectives.last_turn import LastTurnTable
+    from .objectives.nplayer_game import NPlayerGame
     from .objectives.overtaking_game import OvertakingGame
     from .objectives.penalty_game import PenaltyGame
 
@@ -240,6 +242,56 @@ class Tables:
         return GameTable(
             self.model, target, W, Finals(rules, W.shape[0], _flagged(arrays, "opp")), offers
         )
+
+    def nplayer_game(
+        self,
+        players: int,
+        target: int | None = None,
+        progress: Callable[[int], None] | None = None,
+        solve_if_missing: bool = True,
+        workers: int | None = None,
+        scheduler: str | None = None,
+    ) -> NPlayerGame | None:
+        """The game among `players` players (objectives/nplayer_game.py), solved on Dask
+        (cluster.py: a LocalCluster of `workers`, or the cluster at `scheduler`) and stored
+        as a Zarr folder (layer_store.py) if missing, unless solve_if_missing is False; an
+        interrupted solve resumes at the next score sum."""
+        from .layer_store import LayerStore
+        from .objectives.nplayer_game import FinalTable, NPlayerGame, check_supported
+
+        rules = self.rules
+        check_supported(rules, players)
+        target = rules.target if target is None else target
+        assert target is not None
+        R = rules.reach_units(target)
+        D = 0 if rules.end == "instant" else self.reach_bound
+        from .cluster import BATCH
+
+        meta = {
+            "objective": "nplayer-game",
+            "rules_hash": rules.digest(),
+            "players": players,
+            "target": target,
+            "R": R,
+            "D": D,
+            "batch": BATCH,
+        }
+        path = self.store.path(rules.name, rules.digest(), f"game{target}-players{players}")
+        store = LayerStore(path.with_suffix(".zarr"), meta)
+        got = store.read()
+        if got is None and not solve_if_missing:
+            return None
+        if got is None:
+            from .cluster import client_for, solve_nplayer
+
+            with self.store.lock(store.path), client_for(workers, scheduler) as client:
+                solve_nplayer(rules, players, R, D, store, client, progress)
+            got = store.read()
+            if got is None:
+                raise InputError(f"{store.path}: the solved table did not read back")
+        values, keys, rel = got
+        finals = FinalTable(rules, R, D if rel is not None else 0, keys, rel)
+        return NPlayerGame.from_values(self.model, target, players, R, values, finals)
 
     def overtaking_game(
         self,

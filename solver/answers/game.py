@@ -24,6 +24,7 @@ from .progress import SILENT, Progress, started_by_first_step
 
 if TYPE_CHECKING:
     from ..tables import Tables
+    from .nplayer import SeatChances, SeatFairness
 
 
 # --- zilch game ----------------------------------------------------------------------------
@@ -74,7 +75,10 @@ def game(
     on_board: str | Sequence[str] | None = None,
     tables: Tables_ = None,
     progress: Progress = SILENT,
-) -> GameChance | Fairness:
+    players: int = 2,
+    workers: int | None = None,
+    scheduler: str | None = None,
+) -> GameChance | Fairness | SeatChances | SeatFairness:
     """Two players, the whole game: the probability that the player to move wins (solved
     and stored on first use, with progress by score sum).  Where the third zilch in a row
     costs a penalty: after `zilches` and `opp_zilches` zilches in a row, scores down to
@@ -83,8 +87,33 @@ def game(
     which the mover's bank must beat.  With the challenge rule: `challenges` left to each
     player ("MINE,OPP", each both, below, above or none; default both,both), `on_board`
     ("yes,no": where a score at or below zero may be on the board), and the answer says
-    whether to challenge this turn."""
+    whether to challenge this turn.  players: more than two, every seat's chance from
+    `scores` (one per seat, the mover first), solved on Dask (`workers` of a LocalCluster,
+    or the cluster at `scheduler`; answers/nplayer.py)."""
     rs = rule_set(rules)
+    if players != 2 or workers is not None or scheduler is not None:
+        _check_target(rs, target)
+        if players == 2:
+            raise InputError("--workers/--scheduler solve the game among three players or more")
+        given = [
+            name
+            for name, v in (
+                ("--zilches", zilches),
+                ("--opp-zilches", opp_zilches),
+                ("--lowest", lowest),
+                ("--beat", beat),
+                ("--challenges", challenges),
+                ("--on-board", on_board),
+            )
+            if v not in (None, 0)
+        ]
+        if given:
+            raise InputError(f"{given[0]} is an option of the two-player game, not of --players")
+        from . import nplayer
+
+        return nplayer.game(
+            tables_of(rs, tables), players, target, scores, fairness, progress, workers, scheduler
+        )
     rs.beating(beat)  # (checked as every --beat is)
     tab = tables_of(rs, tables)
     _check_target(rs, target)

@@ -438,7 +438,24 @@ def yahtzee_simulation(a) -> str:
     )
 
 
+def seat_chances(a) -> str:
+    lines = [f"{a.rules} to {a.target}, {a.players} players (the player to move first)"]
+    for i, (sc, p) in enumerate(zip(a.scores, a.p_win), start=1):
+        lines.append(f"  seat {i}: score {sc:>6}  P(win) {p:.6f}")
+    return "\n".join(lines)
+
+
+def seat_fairness(a) -> str:
+    lines = [f"{a.rules} to {a.target}, {a.players} players from the start"]
+    for i, p in enumerate(a.p_win, start=1):
+        lines.append(f"  seat {i}: P(win) {p:.6f}")
+    lines.append(f"  the first player's edge over an even share: {a.first_edge:+.6f}")
+    return "\n".join(lines)
+
+
 TEXT = {
+    "SeatChances": seat_chances,
+    "SeatFairness": seat_fairness,
     "Advice": advice,
     "Ranking": ranking,
     "TakeOver": take_over,

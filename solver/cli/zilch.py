@@ -403,10 +403,33 @@ def verify(as_json, **opts):
 @BEAT_OPT
 @CHALLENGES_OPT
 @ON_BOARD_OPT
+@click.option(
+    "--players",
+    type=int,
+    default=2,
+    show_default=True,
+    help="Players in the game; from 3 every seat's chance (--scores: one per seat, the player "
+    "to move first), solved in parallel on Dask.",
+)
+@click.option(
+    "--workers",
+    type=int,
+    default=None,
+    help="With --players 3 or more: worker processes of the local cluster (default: this "
+    "machine's cores).",
+)
+@click.option(
+    "--scheduler",
+    default=None,
+    metavar="ADDRESS",
+    help="With --players 3 or more: solve on the existing Dask cluster at ADDRESS (e.g. "
+    "tcp://10.0.0.5:8786); --tables must then be a folder every worker sees.",
+)
 @TABLES_OPT
 @JSON_OPT
 def game(as_json, **opts):
-    """Two players, the whole game: the probability that the player to move wins.
+    """The whole game: the probability that the player to move wins (two players), or every
+    seat's chance (--players 3 and more).
 
     The first use solves and stores the table (a progress bar shows the score sums left;
     with a penalty for the third zilch in a row, the digits settled by the sweeps).

@@ -473,6 +473,8 @@ class FinalRound:
     players: list[PlayerTurn]  # the players still to play, in turn order
     p_leaders: float  # each tied leader's chance of winning
     p_players: list[float]  # each player's chance, at the start
+    # (spread + 1, 1 + players): the same for leaders leader + f * unit (solve's spread)
+    by_leader: np.ndarray | None = None
 
     @property
     def total(self) -> float:
@@ -505,7 +507,13 @@ def check_final_round(rules: RuleSet, leader: int, scores: Sequence[int], turn: 
 
 
 def solve_final_round(
-    model: TurnModel, leader: int, tied: int, scores: list[int], reach_bound: int, turn: int = 0
+    model: TurnModel,
+    leader: int,
+    tied: int,
+    scores: list[int],
+    reach_bound: int,
+    turn: int = 0,
+    spread: int = 0,
 ) -> FinalRound:
     """The final round from the moment before the first of `scores` plays: the leader has
     `leader` points, `tied` players share it.  `turn`: the first player's turn total so far
@@ -516,7 +524,8 @@ def solve_final_round(
     player i's chance Z_i(F, c) of winning from there.  Player j faces leaders up to what
     the players before him can reach (F_top[j]); above that (probability below TRUNCATION)
     he is taken not to change the outcome, as every player is beyond his own reach
-    (reach_bound: last_turn.reach_bound's D, units)."""
+    (reach_bound: last_turn.reach_bound's D, units).  spread: also every leader score up to
+    `spread` units above `leader` (FinalRound.by_leader; the N-player game's table)."""
     rules = model.rules
     u = rules.unit
     check_final_round(rules, leader, scores, turn)
@@ -524,8 +533,8 @@ def solve_final_round(
     D = reach_bound
     reach = [s // u + D for s in scores]
     reach[0] += turn // u
-    F_hi = max([L0] + reach)
-    F_top = [max([L0] + reach[:j]) for j in range(len(scores))]
+    F_hi = max([L0 + spread] + reach)
+    F_top = [max([L0 + spread] + reach[:j]) for j in range(len(scores))]
     nF = F_hi - L0 + 1
     m = len(scores)
     C = tied + m + 2
@@ -538,7 +547,11 @@ def solve_final_round(
         # the leader states player j can face: at the first leader's score, the tied group
         # plus any of the j players before him; above it, up to j of those players tied
         rows = [(L0, c) for c in range(tied, tied + j + 1)] + [
-            (L0 + f, c) for f in range(1, F_top[j] - L0 + 1) for c in range(1, j + 1)
+            (L0 + f, c)
+            for f in range(1, F_top[j] - L0 + 1)
+            for c in sorted(
+                set(range(1, j + 1)) | set(range(tied, tied + j + 1) if f <= spread else ())
+            )
         ]
         H = F_hi - S + 1
         Fj = S + np.arange(H)
@@ -588,7 +601,8 @@ def solve_final_round(
             newZ[pl][f, c] = ex[e]
         Q, Z = newQ, newZ
     p_players = [float(Z[j][0, tied]) for j in range(m)]
-    return FinalRound(rules, leader, tied, players, float(Q[0, tied]), p_players)  # type: ignore[arg-type]
+    by_leader = np.stack([Q[: spread + 1, tied]] + [Z[j][: spread + 1, tied] for j in range(m)], 1)
+    return FinalRound(rules, leader, tied, players, float(Q[0, tied]), p_players, by_leader)  # type: ignore[arg-type]
 
 
 def stopping_rule(

@@ -353,10 +353,12 @@ def turn_payoff(
     )
 
 
-def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray) -> np.ndarray:
+def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray, EU=None, ez=None):
     """Values of the must-roll state (hot dice, mandatory) at totals r past the cut, where
     every free state banks at its payoff U: a backward recursion over the totals, from the
-    end of U on (beyond it U is 1 up to 1e-13 and the chain's value is its limit)."""
+    end of U on (beyond it U is 1 up to 1e-13 and the chain's value is its limit).
+    EU (E, B, span), ez (E, B): extras' bank and zilch payoffs (0 beyond EU's end), valued
+    under the same choices; then returns (values, the extras' (E, B, len(r)))."""
     B, span = U.shape[0], U.shape[-1]
     N = model.dice
     sel = model.out_dice[model.opt_outcome] == N
@@ -375,6 +377,12 @@ def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray) -> np.nda
     V0[:, span:] = ((1.0 - pz - p_hot + pz * z) / (1.0 - p_hot))[:, None]
     Ufull = np.ones((B,) + U.shape[1:-1] + (top,))
     Ufull[..., :span] = U
+    E = 0 if EU is None else len(EU)
+    if E:  # the extras' limit: free states worth 0 there
+        EX = np.empty((E, B, top))
+        EX[:, :, span:] = (pz * ez / (1.0 - p_hot))[:, :, None]
+        EUfull = np.zeros((E, B, top))
+        EUfull[:, :, : EU.shape[-1]] = EU
     free = model.target[opt]
     outs = np.unique(out)
     starts = np.searchsorted(opt, model.opt_start[outs])
@@ -391,8 +399,16 @@ def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray) -> np.nda
         vals = np.where(hot, V0[:, nxt], banked)  # (B, L, K_N)
         best = np.maximum.reduceat(vals, starts, axis=2)
         V0[:, ts] = best @ p_outs + pz * z[:, None]
+        if E:  # each outcome's first best choice, the extras' values under it
+            K = vals.shape[2]
+            seg = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, K)))
+            idx = np.where(vals >= best[..., seg], np.arange(K), K)
+            pick = np.minimum.reduceat(idx, starts, axis=2)  # (B, L, outcomes)
+            evals = np.where(hot, EX[:, :, nxt], EUfull[:, :, nxt])  # (E, B, L, K_N)
+            chosen = np.take_along_axis(evals, pick[None], axis=3)
+            EX[:, :, ts] = chosen @ p_outs + pz * ez[:, :, None]
         hi = ts[0] - 1
-    return V0[:, r]
+    return V0[:, r] if not E else (V0[:, r], EX[:, :, r])
 
 
 class FromLowest:

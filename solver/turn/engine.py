@@ -273,6 +273,16 @@ def solve_turn(model: TurnModel, pay: Payoff) -> TurnSolution:
         ea, eb = ea.reshape(ne, B, S), eb.reshape(ne, B, S)
         ex_tails = list(zip(ea, eb))
         ALL[1:, :, 0, :, cap:] = ea[..., None] * tail_r + eb[..., None]
+    if ne:  # past the cap a banking state's extras are their own bank payoffs, as its value
+        # takes bank_pay: exact also where an extra is not affine yet (the N-player game's
+        # other players' chances, past the mover's banking cut), and its must-roll state's
+        # from the extra's own exact recursion where one is given
+        ALL[1:, :, 0, :, cap:] = np.where(
+            bank_tail[None, :, :, None], extra_bank[:, :, None, cap:], ALL[1:, :, 0, :, cap:]
+        )
+        for j, e in enumerate(pay.extras, start=1):
+            if e.tail.forced is not None:
+                ALL[j, :, 0, 0, cap:] = np.asarray(e.tail.forced(tail_r), float).reshape(B, -1)
     row = nsrc * S * L
     backward(
         model,

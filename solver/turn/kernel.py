@@ -18,7 +18,8 @@ def threads(work: int) -> int:
     if work < 20_000:
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return max(1, min(cores or 1, 8))
+    cap = os.environ.get("DICESOLVER_THREADS", "")  # a cluster's worker: one thread each
+    return max(1, min(cores or 1, 8, int(cap) if cap.isdigit() and int(cap) else 8))
 
 
 def compiled(name: str = "backward"):

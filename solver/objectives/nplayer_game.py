@@ -1,0 +1,476 @@
+"""The game among N players: every player's chance of winning, each maximising his own.
+
+State: the scores in turn order from the player to move, s = (s_0, ..., s_{N-1}) (units,
+each below the reach R).  V[s] = (P(seat k wins))_k, seat 0 the mover.  A bank of t moves
+to (s_1, ..., s_{N-1}, s_0 + t), where the mover sits last: seat k + 1 here is seat k there.
+A zilch moves to rot(s) = (s_1, ..., s_{N-1}, s_0), the same score sum.
+
+The mover's turn is the turn solver with payoff "his chance after the bank" and, as extras
+under his optimal policy, the others' chances after the bank and the chance g that the turn
+ends in a zilch.  A bank reaching R starts the final round (FinalTable: the others play
+their last turns in order, final_round.solve_final_round) or wins at once.
+
+Layers: banks raise the score sum, so sums are solved from the top.  Within a sum, for a
+fixed policy V(s) = A(s) + g(s) P V(rot s) (A: the banking part, P: the seat shift); going
+round the rotation N times (rot^N = identity) gives each state's value exactly:
+V(s) = sum_j (prod_{l<j} g_l) P^j A(rot^j s) / (1 - prod_l g_l).  The policy depends on the
+mover's zilch payoff V(rot s)[N - 1]: iterated to its fixed point (Newton's method on the
+linearised turn, as the two-player pairs; it settles in a few steps).  Orbits of a sum are
+independent, so a layer splits into batches of orbits (solve_batch) solved anywhere.
+
+Ties (equal values) break toward banking, then toward the first scoring choice (the turn
+solver's order), as in the two-player game.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+from ..outcomes.model import TurnModel
+from ..rules import RuleSet
+from ..turn import Extra, Tail, TurnSolution, solve_turn
+from .final_round import solve_final_round
+from .game import NEWTON_TOL, _bank_minimums, _forced_beyond, turn_payoff
+
+MAX_PLAYERS = 6
+SIMULTANEOUS = 6  # policy steps at every seat at once, then one seat at a time
+CYCLES = 8  # rounds of the seats one at a time before the movers mix
+
+
+def check_supported(rules: RuleSet, players: int) -> None:
+    """InputError for an N-player game this solver does not take (before any solve)."""
+    if not 2 <= players <= MAX_PLAYERS:
+        raise InputError(f"--players must be 2 to {MAX_PLAYERS}, not {players}")
+    if rules.target is None:
+        raise InputError(f"{rules.name} has no target: there is no game to solve")
+    for flag, what in (
+        (rules.has_permanent, "permanent points"),
+        (rules.piggyback, "piggyback"),
+        (rules.three_zilch_penalty, "a penalty for the third zilch"),
+        (rules.challenge, "the challenge rule"),
+        (rules.overtaking, "overtaking"),
+    ):
+        if flag:
+            raise InputError(
+                f"{rules.name} has {what}: the game among {players} players is solved for "
+                "rules without it (the two-player game table takes it)"
+            )
+    if rules.end != "instant" and players > 3:
+        raise InputError(
+            f"{rules.name}: a final round among {players} players is not solved yet (up to "
+            "three players, or rules where reaching the target wins at once)"
+        )
+
+
+def layer_states(sigma: int, R: int, N: int) -> np.ndarray:
+    """(n, N): every score tuple of sum sigma, each below R, in lexicographic order."""
+    free = np.indices((R,) * (N - 1)).reshape(N - 1, -1).T
+    last = sigma - free.sum(axis=1)
+    ok = (last >= 0) & (last < R)
+    return np.concatenate([free[ok], last[ok, None]], axis=1)
+
+
+def rotate(states: np.ndarray, k: int = 1) -> np.ndarray:
+    """The score tuples after k zilches: (s_k, ..., s_{N-1}, s_0, ..., s_{k-1})."""
+    return np.roll(states, -k, axis=1)
+
+
+def orbit_batches(sigma: int, R: int, N: int, size: int) -> list[np.ndarray]:
+    """The states of sum sigma in batches closed under rotation: the orbits whose smallest
+    member is among `size` consecutive smallest members (a fixed split, whatever runs it:
+    the same batches give the same values bit for bit)."""
+    states = layer_states(sigma, R, N)
+    if not len(states):
+        return []
+    rots = np.stack([rotate(states, k) for k in range(N)])  # (N, n, N)
+    code = _codes(rots, R)  # (N, n)
+    reps = states[code[0] == code.min(axis=0)]
+    out = []
+    for i in range(0, len(reps), size):
+        chunk = reps[i : i + size]
+        allrot = np.concatenate([rotate(chunk, k) for k in range(N)])
+        out.append(np.unique(allrot, axis=0))
+    return out
+
+
+def _codes(states: np.ndarray, R: int) -> np.ndarray:
+    """One integer per score tuple (lexicographic order)."""
+    code = np.zeros(states.shape[:-1], np.int64)
+    for k in range(states.shape[-1]):
+        code = code * R + states[..., k]
+    return code
+
+
+# --- the final round, by the others' scores -------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class FinalTable:
+    """Everyone's chance when the mover banks to F >= R (units) with the others at o
+    (turn order): the final round depends only on the differences of the scores and on who
+    is on the board, so it is stored per key (the others' scores shifted down to the
+    lowest one allowed): rel[key, F' - lead(key), :] for F' the leader's shifted score,
+    (leader, others...).  None for rules where reaching the target wins at once."""
+
+    rules: RuleSet
+    R: int
+    D: int  # the leader's scores solved: R .. R + D (beyond, the leader surely wins)
+    keys: np.ndarray  # (K, N - 1) the shifted scores
+    rel: np.ndarray | None  # (K, R + D + 1, N): leaders' shifted scores 0 .. R + D
+
+    def key_of(self, others: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(key tuples, shifts) of the others' scores (M, N - 1)."""
+        return _key_of(self.rules, others)
+
+    def values(self, F: np.ndarray, others: np.ndarray) -> np.ndarray:
+        """(M, N): (leader, others...) for leader scores F (M,) >= R and others (M, N - 1)."""
+        M, N = len(F), others.shape[1] + 1
+        out = np.zeros((M, N))
+        out[:, 0] = 1.0
+        if self.rel is None or not M:
+            return out
+        keys, shift = self.key_of(others)
+        R = self.R
+        code = _codes(keys, R)
+        kcode = _codes(self.keys, R)
+        order = np.argsort(kcode)
+        pos = order[np.searchsorted(kcode[order], code)]
+        Fs = F - shift
+        ok = Fs < self.rel.shape[1]
+        out[ok] = self.rel[pos[ok], Fs[ok]]
+        return out
+
+
+def _key_of(rules: RuleSet, others: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Shift the others' scores down by as much as keeps every board flag: to a lowest
+    score of 0 where no score is "off the board", else (a zero among them) not at all."""
+    lowest = others.min(axis=1)
+    if rules.min_bank(False) != rules.min_bank(True):
+        shift = np.where(lowest > 0, lowest - 1, 0)
+    else:
+        shift = lowest
+    return others - shift[:, None], shift
+
+
+def final_keys(rules: RuleSet, R: int, N: int) -> np.ndarray:
+    """Every key the game reaches: the shifted scores of all (N - 1)-tuples below R."""
+    others = np.indices((R,) * (N - 1)).reshape(N - 1, -1).T
+    keys, _ = _key_of(rules, others)
+    return np.unique(keys, axis=0)
+
+
+def final_rows(model: TurnModel, R: int, D: int, keys: np.ndarray) -> np.ndarray:
+    """(K, R + D + 1, N): the final round for each key, every leader score F' from the
+    smallest above the key's scores to R + D (0 below it: never read)."""
+    u = model.rules.unit
+    N = keys.shape[1] + 1
+    out = np.zeros((len(keys), R + D + 1, N))
+    for i, key in enumerate(keys):
+        lead = int(key.max()) + 1
+        fr = solve_final_round(
+            model, lead * u, 1, [int(x) * u for x in key], D, spread=R + D - lead
+        )
+        assert fr.by_leader is not None
+        out[i, lead:] = fr.by_leader
+    return out
+
+
+# --- one batch of orbits ----------------------------------------------------------------------
+Lookup = Callable[[np.ndarray], np.ndarray]  # score tuples (M, N) of higher sums -> V (M, N)
+
+
+def bank_values(states: np.ndarray, R: int, lookup: Lookup, finals: FinalTable) -> np.ndarray:
+    """U[i, t, k]: seat k's chance once the mover of states[i] banks t units (t < span)."""
+    B, N = states.shape
+    D = finals.D if finals.rel is not None else 0
+    span = R + D + 1 - int(states[:, 0].min())
+    x = states[:, :1] + np.arange(span)[None, :]  # the mover's score after the bank
+    U = np.zeros((B, span, N))
+    U[..., 0] = 1.0  # beyond R + D: the leader wins
+    others = np.broadcast_to(states[:, None, 1:], (B, span, N - 1))
+    inside = x < R
+    inside[:, 0] = False  # no bank of nothing (a zilch's state, of this sum): never read
+    nxt = np.concatenate([others[inside], x[inside][:, None]], axis=1)
+    U[inside] = np.roll(lookup(nxt), 1, axis=1)  # seat k here is seat k - 1 there
+    final = (x >= R) & (x <= R + D)
+    U[final] = finals.values(x[final], others[final])
+    return U
+
+
+@dataclass(frozen=True, eq=False)
+class BatchTurns:
+    """The turns of a batch of states, solved with zilch payoffs z: the mover's value at
+    the start, g (zilch chance), and the banking parts A (B, N) (seat 0: value - g z)."""
+
+    sol: TurnSolution
+    A: np.ndarray
+    g: np.ndarray
+
+
+def solve_turns(model: TurnModel, states: np.ndarray, U: np.ndarray, z: np.ndarray) -> BatchTurns:
+    """The mover's optimal turn from each state, his zilch worth z, banking worth U[..., 0];
+    the others' chances (U[..., k]) and the zilch chance under his policy as extras."""
+    rules = model.rules
+    B, span, N = U.shape
+    mins = _bank_minimums(rules, states[:, 0])
+    pay = turn_payoff(model, np.ascontiguousarray(U[..., 0]), z, mins)
+    forced = None
+    if rules.hot_dice == "mandatory":  # the extras' must-roll state past the cut
+        EU = np.ascontiguousarray(U[..., 1:].transpose(2, 0, 1))
+        ez = np.zeros((N - 1, B))
+        cache: dict = {}
+
+        def forced(k):
+            def get(r):
+                key = r.tobytes()
+                if key not in cache:
+                    cache.clear()
+                    cache[key] = _forced_beyond(model, U[..., 0], z, r, EU, ez)[1]
+                return cache[key][k]
+
+            return get
+
+    def seat(k):
+        Uk = np.ascontiguousarray(U[..., k])
+        return lambda r: np.where(r < span, Uk[:, np.minimum(r, span - 1)], 0.0)
+
+    others = tuple(
+        Extra(
+            seat(k),
+            np.zeros(B),
+            Tail.constant(np.zeros(B), forced=None if forced is None else forced(k - 1)),
+        )
+        for k in range(1, N)
+    )
+    sol = solve_turn(model, dataclasses.replace(pay, extras=pay.extras + others))
+    v = sol.roll[:, 0, 0]
+    g = sol.extras[0][:, 0, 0]
+    A = np.empty((B, N))
+    A[:, 0] = v - g * z
+    A[:, 1:] = sol.extras[1:, :, 0, 0].T
+    return BatchTurns(sol, A, g)
+
+
+def cycle_values(A: np.ndarray, g: np.ndarray, nxt: np.ndarray) -> np.ndarray:
+    """V (B, N) solving V[i] = A[i] + g[i] P V[nxt[i]] exactly ((P v)[k] = v[k - 1]):
+    round the rotation N times."""
+    B, N = A.shape
+    acc = np.zeros((B, N))
+    coef = np.ones(B)
+    at = np.arange(B)
+    for j in range(N):
+        acc += coef[:, None] * np.roll(A[at], j, axis=1)
+        coef = coef * g[at]
+        at = nxt[at]
+    return acc / (1.0 - coef)[:, None]
+
+
+def solve_batch(
+    model: TurnModel, states: np.ndarray, R: int, lookup: Lookup, finals: FinalTable
+) -> np.ndarray:
+    """V (B, N) of a batch of states closed under rotation (orbit_batches), every state
+    above their sum known to lookup.
+
+    Each step solves the turns of the orbits not settled yet with the zilch payoffs of the
+    current values, then takes the values of the new policies exactly (cycle_values).  Every
+    mover changing his policy at once can cycle between two policies (each a best response
+    to the other's values); after SIMULTANEOUS steps an orbit's movers change theirs one
+    seat at a time (best-response dynamics taken in turn).  Where that cycles too, no
+    mover has a pure best reply that stays one: the orbit's movers mix (mixed_orbit)."""
+    B, N = states.shape
+    code = _codes(states, R)
+    order = np.argsort(code)
+    nxt = order[np.searchsorted(code[order], _codes(rotate(states), R))]
+    rots = np.stack([_codes(rotate(states, k), R) for k in range(N)])
+    pos = np.argmin(rots, axis=0)  # zilches from the orbit's smallest member
+    _, orbit = np.unique(rots.min(axis=0), return_inverse=True)
+    U = bank_values(states, R, lookup, finals)
+    # a first guess: the zilch worth what a bank of one unit is (a neighbour, solved)
+    V = U[:, 1].copy()
+    A = np.zeros((B, N))
+    g = np.zeros(B)
+    out = np.full((B, N), np.nan)
+    live = np.ones(B, bool)
+    seen: dict[int, dict[bytes, tuple[np.ndarray, float]]] = {}  # policies in turn
+    for step in range(SIMULTANEOUS + CYCLES * N):
+        idx = np.nonzero(live)[0]
+        z = V[nxt[idx], N - 1]
+        turns = solve_turns(model, states[idx], U[idx], z)
+        got = turns.A + turns.g[:, None] * np.roll(V[nxt[idx]], 1, axis=1)
+        miss = np.zeros(orbit.max() + 1)
+        np.maximum.at(miss, orbit[idx], np.abs(got - V[idx]).max(axis=1))
+        done = miss[orbit[idx]] < NEWTON_TOL
+        out[idx[done]] = got[done]
+        live[idx[done]] = False
+        if not live.any():
+            return out
+        take = ~done if step < SIMULTANEOUS else ~done & (pos[idx] == step % N)
+        A[idx[take]], g[idx[take]] = turns.A[take], turns.g[take]
+        if step >= SIMULTANEOUS:
+            for j in np.nonzero(take)[0]:
+                key = np.round(np.append(turns.A[j], turns.g[j]), 12).tobytes()
+                seen.setdefault(int(idx[j]), {})[key] = (turns.A[j], float(turns.g[j]))
+        V = cycle_values(A, g, nxt)
+    for o in np.unique(orbit[live]):
+        sel = np.nonzero(orbit == o)[0]
+        inv = np.full(B, -1)
+        inv[sel] = np.arange(len(sel))
+        options = [list(seen.get(int(i), {}).values()) or [(A[i], float(g[i]))] for i in sel]
+        out[sel] = mixed_orbit(model, states[sel], U[sel], inv[nxt[sel]], options)
+    return out
+
+
+def mixed_orbit(
+    model: TurnModel,
+    states: np.ndarray,
+    U: np.ndarray,
+    nxt: np.ndarray,
+    options: list[list[tuple[np.ndarray, float]]],
+) -> np.ndarray:
+    """V of one orbit whose movers' best replies cycle: a stationary equilibrium in
+    behaviour strategies.  Each mover plays one of his known turn policies, or mixes two
+    (the first with probability w): (A, g) the mixture.  Supports are tried fewest mixes
+    first; the weights leave every mixing mover indifferent between his two (a root), and
+    the solution stands where no mover has a better reply.  A better reply found on the
+    way joins that mover's policies and the search goes on.  InputError where none is
+    found."""
+    rules = model.rules
+    N = states.shape[1]
+    options = [list(o) for o in options]
+    for _ in range(4):
+        found_new = False
+        for support in _supports([len(o) for o in options]):
+            got = _try_support(model, states, U, nxt, options, support)
+            if isinstance(got, np.ndarray):
+                return got
+            for i, pol in got:
+                if all(np.max(np.abs(pol[0] - A)) > 1e-12 for A, _ in options[i]):
+                    options[i].append(pol)
+                    found_new = True
+        if not found_new:
+            break
+    raise InputError(
+        f"{rules.name}: the {N}-player game at scores {tuple(int(x) for x in states[0])} "
+        "has no stationary equilibrium the solver finds"
+    )
+
+
+def _supports(counts: list[int]):
+    """Every choice per mover of one policy or a pair to mix, fewest mixes first."""
+    from itertools import combinations, product
+
+    per = [[(k,) for k in range(n)] + list(combinations(range(n), 2)) for n in counts]
+    return sorted(product(*per), key=lambda sup: sum(len(x) == 2 for x in sup))
+
+
+def _try_support(model, states, U, nxt, options, support):
+    """V where the movers playing `support` are in equilibrium, else the better replies
+    found [(mover, (A, g))]."""
+    from scipy.optimize import root
+
+    B, N = len(states), states.shape[1]
+    A1 = np.array([options[i][s[0]][0] for i, s in enumerate(support)])
+    g1 = np.array([options[i][s[0]][1] for i, s in enumerate(support)])
+    A2 = np.array([options[i][s[-1]][0] for i, s in enumerate(support)])
+    g2 = np.array([options[i][s[-1]][1] for i, s in enumerate(support)])
+    mix = [i for i, s in enumerate(support) if len(s) == 2]
+
+    def values(w):
+        full = np.ones(B)
+        full[mix] = w
+        A = full[:, None] * A1 + (1 - full[:, None]) * A2
+        return cycle_values(A, full * g1 + (1 - full) * g2, nxt)
+
+    def indifference(w):
+        z = values(w)[nxt, N - 1]
+        return ((A1[:, 0] - A2[:, 0]) + (g1 - g2) * z)[mix]
+
+    w = np.zeros(0)
+    if mix:
+        w = root(indifference, np.full(len(mix), 0.5), method="hybr", tol=1e-15).x
+        if np.max(np.abs(indifference(w))) > 1e-12 or np.any((w < -1e-12) | (w > 1 + 1e-12)):
+            return []
+    V = values(w)
+    z = V[nxt, N - 1]
+    best = solve_turns(model, states, U, z)
+    better = best.A[:, 0] + best.g * z - V[:, 0] > 1e-12
+    if not better.any():
+        return V
+    return [(int(i), (best.A[i], float(best.g[i]))) for i in np.nonzero(better)[0]]
+
+
+def solve_serial(
+    model: TurnModel, R: int, N: int, finals: FinalTable, batch: int = 512
+) -> np.ndarray:
+    """V (R,)*N + (N,) in this process, layer by layer (the reference for the parallel
+    solve, which runs the same batches)."""
+    V = np.full((R,) * N + (N,), np.nan)
+    lookup = lambda s: V[tuple(s.T)]  # noqa: E731
+    for sigma in range(N * (R - 1), -1, -1):
+        for states in orbit_batches(sigma, R, N, batch):
+            V[tuple(states.T)] = solve_batch(model, states, R, lookup, finals)
+    return V
+
+
+def solve_finals(model: TurnModel, R: int, N: int, D: int) -> FinalTable:
+    """The final-round table (in this process), or the instant end's."""
+    rules = model.rules
+    keys = final_keys(rules, R, N)
+    if rules.end == "instant":
+        return FinalTable(rules, R, 0, keys, None)
+    return FinalTable(rules, R, D, keys, final_rows(model, R, D, keys))
+
+
+# --- the stored table -------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class NPlayerGame:
+    """The solved N-player game: V (R,)*N + (N,) (scores in units, turn order from the
+    mover) and the final round; the turn from any state is solved on demand."""
+
+    model: TurnModel
+    target: int  # points
+    V: np.ndarray
+    finals: FinalTable
+
+    @property
+    def rules(self) -> RuleSet:
+        return self.model.rules
+
+    @property
+    def players(self) -> int:
+        return self.V.ndim - 1
+
+    @property
+    def R(self) -> int:
+        return self.V.shape[0]
+
+    @classmethod
+    def from_values(
+        cls, model: TurnModel, target: int, N: int, R: int, values: np.ndarray, finals: FinalTable
+    ) -> NPlayerGame:
+        """From the values stored by score sum, top down (layer_store's order)."""
+        V = np.empty((R,) * N + (N,))
+        at = 0
+        for sigma in range(N * (R - 1), -1, -1):
+            states = layer_states(sigma, R, N)
+            V[tuple(states.T)] = values[at : at + len(states)]
+            at += len(states)
+        return cls(model, target, V, finals)
+
+    def p_win(self, scores) -> np.ndarray:
+        """Every seat's chance from scores (points, turn order from the mover)."""
+        u = self.rules.unit
+        return self.V[tuple(int(s) // u for s in scores)].copy()
+
+    def turn(self, scores) -> BatchTurns:
+        """The mover's turn from scores (points), solved: its TurnSolution (sol), and the
+        others' chances as its extras 1..N-1."""
+        u = self.rules.unit
+        s = np.array([[int(x) // u for x in scores]])
+        lookup = lambda t: self.V[tuple(t.T)]  # noqa: E731
+        U = bank_values(s, self.R, lookup, self.finals)
+        z = self.V[tuple(rotate(s)[0])][self.players - 1 : self.players]
+        return solve_turns(self.model, s, U, z)
