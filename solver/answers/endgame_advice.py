@@ -51,6 +51,7 @@ class EndgameAdvice(Answer):
     p_win_no_challenge: float | None = optional()
     p_win_challenge: float | None = optional()
     challenge: bool | None = optional()
+    p_win_seats: list[float] | None = optional()  # (three players or more: every seat's)
 
 
 def endgame_advice(
@@ -118,6 +119,8 @@ def endgame_advice(
         return _overtaking_game_turn(tab, state, score, opponents[0], answer)
     if rs.three_zilch_penalty and sit.kind in ("outside", "reach target") and len(opponents) == 1:
         return _penalty_game_turn(tab, state, score, opponents, zilches, answer)
+    if sit.kind in ("outside", "reach target") and len(opponents) > 1:
+        return _nplayer_game_turn(tab, state, score, opponents, answer)
     if sit.kind in ("outside", "reach target") and len(opponents) == 1:
         g = tab.game(solve_if_missing=False)  # a query never starts a solve
     if sit.kind == "outside" and g is None:
@@ -230,3 +233,34 @@ def _penalty_game_turn(tab, state, score, opponents, zilches, answer) -> Endgame
         p_win_game=g.p_win(score, opponents[0], k, k_opp),
         zilches=[k, k_opp],
     )
+
+
+def _nplayer_game_turn(tab, state, score, opponents, answer) -> EndgameAdvice:
+    """A turn of the game among three players or more, by the stored N-player table (a
+    query never starts a solve; without the table, no advice and how to build it)."""
+    from ..errors import InputError
+    from ..objectives.nplayer_game import check_supported
+
+    rs, N = tab.rules, len(opponents) + 1
+    try:
+        check_supported(rs, N)
+    except InputError as e:
+        why = str(e)
+        return answer("outside", None, note=f"no end-game advice for {N} players: {why}")
+    g = tab.nplayer_game(N, solve_if_missing=False)
+    if g is None:
+        return answer(
+            "outside",
+            None,
+            note=(
+                f"this turn's value depends on the game among {N} players going on: that "
+                f"table must be solved first (zilch game --rules {rs.name} --players {N}); "
+                "no end-game advice is given rather than a guess"
+            ),
+        )
+    from ..turn import TurnLevels
+
+    seats = [score, *opponents]
+    turn = TurnLevels(rs, (g.turn(seats).sol,))
+    p = [float(x) for x in g.p_win(seats)]
+    return answer("game", turn.value_at(state), still_to_play=[], p_win_game=p[0], p_win_seats=p)

@@ -262,6 +262,26 @@ def game_rows(tab: Tables) -> Table:
     )
 
 
+def nplayer_rows(tab: Tables, players: int) -> Table:
+    """The stored N-player table: every seat's chance for every tuple of scores (seat 1 the
+    player to move, then the others in turn order)."""
+    from ..objectives.nplayer_game import check_supported
+
+    rs = tab.rules
+    check_supported(rs, players)
+    g = tab.nplayer_game(players, solve_if_missing=False)
+    if g is None:
+        raise InputError(
+            f"no {players}-player game table for {rs.name} yet: solve it first with zilch game "
+            f"--rules {rs.name} --players {players}"
+        )
+    states = np.indices(g.V.shape[:-1]).reshape(players, -1)
+    p = g.V.reshape(-1, players)
+    cols = {f"score_{k + 1}": (states[k] * rs.unit).tolist() for k in range(players)}
+    cols.update({f"p_win_{k + 1}": p[:, k].tolist() for k in range(players)})
+    return Table(dict(_meta(tab, "game"), players=players), cols)
+
+
 def _challenge_game_rows(tab: Tables) -> Table:
     """Under the challenge rule: every pair of scores down to the game's lowest, the
     challenges left to each (both, below, above, none) and where it matters the board
@@ -390,14 +410,20 @@ def export(
     beat: int = 0,
     max_beat: int | None = None,
     tables: Tables_ = None,
+    players: int = 2,
 ) -> Table:
     """The whole policy as rows: expected points ("score"), the last turn by deficit
     ("last-turn"), the two-player game's start-of-turn table ("game", solved first with
     zilch game), or with overtaking the strategy card for every total to beat ("beat", up
     to max_beat points).  beat: with overtaking, the "score" or "last-turn" table of turns
-    whose banks must beat it."""
+    whose banks must beat it.  players: with "game", the table of the game among that many
+    players (solved first with zilch game --players)."""
     rs = rule_set(rules).beating(beat)
     tab = tables_of(rs, tables)
+    if players != 2:
+        if objective != "game":
+            raise InputError("--players is for --objective game")
+        return nplayer_rows(tab, players)
     builders = {"score": score_rows, "last-turn": last_turn_rows, "game": game_rows}
     if beat and objective not in ("score", "last-turn"):
         raise InputError(

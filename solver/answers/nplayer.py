@@ -87,11 +87,11 @@ def nplayer_table(
     from ..objectives.nplayer_game import check_supported
 
     check_supported(tab.rules, players)
+    if workers is not None and workers < 1:
+        raise InputError(f"--workers must be at least 1, not {workers}")
     g = tab.nplayer_game(players, target, solve_if_missing=False)
     if g is not None:
         return g
-    if workers is not None and workers < 1:
-        raise InputError(f"--workers must be at least 1, not {workers}")
     what = f"the {tab.rules.name} game among {players} players to {target or tab.rules.target}"
     if scheduler is None:
         nbytes, seconds = estimate(tab, players, target, workers or default_workers())

@@ -182,12 +182,22 @@ def plot_game(
     target: int | None = None,
     step: int | None = None,
     tables: Tables_ = None,
+    players: int = 2,
+    others: int = 0,
 ) -> Picture:
     """Top left: P(win) of the player to move over (my score, opponent score).  Then, for
     each dice count, the smallest turn total at which optimal play banks (no permanent points
     held yet), on a coarser grid of score pairs: each pair's turn solved on demand by the
-    game's own turn (piggyback offers and permanent points included)."""
+    game's own turn (piggyback offers and permanent points included).  players: more than
+    two, every seat's chance over (the mover's score, the next player's) with the others'
+    scores fixed at `others` points (plot_nplayer)."""
     rs = rule_set(rules)
+    if players != 2:
+        if step is not None:
+            raise InputError("--step is for the two-player picture (its bank heat maps)")
+        return plot_nplayer(rs, out, target, tables, players, others)
+    if others:
+        raise InputError("--others is for --players 3 or more")
     refuse_pyramiding(rs, "zilch plot game")
     if rs.three_zilch_penalty:
         raise InputError(
@@ -251,6 +261,47 @@ def plot_game(
         fig.colorbar(im, ax=axes[i])
     for ax in axes[n_plots:]:
         ax.set_axis_off()
+    fig.tight_layout()
+    _save(plt, fig, out, 100)
+    return Picture(out)
+
+
+def plot_nplayer(rs, out: str, target, tables, players: int, others: int) -> Picture:
+    """Each seat's P(win) (a panel per seat) over the scores of the player to move and of the
+    next player, the other players' scores fixed (a slice of the N-player table)."""
+    from ..objectives.nplayer_game import check_supported
+
+    check_supported(rs, players)
+    out = _picture(out)
+    g = tables_of(rs, tables).nplayer_game(players, target, solve_if_missing=False)
+    if g is None:
+        raise InputError(
+            f"no {players}-player game table for {rs.name} yet: solve it first with zilch game "
+            f"--rules {rs.name} --players {players}" + (f" --target {target}" if target else "")
+        )
+    u, R = rs.unit, g.R
+    if others % u or not 0 <= others < R * u:
+        raise InputError(
+            f"--others {others}: a score of this game, a multiple of {u} from 0 below {R * u}"
+        )
+    sl = g.V[(slice(None), slice(None)) + (others // u,) * (players - 2)]  # (R, R, N)
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, players, figsize=(4.4 * players, 4.4))
+    ext = (0, (R - 1) * u, 0, (R - 1) * u)
+    for k, ax in enumerate(axes):
+        im = ax.imshow(sl[..., k].T, origin="lower", extent=ext, cmap="viridis", vmin=0, vmax=1)
+        who = "the player to move" if k == 0 else f"seat {k + 1}"
+        ax.set(
+            title=f"P(win) of {who}",
+            xlabel="score of the player to move",
+            ylabel="score of the next player",
+        )
+        fig.colorbar(im, ax=ax)
+    fig.suptitle(
+        f"{rs.name} to {g.target}, {players} players; the other players at {others}"
+        if players > 2
+        else f"{rs.name} to {g.target}"
+    )
     fig.tight_layout()
     _save(plt, fig, out, 100)
     return Picture(out)

@@ -197,6 +197,11 @@ def endgame_advice(a) -> str:
         f"  roll: {what} = {a.p_win.roll:.6f}",
         "  bank: " + ("not allowed" if a.p_win.bank is None else f"{what} = {a.p_win.bank:.6f}"),
     ]
+    if a.p_win_seats is not None:
+        lines.append(
+            "every seat from the start of this turn (you first, then the opponents in turn "
+            "order): " + ", ".join(f"{p:.6f}" for p in a.p_win_seats)
+        )
     if a.note:
         lines.append(f"note: {a.note}")
     return "\n".join(lines)

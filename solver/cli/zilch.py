@@ -471,10 +471,27 @@ def plot_endgame(**opts):
     default=None,
     help="Score grid of the bank heat maps (default: about 20 steps per axis).",
 )
+@click.option(
+    "--players",
+    type=int,
+    default=2,
+    show_default=True,
+    help="From 3: each seat's P(win) over the scores of the player to move and the next "
+    "player (the N-player table, solved first with zilch game --players).",
+)
+@click.option(
+    "--others",
+    type=int,
+    default=0,
+    show_default=True,
+    metavar="POINTS",
+    help="With --players 3 or more: the other players' score in the slice drawn.",
+)
 @TABLES_OPT
 def plot_game(**opts):
     """The win-probability surface and, per dice count, the turn total at which optimal play
-    banks, as heat maps over (my score, opponent score)."""
+    banks, as heat maps over (my score, opponent score); with --players 3 or more, each
+    seat's chance over a slice of the N-player table."""
     from ..answers import pictures
 
     _wrote(pictures.plot_game(**opts))
@@ -521,6 +538,14 @@ def plot_distribution(**opts):
     default=None,
     metavar="POINTS",
     help="With --objective beat: the largest total to beat (default 5000).",
+)
+@click.option(
+    "--players",
+    type=int,
+    default=2,
+    show_default=True,
+    help="With --objective game: the table of the game among this many players (score_1.. "
+    "and p_win_1.., seat 1 the player to move; solved first with zilch game --players).",
 )
 @BEAT_OPT
 @TABLES_OPT

@@ -38,6 +38,7 @@ from .final_round import solve_final_round
 from .game import NEWTON_TOL, _bank_minimums, _forced_beyond, turn_payoff
 
 MAX_PLAYERS = 6
+ORBITS_PER_TASK = 256  # fixed: the table does not depend on who solves which batch
 SIMULTANEOUS = 6  # policy steps at every seat at once, then one seat at a time
 CYCLES = 8  # rounds of the seats one at a time before the movers mix
 
@@ -121,26 +122,23 @@ class FinalTable:
     keys: np.ndarray  # (K, N - 1) the shifted scores
     rel: np.ndarray | None  # (K, R + D + 1, N): leaders' shifted scores 0 .. R + D
 
-    def key_of(self, others: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(key tuples, shifts) of the others' scores (M, N - 1)."""
-        return _key_of(self.rules, others)
-
     def values(self, F: np.ndarray, others: np.ndarray) -> np.ndarray:
-        """(M, N): (leader, others...) for leader scores F (M,) >= R and others (M, N - 1)."""
-        M, N = len(F), others.shape[1] + 1
-        out = np.zeros((M, N))
-        out[:, 0] = 1.0
+        """(M, K, N): (leader, others...) for leader scores F (M, K) >= R and the others'
+        scores others (M, N - 1) of each row."""
+        M, N = len(others), others.shape[1] + 1
+        out = np.zeros(F.shape + (N,))
+        out[..., 0] = 1.0
         if self.rel is None or not M:
             return out
-        keys, shift = self.key_of(others)
-        R = self.R
-        code = _codes(keys, R)
-        kcode = _codes(self.keys, R)
+        keys, shift = _key_of(self.rules, others)
+        code = _codes(keys, self.R)
+        kcode = _codes(self.keys, self.R)
         order = np.argsort(kcode)
         pos = order[np.searchsorted(kcode[order], code)]
-        Fs = F - shift
+        Fs = F - shift[:, None]
         ok = Fs < self.rel.shape[1]
-        out[ok] = self.rel[pos[ok], Fs[ok]]
+        rows = np.broadcast_to(pos[:, None], F.shape)
+        out[ok] = self.rel[rows[ok], Fs[ok]]
         return out
 
 
@@ -186,17 +184,28 @@ def bank_values(states: np.ndarray, R: int, lookup: Lookup, finals: FinalTable) 
     """U[i, t, k]: seat k's chance once the mover of states[i] banks t units (t < span)."""
     B, N = states.shape
     D = finals.D if finals.rel is not None else 0
-    span = R + D + 1 - int(states[:, 0].min())
-    x = states[:, :1] + np.arange(span)[None, :]  # the mover's score after the bank
+    lo = int(states[:, 0].min())
+    span = R + D + 1 - lo
     U = np.zeros((B, span, N))
     U[..., 0] = 1.0  # beyond R + D: the leader wins
-    others = np.broadcast_to(states[:, None, 1:], (B, span, N - 1))
-    inside = x < R
-    inside[:, 0] = False  # no bank of nothing (a zilch's state, of this sum): never read
-    nxt = np.concatenate([others[inside], x[inside][:, None]], axis=1)
-    U[inside] = np.roll(lookup(nxt), 1, axis=1)  # seat k here is seat k - 1 there
-    final = (x >= R) & (x <= R + D)
-    U[final] = finals.values(x[final], others[final])
+    # below R: the next state (s_1, ..., s_{N-1}, s_0 + t), where seat k here is seat k - 1;
+    # t = 0 is no bank (the zilch's state, of this sum: never read)
+    inner = R - lo
+    x = states[:, :1] + np.arange(1, inner)[None, :]
+    ok = x < R
+    nxt = np.empty(x.shape + (N,), np.int64)
+    nxt[..., : N - 1] = states[:, None, 1:]
+    nxt[..., N - 1] = np.minimum(x, R - 1)
+    got = np.roll(lookup(nxt.reshape(-1, N)).reshape(x.shape + (N,)), 1, axis=-1)
+    U[:, 1:inner][ok] = got[ok]
+    if D:  # R <= s_0 + t <= R + D: the final round
+        t0 = R - states[:, 0]  # the first bank reaching R, per row
+        F = R + np.arange(D + 1)[None, :]  # (1, D + 1)
+        cols = (t0[:, None] + np.arange(D + 1)[None, :]) - 0  # t of each final score
+        fin = finals.values(np.broadcast_to(F, (B, D + 1)), states[:, 1:])
+        keep = cols < span
+        rows = np.broadcast_to(np.arange(B)[:, None], cols.shape)
+        U[rows[keep], cols[keep]] = fin[keep]
     return U
 
 
@@ -212,15 +221,17 @@ class BatchTurns:
 
 def solve_turns(model: TurnModel, states: np.ndarray, U: np.ndarray, z: np.ndarray) -> BatchTurns:
     """The mover's optimal turn from each state, his zilch worth z, banking worth U[..., 0];
-    the others' chances (U[..., k]) and the zilch chance under his policy as extras."""
+    the zilch chance and the chances of seats 1..N-2 (U[..., k]) under his policy as
+    extras.  The last seat's needs no solve: every bank's chances sum to 1, so its banking
+    part is P(bank) = 1 - g less the others'."""
     rules = model.rules
     B, span, N = U.shape
     mins = _bank_minimums(rules, states[:, 0])
     pay = turn_payoff(model, np.ascontiguousarray(U[..., 0]), z, mins)
     forced = None
     if rules.hot_dice == "mandatory":  # the extras' must-roll state past the cut
-        EU = np.ascontiguousarray(U[..., 1:].transpose(2, 0, 1))
-        ez = np.zeros((N - 1, B))
+        EU = np.ascontiguousarray(U[..., 1 : N - 1].transpose(2, 0, 1))
+        ez = np.zeros((N - 2, B))
         cache: dict = {}
 
         def forced(k):
@@ -243,14 +254,15 @@ def solve_turns(model: TurnModel, states: np.ndarray, U: np.ndarray, z: np.ndarr
             np.zeros(B),
             Tail.constant(np.zeros(B), forced=None if forced is None else forced(k - 1)),
         )
-        for k in range(1, N)
+        for k in range(1, N - 1)
     )
     sol = solve_turn(model, dataclasses.replace(pay, extras=pay.extras + others))
     v = sol.roll[:, 0, 0]
     g = sol.extras[0][:, 0, 0]
     A = np.empty((B, N))
     A[:, 0] = v - g * z
-    A[:, 1:] = sol.extras[1:, :, 0, 0].T
+    A[:, 1 : N - 1] = sol.extras[1:, :, 0, 0].T
+    A[:, N - 1] = (1.0 - g) - A[:, : N - 1].sum(axis=1)
     return BatchTurns(sol, A, g)
 
 
@@ -288,8 +300,13 @@ def solve_batch(
     pos = np.argmin(rots, axis=0)  # zilches from the orbit's smallest member
     _, orbit = np.unique(rots.min(axis=0), return_inverse=True)
     U = bank_values(states, R, lookup, finals)
-    # a first guess: the zilch worth what a bank of one unit is (a neighbour, solved)
+    # a first guess: the neighbour with one unit more for the next player (solved, a higher
+    # sum; else what a bank of one unit leaves)
     V = U[:, 1].copy()
+    up = states.copy()
+    up[:, 1] += 1
+    ok = up[:, 1] < R
+    V[ok] = lookup(up[ok])
     A = np.zeros((B, N))
     g = np.zeros(B)
     out = np.full((B, N), np.nan)
@@ -403,7 +420,7 @@ def _try_support(model, states, U, nxt, options, support):
 
 
 def solve_serial(
-    model: TurnModel, R: int, N: int, finals: FinalTable, batch: int = 512
+    model: TurnModel, R: int, N: int, finals: FinalTable, batch: int = ORBITS_PER_TASK
 ) -> np.ndarray:
     """V (R,)*N + (N,) in this process, layer by layer (the reference for the parallel
     solve, which runs the same batches)."""
@@ -465,12 +482,17 @@ class NPlayerGame:
         u = self.rules.unit
         return self.V[tuple(int(s) // u for s in scores)].copy()
 
-    def turn(self, scores) -> BatchTurns:
-        """The mover's turn from scores (points), solved: its TurnSolution (sol), and the
-        others' chances as its extras 1..N-1."""
-        u = self.rules.unit
-        s = np.array([[int(x) // u for x in scores]])
+    def turns(self, rows: np.ndarray) -> BatchTurns:
+        """The movers' turns from the score tuples `rows` ((B, N), units), solved with the
+        table's zilch payoffs: their TurnSolution (sol), the others' chances its extras
+        1..N-1.  (Where an orbit's movers mix, this is the policy the tie-break picks.)"""
+        rows = np.asarray(rows).reshape(-1, self.players)
         lookup = lambda t: self.V[tuple(t.T)]  # noqa: E731
-        U = bank_values(s, self.R, lookup, self.finals)
-        z = self.V[tuple(rotate(s)[0])][self.players - 1 : self.players]
-        return solve_turns(self.model, s, U, z)
+        U = bank_values(rows, self.R, lookup, self.finals)
+        z = self.V[tuple(rotate(rows).T)][:, self.players - 1]
+        return solve_turns(self.model, rows, U, z)
+
+    def turn(self, scores) -> BatchTurns:
+        """The mover's turn from scores (points, turn order from the mover)."""
+        u = self.rules.unit
+        return self.turns(np.array([[int(x) // u for x in scores]]))

@@ -257,7 +257,7 @@ def solve_turn(model: TurnModel, pay: Payoff) -> TurnSolution:
                 model, np.broadcast_to(e.tail.intercept, (B,)), np.broadcast_to(e.zilch, (B,))
             )
             ex_tails.append((ea, eb))
-        ALL[1:, :, 0, :, cap:] = np.stack([t[1] for t in ex_tails])[..., None] + 0.0 * tail_r
+        ALL[1:, :, 0, :, cap:] = np.stack([t[1] for t in ex_tails])[..., None]  # constant
     elif ne:  # every extra under the same tail policy: one batch
         cat = lambda xs: np.concatenate([np.broadcast_to(x, (B,) + np.shape(x)[1:]) for x in xs])
         ea, eb, _, _ = _affine_eval(

@@ -1,0 +1,310 @@
+"""The game among three players or more (objectives/nplayer_game.py, solved on Dask by
+cluster.py into a Zarr table, layer_store.py): issue 15's checks."""
+
+import json
+import os
+import signal
+
+import numpy as np
+import pytest
+
+from dicesolver.errors import InputError
+from dicesolver.objectives import nplayer_game as NG
+from dicesolver.rules import load
+from dicesolver.store import Store
+from dicesolver.tables import Tables
+
+from . import nplayer_valueiteration as NP
+from .clirun import zilch
+from .game_sim import play_nplayer_games
+from .solvers import small_rules
+
+
+def _tables(rs, tmp_path) -> Tables:
+    return Tables(rs, Store(tmp_path))
+
+
+def _serial(rs, N, batch=NG.ORBITS_PER_TASK):
+    """The same solve in this process (no cluster), batches of the cluster's size."""
+    tab = Tables(rs, Store.resolve())
+    R = rs.reach_units()
+    D = 0 if rs.end == "instant" else tab.reach_bound
+    return NG.solve_serial(tab.model, R, N, NG.solve_finals(tab.model, R, N, D), batch)
+
+
+@pytest.mark.parametrize(
+    "name, target", [("farkle", 2000), ("zilch", 1000), ("zonk-detroit", 1000)]
+)
+def test_two_players_through_the_nplayer_path_equal_the_two_player_solver(name, target, tmp_path):
+    """N = 2 through the N-player path (a LocalCluster, the Zarr table, the final round
+    from final_round.solve_final_round by score differences) equals the two-player game
+    table to 1e-12 in every state: farkle (final round), zilch (entry minimum, forced
+    set-aside, mandatory hot dice), zonk-detroit."""
+    rs = load(name)
+    tab = _tables(rs, tmp_path)
+    try:
+        NG.check_supported(rs, 2)
+    except InputError:
+        pytest.skip(f"{name}: not an N-player rule set")
+    g = tab.nplayer_game(2, target, workers=1)
+    W = tab.game(target).W
+    assert g.V.shape == W.shape + (2,)
+    assert np.abs(g.V[..., 0] - W).max() < 1e-12
+    assert np.abs(g.V.sum(-1) - 1).max() < 1e-12
+
+
+VI_CASES = [
+    ((3, "any", "optional"), {}, "instant", 500),
+    ((3, "any", "optional"), {}, "final_round", 500),
+    ((3, "forced", "mandatory"), {"entry": 300}, "instant", 500),
+    ((3, "forced", "optional"), {"bank": 100}, "final_round", 500),
+    ((3, "any", "optional"), {}, "final_round", 1000),
+]
+
+
+@pytest.mark.parametrize("args, kw, end, target", VI_CASES)
+def test_three_players_equal_the_plain_value_iteration(args, kw, end, target):
+    """Three players (3 dice; targets 500 and 1000; instant end and final round; entry and
+    bank minimums, forced set-aside with mandatory hot dice): every state's three chances
+    equal the plain value iteration over the whole state space (scores, dice, turn total;
+    tests/nplayer_valueiteration.py) to 1e-9 (measured 1.8e-13 .. 4.5e-13), and sum to 1."""
+    rs = small_rules(*args, **kw, game={"target": target, "end": end})
+    R = rs.reach_units()
+    V = _serial(rs, 3)
+    ref = NP.nplayer_game(rs, R, R + 10, 3)  # (turn totals past R + 10: 1e-13 and below)
+    assert V.shape == ref.shape == (R, R, R, 3)
+    assert np.abs(V - ref).max() < 1e-9
+    assert np.abs(V.sum(-1) - 1).max() < 1e-12
+
+
+def test_one_and_two_workers_give_identical_tables(tmp_path):
+    """A LocalCluster of 1 worker and one of 2 give the same table bit for bit (the batches
+    of orbits are fixed, whatever runs them), equal to the solve in this process."""
+    rs = small_rules(3, "any", "optional", game={"target": 500, "end": "final_round"})
+    one = _tables(rs, tmp_path / "one").nplayer_game(3, workers=1)
+    two = _tables(rs, tmp_path / "two").nplayer_game(3, workers=2)
+    assert np.array_equal(one.V, two.V)
+    assert np.array_equal(one.V, _serial(rs, 3))
+
+
+@pytest.mark.parametrize("end", ["instant", "final_round"])
+def test_simulated_games_reproduce_each_seats_chance(end, tmp_path):
+    """20 000 three-player games with physical dice (each turn the mover's solved turn,
+    the final round's last turns by their own solvers): each seat's share of wins is within
+    4 standard errors of the table's chance from 0-0-0."""
+    rs = small_rules(3, "any", "optional", game={"target": 500, "end": end})
+    g = _tables(rs, tmp_path).nplayer_game(3, workers=1)
+    res = play_nplayer_games(g, 20_000, np.random.default_rng(15))
+    mean, se = res.mean(0), res.std(0) / np.sqrt(len(res))
+    exact = g.p_win([0, 0, 0])
+    print(f"\n{end}: simulated {mean}, exact {exact}")
+    assert np.all(np.abs(mean - exact) < 4 * se)
+    assert abs(res.sum(1).mean() - 1) < 1e-12
+
+
+def test_interrupted_solve_resumes_at_the_next_score_sum(tmp_path):
+    """A solve stopped after some score sums keeps them (the partial Zarr folder); the
+    next solve starts below them and gives the identical table."""
+    rs = small_rules(3, "any", "optional", game={"target": 500, "end": "final_round"})
+    tab = _tables(rs, tmp_path)
+    seen = []
+
+    def stop_at_20(sigma):
+        seen.append(sigma)
+        if sigma == 20:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        tab.nplayer_game(3, progress=stop_at_20, workers=1)
+    assert tab.nplayer_game(3, solve_if_missing=False) is None  # nothing half-written
+    again = []
+    g = tab.nplayer_game(3, progress=again.append, workers=1)
+    assert seen[0] == 3 * 9 and again == list(range(19, -1, -1))
+    assert np.array_equal(g.V, _serial(rs, 3))
+
+
+def test_a_worker_lost_mid_solve_changes_nothing(tmp_path):
+    """A worker killed in the middle of a solve (SIGKILL, between two score sums: the next
+    sum's tasks sent to it are lost with it): Dask runs them again, on the other worker and
+    on its replacement (which reads the table's sums afresh), and the table is identical."""
+    from dicesolver import cluster
+
+    rs = small_rules(3, "any", "optional", game={"target": 500, "end": "final_round"})
+    st = Store(tmp_path)
+    tab = Tables(rs, st)
+    R = rs.reach_units()
+    meta = {"objective": "nplayer-game", "rules_hash": rs.digest(), "players": 3}
+    from dicesolver.layer_store import LayerStore
+
+    store = LayerStore(tmp_path / "lost.zarr", dict(meta, target=500, R=R, D=tab.reach_bound))
+    with cluster.client_for(2) as client:
+        pids = list(client.run(os.getpid).values())
+
+        def kill_one(sigma):
+            if sigma == 15:
+                os.kill(pids[0], signal.SIGKILL)
+
+        cluster.solve_nplayer(rs, 3, R, tab.reach_bound, store, client, kill_one)
+    values, keys, rel = store.read()
+    fin = NG.FinalTable(rs, R, tab.reach_bound, keys, rel)
+    got = NG.NPlayerGame.from_values(tab.model, 500, 3, R, values, fin)
+    assert np.array_equal(got.V, _serial(rs, 3))
+
+
+def test_a_damaged_table_is_not_trusted(tmp_path):
+    """A stored table whose values were altered (its checksum no longer matches) is not
+    read: a query that never solves gets None, a solve rebuilds the same table."""
+    import zarr
+
+    rs = small_rules(3, "any", "optional", game={"target": 500, "end": "instant"})
+    tab = _tables(rs, tmp_path)
+    g = tab.nplayer_game(3, workers=1)
+    (folder,) = tmp_path.glob("*.zarr")
+    arr = zarr.open_array(str(folder / "values"), mode="r+")
+    arr[0] = [0.5, 0.25, 0.25]
+    assert tab.nplayer_game(3, solve_if_missing=False) is None
+    assert np.array_equal(tab.nplayer_game(3, workers=1).V, g.V)
+
+
+def test_mixed_orbit_leaves_each_mixing_mover_indifferent():
+    """farkle, three players to 2000: some orbits' best replies cycle (each mover's best
+    policy flips with the other's); the solver's mixed equilibrium there leaves the mover
+    indifferent between his two policies and no mover better off with another (re-solved:
+    the best reply's value equals the table's to 1e-12)."""
+    rs = load("farkle")
+    tab = Tables(rs, Store.resolve())
+    R = rs.reach_units(2000)
+    fin = NG.solve_finals(tab.model, R, 3, tab.reach_bound)
+    V = np.full((R, R, R, 3), np.nan)
+    mixed = []
+    orig = NG.mixed_orbit
+
+    def spy(model, states, U, nxt, options):
+        got = orig(model, states, U, nxt, options)
+        mixed.append((states, got))
+        return got
+
+    NG.mixed_orbit = spy
+    try:
+        for sigma in range(3 * (R - 1), 76, -1):
+            for states in NG.orbit_batches(sigma, R, 3, NG.ORBITS_PER_TASK):
+                V[tuple(states.T)] = NG.solve_batch(
+                    tab.model, states, R, lambda s: V[tuple(s.T)], fin
+                )
+    finally:
+        NG.mixed_orbit = orig
+    assert mixed, "no cycling orbit above score sum 76"
+    g = NG.NPlayerGame(tab.model, 2000, np.where(np.isnan(V), 0.0, V), fin)
+    for states, got in mixed:
+        turns = g.turns(states)
+        z = V[tuple(NG.rotate(states).T)][:, 2]
+        best = turns.A[:, 0] + turns.g * z
+        assert np.abs(best - got[:, 0]).max() < 1e-12
+        assert np.abs(got.sum(1) - 1).max() < 1e-12
+
+
+def test_cli_game_with_three_players(tmp_path):
+    """zilch game --players 3: a list of chances, one per seat from the given scores, that
+    sum to 1; --fairness gives the seats from the start and the first seat's edge."""
+    rs = ["--rules", "farkle", "--target", "500", "--players", "3", "--workers", "1"]
+    out = json.loads(zilch("game", *rs, "--scores", "300,0,450", "--json").output)
+    assert out["players"] == 3 and out["scores"] == [300, 0, 450]
+    assert len(out["p_win"]) == 3 and abs(sum(out["p_win"]) - 1) < 1e-12
+    fair = json.loads(zilch("game", *rs, "--fairness", "--json").output)
+    assert abs(fair["first_edge"] - (fair["p_win"][0] - 1 / 3)) < 1e-15
+    assert "seat 3" in zilch("game", *rs).output
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--players", "1"], "--players must be 2 to 6"),
+        (["--players", "7"], "--players must be 2 to 6"),
+        (["--players", "3", "--scores", "0,0"], "2 scores given for 3 players"),
+        (["--players", "3", "--scores", "0,0,10000"], "is over there"),
+        (["--players", "3", "--scores", "0,0,25"], "multiple"),
+        (["--players", "3", "--workers", "0"], "at least 1"),
+        (["--players", "3", "--zilches", "1"], "two-player game"),
+        (["--workers", "2"], "three players or more"),
+        (["--players", "4"], "final round among 4 players"),
+        (["--rules", "zilch-online", "--players", "3"], "permanent points"),
+        (["--players", "3", "--scheduler", "tcp://127.0.0.1:9"], "cannot reach"),
+    ],
+)
+def test_cli_nplayer_refusals(args, words):
+    """Bad N-player input: one line on stderr, exit 2, before any solve."""
+    if "--rules" not in args:
+        args = ["--rules", "farkle", "--target", "550"] + args  # (a table never solved)
+    res = zilch("game", *args, code=2)
+    assert words in res.stderr and len(res.stderr.strip().splitlines()) == 1
+
+
+@pytest.fixture(scope="module")
+def rules_500(tmp_path_factory):
+    """farkle to 500 as a rule file (the preset's text, its target changed), its
+    three-player table solved (1 worker)."""
+    import re
+    from importlib import resources
+
+    text = resources.files("dicesolver").joinpath("rulesets", "farkle.toml").read_text()
+    path = tmp_path_factory.mktemp("rules") / "farkle500.toml"
+    path.write_text(re.sub(r"^target = .*$", "target = 500", text, flags=re.M))
+    zilch("game", "--rules", str(path), "--players", "3", "--workers", "1")
+    return str(path)
+
+
+def test_advise_with_two_opponents_reads_the_nplayer_table(rules_500):
+    """advise --score S --opponents A,B: ROLL/BANK by P(win) from the stored three-player
+    table, the values those of the mover's turn from that state (NPlayerGame.turn), the
+    start of the turn every seat's chance of the table; without the table: no advice and
+    how to build it."""
+    args = ["--rules", rules_500, "--score", "100", "--opponents", "250,300", "--json"]
+    a = json.loads(zilch("advise", "--dice", "2", "--turn", "300", *args).output)
+    assert a["situation"] == "game" and a["solved"]
+    g = Tables(load(rules_500), Store.resolve()).nplayer_game(3, solve_if_missing=False)
+    sol = g.turn([100, 250, 300]).sol
+    assert a["p_win"]["roll"] == pytest.approx(sol.roll[0, 2, 6], abs=1e-15)
+    assert a["p_win"]["bank"] == pytest.approx(sol.bank[0, 2, 6], abs=1e-15)
+    assert a["action"] == ("bank" if sol.bank[0, 2, 6] >= sol.roll[0, 2, 6] else "roll")
+    start = json.loads(zilch("advise", "--dice", "6", *args).output)
+    assert start["p_win_seats"] == pytest.approx(list(g.p_win([100, 250, 300])), abs=1e-15)
+    assert start["p_win"]["roll"] == pytest.approx(start["p_win_seats"][0], abs=1e-12)
+    none = zilch(
+        "advise", "--rules", rules_500, "--dice", "6", "--score", "0", "--opponents", "0,0,0"
+    ).output
+    assert "NOT SOLVED" in none and "--players 4" in none
+
+
+def test_export_and_plot_the_nplayer_table(rules_500, tmp_path):
+    """export --objective game --players 3: one row per score tuple, each seat's chance,
+    equal to the table; plot game --players 3 --others X writes the picture."""
+    import csv
+    import io
+
+    out = zilch(
+        "export", "--rules", rules_500, "--objective", "game", "--players", "3", "--format", "csv"
+    ).output
+    rows = list(csv.DictReader(io.StringIO(out)))
+    g = Tables(load(rules_500), Store.resolve()).nplayer_game(3, solve_if_missing=False)
+    assert len(rows) == g.R**3
+    r = next(r for r in rows if (r["score_1"], r["score_2"], r["score_3"]) == ("100", "0", "450"))
+    assert [float(r[f"p_win_{k}"]) for k in (1, 2, 3)] == list(g.p_win([100, 0, 450]))
+    pic = tmp_path / "slice.png"
+    zilch(
+        "plot", "game", "--rules", rules_500, "--players", "3", "--others", "200", "--out", str(pic)
+    )
+    assert pic.stat().st_size > 10_000
+    res = zilch(
+        "plot",
+        "game",
+        "--rules",
+        rules_500,
+        "--players",
+        "3",
+        "--others",
+        "525",
+        "--out",
+        str(pic),
+        code=2,
+    )
+    assert "--others 525" in res.stderr
