@@ -38,6 +38,13 @@ def default_workers() -> int:
     return max(1, n or 1)
 
 
+def check_workers(workers: int | None) -> int:
+    """--workers, checked (default: this machine's cores)."""
+    if workers is not None and workers < 1:
+        raise InputError(f"--workers must be at least 1, not {workers}")
+    return default_workers() if workers is None else workers
+
+
 @contextlib.contextmanager
 def client_for(workers: int | None = None, scheduler: str | None = None) -> Iterator:
     """A Dask client: of an existing cluster at `scheduler`, else of a LocalCluster of
@@ -45,16 +52,16 @@ def client_for(workers: int | None = None, scheduler: str | None = None) -> Iter
     from distributed import Client, LocalCluster
 
     if scheduler:
+        if workers is not None:
+            raise InputError("--workers starts a local cluster: leave it out with --scheduler")
         try:
             client = Client(scheduler, timeout="5s")
-        except (OSError, TimeoutError, ValueError) as e:
+        except Exception as e:  # noqa: BLE001  (a bad address, refused, timed out, ...)
             raise InputError(f"--scheduler {scheduler}: cannot reach it ({e})") from None
         with client:
             yield client
         return
-    n = default_workers() if workers is None else workers
-    if n < 1:
-        raise InputError(f"--workers must be at least 1, not {n}")
+    n = check_workers(workers)
     # (the scheduler's HTTP server moves to a free port where 8787 is taken: not news)
     warnings.filterwarnings("ignore", message="Port .* is already in use")
     with (
@@ -138,7 +145,7 @@ def solve_nplayer(
     if "run" not in g.attrs:
         g.attrs["run"] = uuid.uuid4().hex
     run = str(g.attrs["run"])
-    path = str(store.partial)
+    path = str(store.partial.resolve())  # (the workers' view of it: an absolute path)
     if not g.attrs["final_done"]:
         keys = NG.final_keys(rules, R, N)
         rel = None
@@ -152,7 +159,7 @@ def solve_nplayer(
                 parts,
                 retries=3,
             )
-            rel = np.concatenate(client.gather(futs))
+            rel = np.concatenate(_gathered(client, futs))
         store.write_final(g, keys, rel)
     for sigma in range(int(g.attrs["done_below"]) - 1, -1, -1):
         layer = NG.layer_states(sigma, R, N)
@@ -172,10 +179,20 @@ def solve_nplayer(
             pure=False,
         )
         values = np.full((len(layer), N), np.nan)
-        code = NG._codes(layer, R)
-        for states, got in zip(batches, client.gather(futs)):
-            values[np.searchsorted(code, NG._codes(states, R))] = got
+        for states, got in zip(batches, _gathered(client, futs)):
+            values[NG.positions(layer, states, R)] = got
         store.write_layer(g, sigma, values)
         if progress:
             progress(sigma)
     store.complete(g)
+
+
+def _gathered(client, futs) -> list:
+    """The tasks' results; a task that failed on the cluster for a reason of its own (a
+    worker without this package or without the table's folder, ...) is one clear error."""
+    try:
+        return client.gather(futs)
+    except InputError:
+        raise
+    except Exception as e:  # noqa: BLE001  (whatever the worker raised)
+        raise InputError(f"a task failed on the cluster: {type(e).__name__}: {e}") from None

@@ -67,7 +67,7 @@ class LayerStore:
         if self.partial.exists():
             try:
                 g = zarr.open_group(str(self.partial), mode="r+")
-                if all(g.attrs.get(k) == v for k, v in self._expect().items()):
+                if all(g.attrs.get(k) == v for k, v in self._expect().items()) and _sound(g):
                     return g
             except Exception:  # noqa: BLE001  (whatever a broken folder raises: start afresh)
                 pass
@@ -98,7 +98,10 @@ class LayerStore:
 
     def complete(self, g) -> None:
         """Checksum the values and move the partial table into place (a rename)."""
-        g.attrs["sha256"] = _digest(np.asarray(g["values"][:]))
+        values = np.asarray(g["values"][:])
+        if np.isnan(values).any():  # (never: every sum was written)
+            raise RuntimeError(f"{self.partial}: a solved table with values missing")
+        g.attrs["sha256"] = _digest(values)
         with contextlib.suppress(FileNotFoundError):
             shutil.rmtree(self.path)
         os.replace(self.partial, self.path)
@@ -124,8 +127,34 @@ class LayerStore:
             keys = np.asarray(g["final_keys"][:])
             rel = np.asarray(g["final_rel"][:]) if "final_rel" in g else None
             return values, keys, rel
+        except ImportError:
+            raise
         except Exception:  # noqa: BLE001  (a damaged table, whatever its damage: not trusted)
             return None
+
+
+def _sound(g) -> bool:
+    """Do the sums marked done read back whole (a chunk written while the solve was killed
+    would not)?  A partial table that fails is started afresh."""
+    R, N = int(g.attrs["R"]), int(g.attrs["players"])
+    done = int(g.attrs["done_below"])
+    stop = int(layer_offsets(R, N)[done]) if done <= N * (R - 1) else 0
+    if not g.attrs.get("final_done"):
+        return stop == 0
+    return not np.isnan(np.asarray(g["values"][:stop])).any()
+
+
+def nplayer_meta(rules, players: int, target: int, R: int, D: int, batch: int) -> dict:
+    """What an N-player table is (its attributes; a table with others is not this one)."""
+    return {
+        "objective": "nplayer-game",
+        "rules_hash": rules.digest(),
+        "players": players,
+        "target": target,
+        "R": R,
+        "D": D,
+        "batch": batch,
+    }
 
 
 def read_partial_rows(path: str, start: int, stop: int) -> np.ndarray:

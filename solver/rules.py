@@ -261,17 +261,26 @@ class RuleSet:
         if self.beat and (not self.overtaking or self.beat < 0 or self.beat % self.unit):
             raise InputError(f"{self.name}: beat {self.beat} needs overtaking and whole units")
 
+    def options_on(self) -> list[str]:
+        """The optional rules switched on (each game solver takes only some of them)."""
+        return [
+            what
+            for what, on in (
+                ("permanent points", self.has_permanent),
+                ("piggyback", self.piggyback),
+                ("three_zilch_penalty", bool(self.three_zilch_penalty)),
+                ("overtaking", self.overtaking),
+                ("pyramiding", self.pyramiding),
+                ("challenge", self.challenge),
+            )
+            if on
+        ]
+
     def _refuse_with(self, option: str) -> None:
         """InputError where `option` (on) meets a rule it is not solved with: any other of
         permanent points, piggyback, a penalty, overtaking and pyramiding."""
-        for what, on in (
-            ("permanent points", self.has_permanent),
-            ("piggyback", self.piggyback),
-            ("three_zilch_penalty", bool(self.three_zilch_penalty)),
-            ("overtaking", self.overtaking),
-            ("pyramiding", self.pyramiding),
-        ):
-            if on and what != option:
+        for what in self.options_on():
+            if what not in (option, "challenge"):
                 raise InputError(f"{self.name}: {option} with {what} is not supported")
 
     def canonical(self) -> dict:

@@ -256,7 +256,7 @@ class Tables:
         (cluster.py: a LocalCluster of `workers`, or the cluster at `scheduler`) and stored
         as a Zarr folder (layer_store.py) if missing, unless solve_if_missing is False; an
         interrupted solve resumes at the next score sum."""
-        from .layer_store import LayerStore
+        from .layer_store import LayerStore, nplayer_meta
         from .objectives.nplayer_game import FinalTable, NPlayerGame, check_supported
 
         rules = self.rules
@@ -267,15 +267,7 @@ class Tables:
         D = 0 if rules.end == "instant" else self.reach_bound
         from .cluster import BATCH
 
-        meta = {
-            "objective": "nplayer-game",
-            "rules_hash": rules.digest(),
-            "players": players,
-            "target": target,
-            "R": R,
-            "D": D,
-            "batch": BATCH,
-        }
+        meta = nplayer_meta(rules, players, target, R, D, BATCH)
         path = self.store.path(rules.name, rules.digest(), f"game{target}-players{players}")
         store = LayerStore(path.with_suffix(".zarr"), meta)
         got = store.read()
@@ -284,9 +276,12 @@ class Tables:
         if got is None:
             from .cluster import client_for, solve_nplayer
 
-            with self.store.lock(store.path), client_for(workers, scheduler) as client:
-                solve_nplayer(rules, players, R, D, store, client, progress)
-            got = store.read()
+            with self.store.lock(store.path):
+                got = store.read()  # solved meanwhile by the process we waited for?
+                if got is None:
+                    with client_for(workers, scheduler) as client:
+                        solve_nplayer(rules, players, R, D, store, client, progress)
+                    got = store.read()
             if got is None:
                 raise InputError(f"{store.path}: the solved table did not read back")
         values, keys, rel = got

@@ -77,14 +77,33 @@ def test_three_players_equal_the_plain_value_iteration(args, kw, end, target):
     assert np.abs(V.sum(-1) - 1).max() < 1e-12
 
 
+def _on_cluster(rs, N, folder, workers, batch, progress=None):
+    """The N-player table solved on a LocalCluster of `workers` in batches of `batch`
+    orbits (small: many tasks per score sum), read back."""
+    from dicesolver import cluster
+    from dicesolver.layer_store import LayerStore, nplayer_meta
+
+    tab = Tables(rs, Store(folder))
+    R, D = rs.reach_units(), (0 if rs.end == "instant" else tab.reach_bound)
+    store = LayerStore(folder / "t.zarr", nplayer_meta(rs, N, rs.target, R, D, batch))
+    with cluster.client_for(workers) as client:
+        if progress is not None:
+            progress = progress(client)
+        cluster.solve_nplayer(rs, N, R, D, store, client, progress, batch)
+    values, keys, rel = store.read()
+    fin = NG.FinalTable(rs, R, D if rel is not None else 0, keys, rel)
+    return NG.NPlayerGame.from_values(tab.model, rs.target, N, R, values, fin).V
+
+
 def test_one_and_two_workers_give_identical_tables(tmp_path):
-    """A LocalCluster of 1 worker and one of 2 give the same table bit for bit (the batches
-    of orbits are fixed, whatever runs them), equal to the solve in this process."""
+    """A LocalCluster of 1 worker and one of 2 give the same table bit for bit (batches of
+    4 orbits: up to 7 tasks per score sum, shared by the workers), equal to the solve in this
+    process with the same batches; the batches are fixed, whatever runs them."""
     rs = small_rules(3, "any", "optional", game={"target": 500, "end": "final_round"})
-    one = _tables(rs, tmp_path / "one").nplayer_game(3, workers=1)
-    two = _tables(rs, tmp_path / "two").nplayer_game(3, workers=2)
-    assert np.array_equal(one.V, two.V)
-    assert np.array_equal(one.V, _serial(rs, 3))
+    one = _on_cluster(rs, 3, tmp_path / "one", 1, 4)
+    two = _on_cluster(rs, 3, tmp_path / "two", 2, 4)
+    assert np.array_equal(one, two)
+    assert np.array_equal(one, _serial(rs, 3, batch=4))
 
 
 @pytest.mark.parametrize("end", ["instant", "final_round"])
@@ -125,30 +144,23 @@ def test_interrupted_solve_resumes_at_the_next_score_sum(tmp_path):
 
 def test_a_worker_lost_mid_solve_changes_nothing(tmp_path):
     """A worker killed in the middle of a solve (SIGKILL, between two score sums: the next
-    sum's tasks sent to it are lost with it): Dask runs them again, on the other worker and
-    on its replacement (which reads the table's sums afresh), and the table is identical."""
-    from dicesolver import cluster
-
+    sum's tasks sent to it are lost with it; batches of 4 orbits, so both workers hold
+    tasks): Dask runs them again, on the other worker and on its replacement (which reads
+    the table's sums afresh), and the table is identical."""
     rs = small_rules(3, "any", "optional", game={"target": 500, "end": "final_round"})
-    st = Store(tmp_path)
-    tab = Tables(rs, st)
-    R = rs.reach_units()
-    meta = {"objective": "nplayer-game", "rules_hash": rs.digest(), "players": 3}
-    from dicesolver.layer_store import LayerStore
 
-    store = LayerStore(tmp_path / "lost.zarr", dict(meta, target=500, R=R, D=tab.reach_bound))
-    with cluster.client_for(2) as client:
+    def killer(client):
         pids = list(client.run(os.getpid).values())
+        assert len(pids) == 2
 
         def kill_one(sigma):
             if sigma == 15:
                 os.kill(pids[0], signal.SIGKILL)
 
-        cluster.solve_nplayer(rs, 3, R, tab.reach_bound, store, client, kill_one)
-    values, keys, rel = store.read()
-    fin = NG.FinalTable(rs, R, tab.reach_bound, keys, rel)
-    got = NG.NPlayerGame.from_values(tab.model, 500, 3, R, values, fin)
-    assert np.array_equal(got.V, _serial(rs, 3))
+        return kill_one
+
+    got = _on_cluster(rs, 3, tmp_path, 2, 4, killer)
+    assert np.array_equal(got, _serial(rs, 3, batch=4))
 
 
 def test_a_damaged_table_is_not_trusted(tmp_path):
@@ -224,6 +236,7 @@ def test_cli_game_with_three_players(tmp_path):
         (["--players", "3", "--scores", "0,0,10000"], "is over there"),
         (["--players", "3", "--scores", "0,0,25"], "multiple"),
         (["--players", "3", "--workers", "0"], "at least 1"),
+        (["--players", "3", "--fairness", "--scores", "0,0,0"], "leave out --scores"),
         (["--players", "3", "--zilches", "1"], "two-player game"),
         (["--workers", "2"], "three players or more"),
         (["--players", "4"], "final round among 4 players"),
@@ -242,26 +255,30 @@ def test_cli_nplayer_refusals(args, words):
 @pytest.fixture(scope="module")
 def rules_500(tmp_path_factory):
     """farkle to 500 as a rule file (the preset's text, its target changed), its
-    three-player table solved (1 worker)."""
+    three-player table solved (1 worker) into a folder of its own: (rules, tables)."""
     import re
     from importlib import resources
 
     text = resources.files("dicesolver").joinpath("rulesets", "farkle.toml").read_text()
-    path = tmp_path_factory.mktemp("rules") / "farkle500.toml"
+    folder = tmp_path_factory.mktemp("nplayer")
+    path = folder / "farkle500.toml"
     path.write_text(re.sub(r"^target = .*$", "target = 500", text, flags=re.M))
-    zilch("game", "--rules", str(path), "--players", "3", "--workers", "1")
-    return str(path)
+    tables = str(folder / "tables")
+    zilch("game", "--rules", str(path), "--players", "3", "--workers", "1", "--tables", tables)
+    return str(path), tables
 
 
-def test_advise_with_two_opponents_reads_the_nplayer_table(rules_500):
+def test_advise_with_two_opponents_reads_the_nplayer_table(rules_500, tmp_path):
     """advise --score S --opponents A,B: ROLL/BANK by P(win) from the stored three-player
     table, the values those of the mover's turn from that state (NPlayerGame.turn), the
     start of the turn every seat's chance of the table; without the table: no advice and
     how to build it."""
-    args = ["--rules", rules_500, "--score", "100", "--opponents", "250,300", "--json"]
+    rules, tables = rules_500
+    args = ["--rules", rules, "--tables", tables, "--score", "100", "--opponents", "250,300"]
+    args.append("--json")
     a = json.loads(zilch("advise", "--dice", "2", "--turn", "300", *args).output)
     assert a["situation"] == "game" and a["solved"]
-    g = Tables(load(rules_500), Store.resolve()).nplayer_game(3, solve_if_missing=False)
+    g = Tables(load(rules), Store(tables)).nplayer_game(3, solve_if_missing=False)
     sol = g.turn([100, 250, 300]).sol
     assert a["p_win"]["roll"] == pytest.approx(sol.roll[0, 2, 6], abs=1e-15)
     assert a["p_win"]["bank"] == pytest.approx(sol.bank[0, 2, 6], abs=1e-15)
@@ -269,10 +286,12 @@ def test_advise_with_two_opponents_reads_the_nplayer_table(rules_500):
     start = json.loads(zilch("advise", "--dice", "6", *args).output)
     assert start["p_win_seats"] == pytest.approx(list(g.p_win([100, 250, 300])), abs=1e-15)
     assert start["p_win"]["roll"] == pytest.approx(start["p_win_seats"][0], abs=1e-12)
-    none = zilch(
-        "advise", "--rules", rules_500, "--dice", "6", "--score", "0", "--opponents", "0,0,0"
-    ).output
-    assert "NOT SOLVED" in none and "--players 4" in none
+    four = ["--rules", rules, "--tables", tables, "--dice", "6", "--score", "0"]
+    none = zilch("advise", *four, "--opponents", "0,0,0").output
+    assert "NOT SOLVED" in none and "final round among 4 players" in none
+    other = str(tmp_path / "none")
+    missing = zilch("advise", *four, "--opponents", "0,0", "--tables", other).output
+    assert "NOT SOLVED" in missing and "--players 3" in missing
 
 
 def test_export_and_plot_the_nplayer_table(rules_500, tmp_path):
@@ -281,30 +300,16 @@ def test_export_and_plot_the_nplayer_table(rules_500, tmp_path):
     import csv
     import io
 
-    out = zilch(
-        "export", "--rules", rules_500, "--objective", "game", "--players", "3", "--format", "csv"
-    ).output
+    rules, tables = rules_500
+    base = ["--rules", rules, "--tables", tables, "--players", "3"]
+    out = zilch("export", *base, "--objective", "game", "--format", "csv").output
     rows = list(csv.DictReader(io.StringIO(out)))
-    g = Tables(load(rules_500), Store.resolve()).nplayer_game(3, solve_if_missing=False)
+    g = Tables(load(rules), Store(tables)).nplayer_game(3, solve_if_missing=False)
     assert len(rows) == g.R**3
     r = next(r for r in rows if (r["score_1"], r["score_2"], r["score_3"]) == ("100", "0", "450"))
     assert [float(r[f"p_win_{k}"]) for k in (1, 2, 3)] == list(g.p_win([100, 0, 450]))
     pic = tmp_path / "slice.png"
-    zilch(
-        "plot", "game", "--rules", rules_500, "--players", "3", "--others", "200", "--out", str(pic)
-    )
+    zilch("plot", "game", *base, "--others", "200", "--out", str(pic))
     assert pic.stat().st_size > 10_000
-    res = zilch(
-        "plot",
-        "game",
-        "--rules",
-        rules_500,
-        "--players",
-        "3",
-        "--others",
-        "525",
-        "--out",
-        str(pic),
-        code=2,
-    )
+    res = zilch("plot", "game", *base, "--others", "525", "--out", str(pic), code=2)
     assert "--others 525" in res.stderr

@@ -120,7 +120,9 @@ def endgame_advice(
     if rs.three_zilch_penalty and sit.kind in ("outside", "reach target") and len(opponents) == 1:
         return _penalty_game_turn(tab, state, score, opponents, zilches, answer)
     if sit.kind in ("outside", "reach target") and len(opponents) > 1:
-        return _nplayer_game_turn(tab, state, score, opponents, answer)
+        got = _nplayer_game_turn(tab, state, score, opponents, answer)
+        if got.solved or sit.kind == "outside":
+            return got  # (reaching the target: without the table, the chance of reaching it)
     if sit.kind in ("outside", "reach target") and len(opponents) == 1:
         g = tab.game(solve_if_missing=False)  # a query never starts a solve
     if sit.kind == "outside" and g is None:
@@ -240,22 +242,22 @@ def _nplayer_game_turn(tab, state, score, opponents, answer) -> EndgameAdvice:
     query never starts a solve; without the table, no advice and how to build it)."""
     from ..errors import InputError
     from ..objectives.nplayer_game import check_supported
+    from .nplayer import missing_table
 
     rs, N = tab.rules, len(opponents) + 1
     try:
         check_supported(rs, N)
     except InputError as e:
-        why = str(e)
-        return answer("outside", None, note=f"no end-game advice for {N} players: {why}")
+        return answer("outside", None, note=f"no end-game advice for {N} players: {e}")
     g = tab.nplayer_game(N, solve_if_missing=False)
     if g is None:
         return answer(
             "outside",
             None,
             note=(
-                f"this turn's value depends on the game among {N} players going on: that "
-                f"table must be solved first (zilch game --rules {rs.name} --players {N}); "
-                "no end-game advice is given rather than a guess"
+                f"this turn's value depends on the game among {N} players going on: "
+                + missing_table(rs, N)
+                + "; no end-game advice is given rather than a guess"
             ),
         )
     from ..turn import TurnLevels

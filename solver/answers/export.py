@@ -271,10 +271,9 @@ def nplayer_rows(tab: Tables, players: int) -> Table:
     check_supported(rs, players)
     g = tab.nplayer_game(players, solve_if_missing=False)
     if g is None:
-        raise InputError(
-            f"no {players}-player game table for {rs.name} yet: solve it first with zilch game "
-            f"--rules {rs.name} --players {players}"
-        )
+        from .nplayer import missing_table
+
+        raise InputError(missing_table(rs, players))
     states = np.indices(g.V.shape[:-1]).reshape(players, -1)
     p = g.V.reshape(-1, players)
     cols = {f"score_{k + 1}": (states[k] * rs.unit).tolist() for k in range(players)}
@@ -420,9 +419,9 @@ def export(
     players (solved first with zilch game --players)."""
     rs = rule_set(rules).beating(beat)
     tab = tables_of(rs, tables)
+    if players != 2 and (objective != "game" or max_beat is not None or beat):
+        raise InputError("--players is for --objective game (without --beat or --max-beat)")
     if players != 2:
-        if objective != "game":
-            raise InputError("--players is for --objective game")
         return nplayer_rows(tab, players)
     builders = {"score": score_rows, "last-turn": last_turn_rows, "game": game_rows}
     if beat and objective not in ("score", "last-turn"):

@@ -105,7 +105,7 @@ def game(
                 ("--challenges", challenges),
                 ("--on-board", on_board),
             )
-            if v not in (None, 0)
+            if v is not None and (v != 0 or name in ("--lowest", "--challenges", "--on-board"))
         ]
         if given:
             raise InputError(f"{given[0]} is an option of the two-player game, not of --players")

@@ -73,6 +73,14 @@ def seat_scores(rules, scores: str | Sequence[int] | None, players: int, goal: i
     return got
 
 
+def missing_table(rules, players: int, target: int | None = None) -> str:
+    """How to build an N-player table a query needs (a query never starts a solve)."""
+    return (
+        f"no {players}-player game table for {rules.name} yet: solve it first with zilch game "
+        f"--rules {rules.name} --players {players}" + (f" --target {target}" if target else "")
+    )
+
+
 def nplayer_table(
     tab: Tables,
     players: int,
@@ -83,18 +91,17 @@ def nplayer_table(
 ) -> NPlayerGame:
     """The stored N-player table, solved first if missing (where this machine can; progress
     by score sum)."""
-    from ..cluster import default_workers
+    from ..cluster import check_workers
     from ..objectives.nplayer_game import check_supported
 
     check_supported(tab.rules, players)
-    if workers is not None and workers < 1:
-        raise InputError(f"--workers must be at least 1, not {workers}")
+    n = check_workers(workers)
     g = tab.nplayer_game(players, target, solve_if_missing=False)
     if g is not None:
         return g
     what = f"the {tab.rules.name} game among {players} players to {target or tab.rules.target}"
     if scheduler is None:
-        nbytes, seconds = estimate(tab, players, target, workers or default_workers())
+        nbytes, seconds = estimate(tab, players, target, n)
         check_memory(nbytes, what, "choose a lower --target, or a cluster (--scheduler)")
         check_time(seconds, what, "choose a lower --target, or a cluster (--scheduler)")
     with started_by_first_step(progress, "solving score sums", lambda sigma: sigma + 1) as step:
@@ -119,6 +126,8 @@ def game(
     check_supported(rs, players)
     goal = rs.target if target is None else target
     assert goal is not None
+    if fairness and scores is not None:
+        raise InputError("--fairness is about the start of the game: leave out --scores")
     seats = seat_scores(rs, scores, players, goal)
     g = nplayer_table(tab, players, target, progress, workers, scheduler)
     p = [float(x) for x in g.p_win(seats)]

@@ -273,12 +273,13 @@ def plot_nplayer(rs, out: str, target, tables, players: int, others: int) -> Pic
 
     check_supported(rs, players)
     out = _picture(out)
+    if target is not None and (target <= 0 or target % rs.unit):
+        raise InputError(f"--target must be a positive multiple of {rs.unit}")
     g = tables_of(rs, tables).nplayer_game(players, target, solve_if_missing=False)
     if g is None:
-        raise InputError(
-            f"no {players}-player game table for {rs.name} yet: solve it first with zilch game "
-            f"--rules {rs.name} --players {players}" + (f" --target {target}" if target else "")
-        )
+        from .nplayer import missing_table
+
+        raise InputError(missing_table(rs, players, target))
     u, R = rs.unit, g.R
     if others % u or not 0 <= others < R * u:
         raise InputError(

@@ -41,6 +41,7 @@ MAX_PLAYERS = 6
 ORBITS_PER_TASK = 256  # fixed: the table does not depend on who solves which batch
 SIMULTANEOUS = 6  # policy steps at every seat at once, then one seat at a time
 CYCLES = 8  # rounds of the seats one at a time before the movers mix
+MAX_OPTIONS = 3  # policies per mover among which a mixed equilibrium is sought
 
 
 def check_supported(rules: RuleSet, players: int) -> None:
@@ -49,18 +50,11 @@ def check_supported(rules: RuleSet, players: int) -> None:
         raise InputError(f"--players must be 2 to {MAX_PLAYERS}, not {players}")
     if rules.target is None:
         raise InputError(f"{rules.name} has no target: there is no game to solve")
-    for flag, what in (
-        (rules.has_permanent, "permanent points"),
-        (rules.piggyback, "piggyback"),
-        (rules.three_zilch_penalty, "a penalty for the third zilch"),
-        (rules.challenge, "the challenge rule"),
-        (rules.overtaking, "overtaking"),
-    ):
-        if flag:
-            raise InputError(
-                f"{rules.name} has {what}: the game among {players} players is solved for "
-                "rules without it (the two-player game table takes it)"
-            )
+    for what in rules.options_on():
+        raise InputError(
+            f"{rules.name} has {what}: the game among {players} players is solved for rules "
+            "without it (the two-player game table takes it)"
+        )
     if rules.end != "instant" and players > 3:
         raise InputError(
             f"{rules.name}: a final round among {players} players is not solved yet (up to "
@@ -107,6 +101,13 @@ def _codes(states: np.ndarray, R: int) -> np.ndarray:
     return code
 
 
+def positions(within: np.ndarray, states: np.ndarray, R: int) -> np.ndarray:
+    """Where each of `states` is among the rows of `within` (every one must be there)."""
+    code = _codes(within, R)
+    order = np.argsort(code, kind="stable")
+    return order[np.searchsorted(code[order], _codes(states, R))]
+
+
 # --- the final round, by the others' scores -------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class FinalTable:
@@ -131,10 +132,7 @@ class FinalTable:
         if self.rel is None or not M:
             return out
         keys, shift = _key_of(self.rules, others)
-        code = _codes(keys, self.R)
-        kcode = _codes(self.keys, self.R)
-        order = np.argsort(kcode)
-        pos = order[np.searchsorted(kcode[order], code)]
+        pos = positions(self.keys, keys, self.R)
         Fs = F - shift[:, None]
         ok = Fs < self.rel.shape[1]
         rows = np.broadcast_to(pos[:, None], F.shape)
@@ -229,9 +227,12 @@ def solve_turns(model: TurnModel, states: np.ndarray, U: np.ndarray, z: np.ndarr
     mins = _bank_minimums(rules, states[:, 0])
     pay = turn_payoff(model, np.ascontiguousarray(U[..., 0]), z, mins)
     forced = None
-    if rules.hot_dice == "mandatory":  # the extras' must-roll state past the cut
-        EU = np.ascontiguousarray(U[..., 1 : N - 1].transpose(2, 0, 1))
-        ez = np.zeros((N - 2, B))
+    if rules.hot_dice == "mandatory":  # the extras' must-roll state past the cut: the zilch
+        # chance (worth 1 at a zilch, 0 at a bank) and seats 1..N-2, one recursion for all
+        EU = np.zeros((N - 1, B, span))
+        EU[1:] = U[..., 1 : N - 1].transpose(2, 0, 1)
+        ez = np.zeros((N - 1, B))
+        ez[0] = 1.0
         cache: dict = {}
 
         def forced(k):
@@ -248,15 +249,18 @@ def solve_turns(model: TurnModel, states: np.ndarray, U: np.ndarray, z: np.ndarr
         Uk = np.ascontiguousarray(U[..., k])
         return lambda r: np.where(r < span, Uk[:, np.minimum(r, span - 1)], 0.0)
 
+    zil = Extra.zilch_chance(B)
+    if forced is not None:
+        zil = dataclasses.replace(zil, tail=Tail.constant(np.zeros(B), forced=forced(0)))
     others = tuple(
         Extra(
             seat(k),
             np.zeros(B),
-            Tail.constant(np.zeros(B), forced=None if forced is None else forced(k - 1)),
+            Tail.constant(np.zeros(B), forced=None if forced is None else forced(k)),
         )
         for k in range(1, N - 1)
     )
-    sol = solve_turn(model, dataclasses.replace(pay, extras=pay.extras + others))
+    sol = solve_turn(model, dataclasses.replace(pay, extras=(zil,) + others))
     v = sol.roll[:, 0, 0]
     g = sol.extras[0][:, 0, 0]
     A = np.empty((B, N))
@@ -293,9 +297,7 @@ def solve_batch(
     seat at a time (best-response dynamics taken in turn).  Where that cycles too, no
     mover has a pure best reply that stays one: the orbit's movers mix (mixed_orbit)."""
     B, N = states.shape
-    code = _codes(states, R)
-    order = np.argsort(code)
-    nxt = order[np.searchsorted(code[order], _codes(rotate(states), R))]
+    nxt = positions(states, rotate(states), R)
     rots = np.stack([_codes(rotate(states, k), R) for k in range(N)])
     pos = np.argmin(rots, axis=0)  # zilches from the orbit's smallest member
     _, orbit = np.unique(rots.min(axis=0), return_inverse=True)
@@ -356,7 +358,7 @@ def mixed_orbit(
     found."""
     rules = model.rules
     N = states.shape[1]
-    options = [list(o) for o in options]
+    options = [list(o)[:MAX_OPTIONS] for o in options]
     for _ in range(4):
         found_new = False
         for support in _supports([len(o) for o in options]):
@@ -364,7 +366,8 @@ def mixed_orbit(
             if isinstance(got, np.ndarray):
                 return got
             for i, pol in got:
-                if all(np.max(np.abs(pol[0] - A)) > 1e-12 for A, _ in options[i]):
+                new = all(np.max(np.abs(pol[0] - A)) > 1e-12 for A, _ in options[i])
+                if new and len(options[i]) < MAX_OPTIONS:
                     options[i].append(pol)
                     found_new = True
         if not found_new:
@@ -484,8 +487,9 @@ class NPlayerGame:
 
     def turns(self, rows: np.ndarray) -> BatchTurns:
         """The movers' turns from the score tuples `rows` ((B, N), units), solved with the
-        table's zilch payoffs: their TurnSolution (sol), the others' chances its extras
-        1..N-1.  (Where an orbit's movers mix, this is the policy the tie-break picks.)"""
+        table's zilch payoffs: their TurnSolution (sol), the chances of seats 1..N-2 its
+        extras 1..N-2 (the last seat's: BatchTurns.A).  Where an orbit's movers mix, this
+        is the policy the tie-break picks."""
         rows = np.asarray(rows).reshape(-1, self.players)
         lookup = lambda t: self.V[tuple(t.T)]  # noqa: E731
         U = bank_values(rows, self.R, lookup, self.finals)
