@@ -163,6 +163,22 @@ def test_a_worker_lost_mid_solve_changes_nothing(tmp_path):
     assert np.array_equal(got, _serial(rs, 3, batch=4))
 
 
+@pytest.mark.filterwarnings("ignore:Port .* is already in use")
+def test_an_existing_cluster_through_its_scheduler_address(tmp_path):
+    """--scheduler: the same solve on a cluster started elsewhere (here a LocalCluster of
+    this test, reached by its address only), the table in a folder its worker sees, equal
+    to the solve in this process; --workers with --scheduler is refused."""
+    from distributed import LocalCluster
+
+    rs = small_rules(3, "any", "optional", game={"target": 500, "end": "instant"})
+    tab = _tables(rs, tmp_path)
+    with LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None) as c:
+        with pytest.raises(InputError, match="leave it out with --scheduler"):
+            tab.nplayer_game(3, workers=1, scheduler=c.scheduler_address)
+        g = tab.nplayer_game(3, scheduler=c.scheduler_address)
+    assert np.array_equal(g.V, _serial(rs, 3))
+
+
 def test_a_damaged_table_is_not_trusted(tmp_path):
     """A stored table whose values were altered (its checksum no longer matches) is not
     read: a query that never solves gets None, a solve rebuilds the same table."""
