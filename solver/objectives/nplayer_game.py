@@ -41,7 +41,7 @@ MAX_PLAYERS = 6
 ORBITS_PER_TASK = 256  # fixed: the table does not depend on who solves which batch
 SIMULTANEOUS = 6  # policy steps at every seat at once, then one seat at a time
 CYCLES = 8  # rounds of the seats one at a time before the movers mix
-MAX_OPTIONS = 3  # policies per mover among which a mixed equilibrium is sought
+MAX_OPTIONS = 6  # policies per mover among which a mixed equilibrium is sought
 
 
 def check_supported(rules: RuleSet, players: int) -> None:
@@ -379,11 +379,18 @@ def mixed_orbit(
 
 
 def _supports(counts: list[int]):
-    """Every choice per mover of one policy or a pair to mix, fewest mixes first."""
+    """Every choice per mover of one policy or a pair to mix, fewest mixes first (lazily:
+    the first that stands ends the search)."""
     from itertools import combinations, product
 
-    per = [[(k,) for k in range(n)] + list(combinations(range(n), 2)) for n in counts]
-    return sorted(product(*per), key=lambda sup: sum(len(x) == 2 for x in sup))
+    movers = range(len(counts))
+    for k in range(len(counts) + 1):
+        for mixing in combinations(movers, k):
+            per = [
+                list(combinations(range(n), 2)) if i in mixing else [(j,) for j in range(n)]
+                for i, n in enumerate(counts)
+            ]
+            yield from product(*per)
 
 
 def _try_support(model, states, U, nxt, options, support):
