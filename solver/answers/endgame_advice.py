@@ -241,11 +241,13 @@ def _nplayer_game_turn(tab, state, score, opponents, answer) -> EndgameAdvice:
     """A turn of the game among three players or more, by the stored N-player table (a
     query never starts a solve; without the table, no advice and how to build it)."""
     from ..errors import InputError
-    from ..objectives.nplayer_game import check_supported
+    from ..objectives.nplayer_game import MAX_PLAYERS, check_supported
     from .nplayer import missing_table
 
     rs, N = tab.rules, len(opponents) + 1
     try:
+        if N > MAX_PLAYERS:
+            raise InputError(f"the game is solved for up to {MAX_PLAYERS} players")
         check_supported(rs, N)
     except InputError as e:
         return answer("outside", None, note=f"no end-game advice for {N} players: {e}")
