@@ -21,6 +21,7 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -119,13 +120,13 @@ class LayerStore:
             if any(g.attrs.get(k) != v for k, v in self._expect().items()):
                 return None
             R, N = int(self.meta["R"]), int(self.meta["players"])
-            values = np.asarray(g["values"][:])
+            values = np.asarray(_member(g, "values")[:])
             if values.shape != (int(layer_sizes(R, N).sum()), N):
                 return None
             if g.attrs.get("sha256") != _digest(values):
                 return None
-            keys = np.asarray(g["final_keys"][:])
-            rel = np.asarray(g["final_rel"][:]) if "final_rel" in g else None
+            keys = np.asarray(_member(g, "final_keys")[:])
+            rel = np.asarray(_member(g, "final_rel")[:]) if "final_rel" in g else None
             return values, keys, rel
         except ImportError:
             raise
@@ -168,9 +169,13 @@ def read_partial_final(path: str) -> tuple[np.ndarray, np.ndarray | None]:
     import zarr
 
     g = zarr.open_group(str(path), mode="r")
-    return np.asarray(g["final_keys"][:]), (
-        np.asarray(g["final_rel"][:]) if "final_rel" in g else None
-    )
+    rel = np.asarray(_member(g, "final_rel")[:]) if "final_rel" in g else None
+    return np.asarray(_member(g, "final_keys")[:]), rel
+
+
+def _member(g, name: str) -> Any:
+    """An array of a Zarr group (typed loosely: the group's members may be groups too)."""
+    return g[name]
 
 
 def _digest(values: np.ndarray) -> str:
