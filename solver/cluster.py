@@ -103,15 +103,9 @@ def _known(path: str, run: str, rules: RuleSet, N: int, R: int, D: int, sigma: i
         finals = NG.FinalTable(rules, R, D if rel is not None else 0, keys, rel)
         V = np.full((R,) * N + (N,), np.nan)
         k = _KNOWN[key] = _Known(turn_model(rules), V, finals, 0, N * (R - 1) + 1)
-    if k.sigma > sigma + 1:
-        off = layer_offsets(R, N)
-        stop = int(off[sigma + 1] + NG.layer_states(sigma + 1, R, N).shape[0])
-        got = read_partial_rows(path, k.rows, stop)
-        at = 0
-        for s in range(k.sigma - 1, sigma, -1):
-            states = NG.layer_states(s, R, N)
-            k.V[tuple(states.T)] = got[at : at + len(states)]
-            at += len(states)
+    if k.sigma > sigma + 1:  # read the sums k.sigma - 1 .. sigma + 1, stored after k.rows
+        stop = int(layer_offsets(R, N)[sigma])  # (the rows of every sum above sigma)
+        NG.fill_sums(k.V, read_partial_rows(path, k.rows, stop), k.sigma - 1, sigma + 1)
         k.rows, k.sigma = stop, sigma + 1
     return k
 

@@ -93,6 +93,17 @@ def orbit_batches(sigma: int, R: int, N: int, size: int) -> list[np.ndarray]:
     return out
 
 
+def fill_sums(V: np.ndarray, values: np.ndarray, top: int, low: int) -> None:
+    """V[s] for every s of sums top down to low, from `values`: those sums' rows in the
+    stored order (by sum top-down, each sum's states in layer_states order)."""
+    R, N = V.shape[0], V.ndim - 1
+    at = 0
+    for sigma in range(top, low - 1, -1):
+        states = layer_states(sigma, R, N)
+        V[tuple(states.T)] = values[at : at + len(states)]
+        at += len(states)
+
+
 def _codes(states: np.ndarray, R: int) -> np.ndarray:
     """One integer per score tuple (lexicographic order)."""
     code = np.zeros(states.shape[:-1], np.int64)
@@ -480,11 +491,7 @@ class NPlayerGame:
     ) -> NPlayerGame:
         """From the values stored by score sum, top down (layer_store's order)."""
         V = np.empty((R,) * N + (N,))
-        at = 0
-        for sigma in range(N * (R - 1), -1, -1):
-            states = layer_states(sigma, R, N)
-            V[tuple(states.T)] = values[at : at + len(states)]
-            at += len(states)
+        fill_sums(V, values, N * (R - 1), 0)
         return cls(model, target, V, finals)
 
     def p_win(self, scores) -> np.ndarray:
