@@ -2,12 +2,13 @@
 
 A LocalCluster started here (`workers` processes, one thread each: the turn kernel runs
 one thread per worker), or an existing cluster at `scheduler`.  The client walks the score
-sums from the top; a sum's orbits, in batches of a fixed size (nplayer_game.orbit_batches,
-the same whatever runs them, so any number of workers gives the same table bit for bit),
-are tasks; the client writes each solved sum into the table's partial folder (layer_store)
-before the next.  A worker keeps every value it has read in memory and reads only the sums
-added since (from the folder: on several machines, a shared filesystem).  Tasks are pure:
-one lost with its worker is run again by Dask, with the same result.  The final-round table
+sums from the top; a sum's orbits, in batches (nplayer_game.orbit_batches: at most 256
+orbits, and with several workers at least four tasks each; an orbit's values do not depend
+on its batch, so any number of workers gives the same table bit for bit), are tasks; the
+client writes each solved sum into the table's partial folder (layer_store) before the
+next.  A worker keeps every value it has read in memory and reads only the sums added
+since (from the folder: on several machines, a shared filesystem).  Tasks are pure: one
+lost with its worker is run again by Dask, with the same result.  The final-round table
 is solved first, its keys in tasks too.
 """
 
@@ -31,6 +32,7 @@ from .rules import RuleSet
 
 BATCH = NG.ORBITS_PER_TASK
 FINAL_KEYS = 8  # final-round keys per task
+TASKS_PER_WORKER = 4  # a sum in at least this many tasks per worker (where it has the orbits)
 
 
 def default_workers() -> int:
@@ -155,9 +157,11 @@ def solve_nplayer(
             )
             rel = np.concatenate(_gathered(client, futs))
         store.write_final(g, keys, rel)
+    workers = sum(client.nthreads().values()) or 1
+    tasks = TASKS_PER_WORKER * workers if workers > 1 else 1
     for sigma in range(int(g.attrs["done_below"]) - 1, -1, -1):
         layer = NG.layer_states(sigma, R, N)
-        batches = NG.orbit_batches(sigma, R, N, batch)
+        batches = NG.orbit_batches(sigma, R, N, batch, tasks)
         k = len(batches)
         futs = client.map(
             _layer_task,

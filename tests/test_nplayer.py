@@ -92,12 +92,15 @@ def _on_cluster(rs, N, folder, workers, batch, progress=None):
 def test_one_and_two_workers_give_identical_tables(tmp_path):
     """A LocalCluster of 1 worker and one of 2 give the same table bit for bit (batches of
     4 orbits: up to 7 tasks per score sum, shared by the workers), equal to the solve in this
-    process with the same batches; the batches are fixed, whatever runs them."""
+    process with the same batches and with other batches (one per sum at most 256 orbits, and
+    1 orbit each): an orbit's values do not depend on the orbits solved with it."""
     rs = small_rules(3, "any", "optional", game={"target": 500, "end": "final_round"})
     one = _on_cluster(rs, 3, tmp_path / "one", 1, 4)
     two = _on_cluster(rs, 3, tmp_path / "two", 2, 4)
     assert np.array_equal(one, two)
     assert np.array_equal(one, _serial(rs, 3, batch=4))
+    assert np.array_equal(one, _serial(rs, 3))
+    assert np.array_equal(one, _serial(rs, 3, batch=1))
 
 
 @pytest.mark.parametrize("end", ["instant", "final_round"])

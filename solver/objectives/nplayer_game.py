@@ -38,7 +38,8 @@ from .final_round import solve_final_round
 from .game import NEWTON_TOL, _bank_minimums, _forced_beyond, turn_payoff
 
 MAX_PLAYERS = 6
-ORBITS_PER_TASK = 256  # fixed: the table does not depend on who solves which batch
+ORBITS_PER_TASK = 256  # at most, per task: the table does not depend on the batches at all
+MIN_ORBITS = 32  # a sum split for more workers: tasks of at least this many orbits
 SIMULTANEOUS = 6  # policy steps at every seat at once, then one seat at a time
 CYCLES = 8  # rounds of the seats one at a time before the movers mix
 MAX_OPTIONS = 6  # policies per mover among which a mixed equilibrium is sought
@@ -75,19 +76,23 @@ def rotate(states: np.ndarray, k: int = 1) -> np.ndarray:
     return np.roll(states, -k, axis=1)
 
 
-def orbit_batches(sigma: int, R: int, N: int, size: int) -> list[np.ndarray]:
-    """The states of sum sigma in batches closed under rotation: the orbits whose smallest
-    member is among `size` consecutive smallest members (a fixed split, whatever runs it:
-    the same batches give the same values bit for bit)."""
+def orbit_batches(sigma: int, R: int, N: int, size: int, tasks: int = 1) -> list[np.ndarray]:
+    """The states of sum sigma in batches closed under rotation: the orbits (by smallest
+    member) in consecutive near-equal parts of at most `size` orbits, and at least `tasks`
+    parts where each keeps MIN_ORBITS (work for every worker at every sum, without a
+    task's fixed cost where one worker does it all).  An orbit's values do not depend on
+    the orbits solved with it (every step is row by row: the same bits whatever the
+    batches, tests/test_nplayer.py), so the table does not depend on the workers."""
     states = layer_states(sigma, R, N)
     if not len(states):
         return []
     rots = np.stack([rotate(states, k) for k in range(N)])  # (N, n, N)
     code = _codes(rots, R)  # (N, n)
     reps = states[code[0] == code.min(axis=0)]
+    n = len(reps)
+    parts = max(-(-n // size), min(tasks, n // MIN_ORBITS), 1)
     out = []
-    for i in range(0, len(reps), size):
-        chunk = reps[i : i + size]
+    for chunk in np.array_split(reps, parts):
         allrot = np.concatenate([rotate(chunk, k) for k in range(N)])
         out.append(np.unique(allrot, axis=0))
     return out
