@@ -41,6 +41,10 @@ _API = {
     "yahtzee_value": "yahtzee",
     "yahtzee_simulate": "yahtzee",
     "yahtzee_export": "yahtzee",
+    "review": "review",
+    "yahtzee_review": "review",
+    "play_game": "play_zilch",
+    "yahtzee_play": "play_yahtzee",
 }
 __all__ = [
     "InputError",
@@ -56,12 +60,16 @@ __all__ = [
     "plot_distribution",
     "plot_endgame",
     "plot_game",
+    "play_game",
+    "review",
     "simulate",
     "simulate_long_run",
     "strategy",
     "verify",
     "yahtzee_advise",
     "yahtzee_export",
+    "yahtzee_play",
+    "yahtzee_review",
     "yahtzee_rules",
     "yahtzee_simulate",
     "yahtzee_value",
@@ -75,6 +83,9 @@ if TYPE_CHECKING:
     from .answers.export import export
     from .answers.game import game
     from .answers.pictures import plot_distribution, plot_endgame, plot_game
+    from .answers.play_yahtzee import yahtzee_play
+    from .answers.play_zilch import play_game
+    from .answers.review import review, yahtzee_review
     from .answers.yahtzee import (
         yahtzee_advise,
         yahtzee_export,

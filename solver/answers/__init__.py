@@ -5,4 +5,6 @@ zilch      rules, odds, strategy, advise, endgame, game, export
 checks     evaluate, simulate, verify
 pictures   plot_endgame, plot_distribution, plot_game
 yahtzee    yahtzee_rules, yahtzee_advise, yahtzee_value, yahtzee_simulate, yahtzee_export
+review     review, yahtzee_review (decisions.py: a roll's choices valued)
+play       play_game (play_zilch.py), yahtzee_play (play_yahtzee.py): games in a terminal
 """

@@ -202,21 +202,21 @@ def sample_moments(values: Sequence[int], counts: Sequence[int]) -> tuple[float,
     return mean, math.sqrt(var), se
 
 
-def out_path(path: str, suffix: str | None = None) -> str:
+def out_path(path: str, suffix: str | None = None, what: str = "--out") -> str:
     """An output file, checked before any long work: its folder exists and it is not a
     folder itself.  suffix: added where the name has none (what the writer would do)."""
     from pathlib import Path
 
     if not path or path.endswith(("/", os.sep)) or Path(path).is_dir():
-        raise InputError(f"--out {path!r}: a file name is needed (not a folder)")
+        raise InputError(f"{what} {path!r}: a file name is needed (not a folder)")
     p = Path(path)
     if suffix and not p.suffix:
         p = p.with_name(p.name + suffix)
     if p.is_dir():
-        raise InputError(f"--out {path}: is a folder; give a file name")
+        raise InputError(f"{what} {path}: is a folder; give a file name")
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
-        raise InputError(f"--out {path}: the folder {parent} does not exist")
+        raise InputError(f"{what} {path}: the folder {parent} does not exist")
     if not p.exists() and not os.access(parent, os.W_OK):
-        raise InputError(f"--out {path}: the folder {parent} cannot be written to")
+        raise InputError(f"{what} {path}: the folder {parent} cannot be written to")
     return str(p)

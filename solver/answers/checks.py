@@ -13,6 +13,7 @@ from ..limits import TURNS_PER_SECOND, check_time
 from ..outcomes.frozen import faces_of
 from ..play.evaluate import Distribution
 from ..play.evaluate import evaluate as exact_distribution
+from ..play.log import TurnRecorder
 from ..play.policies import OptimalPolicy, Policy, load_policy
 from ..play.simulate import play_turns
 from ..play.verify import read_rolls, read_scores, verify_rolls, verify_scores
@@ -23,6 +24,7 @@ from .base import (
     Tables_,
     hidden,
     optional,
+    refuse_pyramiding,
     rule_set,
     sample_moments,
     tables_of,
@@ -141,16 +143,21 @@ def simulate(
     zilches: int = 0,
     out: str | None = None,
     beat: int = 0,
+    log: str | None = None,
     tables: Tables_ = None,
     progress: Progress = SILENT,
 ) -> Simulation:
     """Monte Carlo turns with physical dice (seeded), next to the exact figures.  Played
     in batches, counted as they come (memory does not grow with the turns); out: also
-    every turn's score, one per line.  beat: with overtaking, a bank must beat it."""
+    every turn's score, one per line.  beat: with overtaking, a bank must beat it.  log:
+    also every roll and decision, one JSON line each (play/log.py: `zilch review` reads
+    it; each line's "n" is its turn)."""
     rs = rule_set(rules).beating(beat)
     k = zilches_of(rs, zilches)
     if turns < 1:
         raise InputError(f"--turns must be at least 1, got {turns}")
+    if log is not None:
+        refuse_pyramiding(rs, "--log (the decision log)")
     check_time(turns / TURNS_PER_SECOND, f"simulating {turns} turns", "ask for fewer --turns")
     tab = tables_of(rs, tables)
     on = not not_on_board
@@ -161,16 +168,25 @@ def simulate(
     fast = strat.compile(model)  # type: ignore[attr-defined]
     rng = np.random.default_rng(seed)
     counts: dict[int, int] = {}
+    fields: dict = {"rules": rules if isinstance(rules, str) else rs.name}
+    fields.update({"on_board": False} if not on else {})
+    fields.update({"zilches": k} if k else {}, **({"beat": beat} if beat else {}))
     with contextlib.ExitStack() as stack:
         scores = stack.enter_context(atomic_file(out)) if out else None
         if scores is not None:
             scores.write(b"score\n")
+        decisions = stack.enter_context(atomic_file(log)) if log else None
         progress.start("simulating", turns)
         stack.callback(progress.finish)
         done = 0
         while done < turns:
             n = min(BATCH, turns - done)
-            played = play_turns(model, fast, n, rng, on, penalty=units[0], penalty_held=units[1])
+            rec = None if decisions is None else TurnRecorder(model, fields, done + 1)
+            played = play_turns(
+                model, fast, n, rng, on, penalty=units[0], penalty_held=units[1], record=rec
+            )
+            if rec is not None and decisions is not None:
+                decisions.writelines(x.encode() for x in rec.lines())
             pts = played.points * rs.unit
             vals, cnt = np.unique(pts, return_counts=True)
             for v, c in zip(vals.tolist(), cnt.tolist()):

@@ -130,3 +130,35 @@ def write_table(table, fmt: str, out: str | None, what: str = "rows") -> None:
         click.echo(f"wrote {table.rows} {what} to {out}", err=True)
     else:
         sys.stdout.write(table.encode(fmt).decode())
+
+
+def typed(prompt: str) -> str:
+    """A line the person types after the prompt (a game in the terminal); from a script
+    (standard input not a terminal): read and echoed, so the transcript reads as played."""
+    import sys
+
+    if sys.stdin.isatty():
+        return input(prompt)
+    text = sys.stdin.readline()
+    if not text:
+        raise EOFError
+    click.echo(prompt + text.rstrip("\n"))
+    return text
+
+
+def play_options(game: str, dice_help: str):
+    """The options of a game in the terminal: --seed, --dice-from-input, --log."""
+
+    def add(f):
+        f = click.option(
+            "--log",
+            default=None,
+            metavar="FILE.jsonl",
+            help=f"Where every decision goes as it is made (default: {game}-play-DATE-TIME.jsonl).",
+        )(f)
+        f = click.option("--dice-from-input", is_flag=True, help=dice_help)(f)
+        return click.option(
+            "--seed", type=SEED, default=None, help="Seed of the dice (default: a new game)."
+        )(f)
+
+    return add

@@ -475,6 +475,40 @@ TEXT = {
 }
 
 
+def choice_text(c: dict) -> str:
+    """A decision as a person reads it: keep 1,5 and roll / box fullhouse / take over."""
+    if "take_over" in c:
+        return "take over the offer" if c["take_over"] == "take" else "start fresh"
+    if "box" in c:
+        return f"score {c['box']}"
+    keep = ",".join(map(str, c["keep"])) or "nothing"
+    return f"keep {keep}" + (f", then {c['then']}" if "then" in c else "")
+
+
+def review(a) -> str:
+    prob = a.objective == "game"
+    fmt = (lambda x: f"{x:.4f}") if prob else (lambda x: f"{x:.2f}")
+    lines = [
+        f"{a.decisions} decisions reviewed by {a.unit}: {a.errors} errors (loss >= "
+        f"{fmt(a.thresholds['error'])}), {a.blunders} blunders (>= "
+        f"{fmt(a.thresholds['blunder'])}); total loss {fmt(a.loss_total)}, "
+        f"{fmt(a.loss_mean)} per decision"
+    ]
+    if a.note:
+        lines.append(f"note: {a.note}")
+    if a.costliest:
+        lines.append("costliest:")
+        for i in a.costliest:
+            who = f" ({i.player})" if i.player is not None else ""
+            lines.append(
+                f"  line {i.line}{who}: {choice_text(i.chosen)} instead of "
+                f"{choice_text(i.best)}: -{fmt(i.loss)} ({i.grade or 'inaccuracy'})"
+            )
+    else:
+        lines.append("no decision lost anything: optimal play throughout")
+    return "\n".join(lines)
+
+
 def text(a) -> str:
     """The text of a command whose answer takes one of several shapes."""
     return TEXT[type(a).__name__](a)

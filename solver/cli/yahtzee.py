@@ -15,7 +15,9 @@ from .common import (
     Bar,
     OneLineErrors,
     emit,
+    play_options,
     table_destination,
+    typed,
     write_table,
 )
 
@@ -132,3 +134,32 @@ def y_export(fmt, out, **opts):
     """The value of every reachable state between turns."""
     table_destination(fmt, out)
     write_table(_api().yahtzee_export(progress=Bar(), **opts), fmt, out, "states")
+
+
+@yahtzee_main.command("review")
+@click.argument("log", metavar="LOG")
+@RULES_OPT
+@TABLES_OPT
+@JSON_OPT
+def y_review(as_json, **opts):
+    """Rate every keep and box of a JSON-lines log (yahtzee play, or your own:
+    docs/review.md) by the expected final score: the loss of each, errors, blunders and the
+    costliest five.  --rules is for lines that do not name theirs."""
+    from ..answers.review import yahtzee_review
+
+    emit(yahtzee_review(progress=Bar(), **opts), as_json, render.review)
+
+
+@yahtzee_main.command("play")
+@RULES_OPT
+@play_options("yahtzee", "Roll real dice and type them.")
+@TABLES_OPT
+def y_play(**opts):
+    """Play a solitaire game in the terminal: type the dice to keep (3,3; all; none), then
+    a box; 'hint' shows the best choices with their values, 'best' plays the best for
+    you, 'quit' leaves.  At the end, your decisions are reviewed."""
+    from ..answers.play_yahtzee import yahtzee_play
+
+    a = yahtzee_play(ask=typed, say=click.echo, **opts)
+    if a is not None:
+        click.echo(f"\nyour review: {render.review(a)}")

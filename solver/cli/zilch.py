@@ -23,7 +23,9 @@ from .common import (
     Bar,
     OneLineErrors,
     emit,
+    play_options,
     table_destination,
+    typed,
     write_table,
 )
 
@@ -310,26 +312,37 @@ def evaluate(as_json, **opts):
     "average points per turn against the exact long-run average.",
 )
 @click.option("--out", default=None, metavar="FILE.csv", help="Also write every turn score.")
+@click.option(
+    "--log",
+    default=None,
+    metavar="FILE.jsonl",
+    help="Also write every roll and decision, one JSON line each (zilch review reads it).",
+)
 @BEAT_OPT
 @TABLES_OPT
 @JSON_OPT
-def simulate(as_json, out, long_run, **opts):
+def simulate(as_json, out, long_run, log, **opts):
     """Monte Carlo turns (physical dice, seeded), next to the exact figures."""
     from ..answers import checks
     from ..answers.base import out_path
 
     if long_run:
-        if out is not None or opts["not_on_board"] or opts["zilches"] or opts["beat"]:
+        if out or log or opts["not_on_board"] or opts["zilches"] or opts["beat"]:
             raise InputError(
                 "--long-run plays whole runs of turns on the board from no zilch in a row "
-                "(with a penalty, so without overtaking): leave out --out, --not-on-board, "
-                "--zilches and --beat"
+                "(with a penalty, so without overtaking): leave out --out, --log, "
+                "--not-on-board, --zilches and --beat"
             )
         opts.pop("not_on_board"), opts.pop("zilches"), opts.pop("beat")
         emit(checks.simulate_long_run(progress=Bar(), **opts), as_json, render.long_run)
         return
     emit(
-        checks.simulate(out=None if out is None else out_path(out), progress=Bar(), **opts),
+        checks.simulate(
+            out=None if out is None else out_path(out),
+            log=None if log is None else out_path(log, what="--log"),
+            progress=Bar(),
+            **opts,
+        ),
         as_json,
         render.simulation,
     )
@@ -553,3 +566,42 @@ def export(fmt, out, **opts):
     """The whole policy table, one row per reachable state."""
     table_destination(fmt, out)
     write_table(_api().export(**opts), fmt, out)
+
+
+@main.command()
+@click.argument("log", metavar="LOG")
+@RULES_OPT
+@click.option(
+    "--objective",
+    type=click.Choice(["auto", "points", "game"]),
+    default="auto",
+    show_default=True,
+    help="Value decisions by expected points, or by the probability of winning (the log's "
+    "lines give the scores); auto: the game where every line has the scores and the game "
+    "table is stored.",
+)
+@click.option("--player", default=None, help='Only the lines of this player (their "player").')
+@TABLES_OPT
+@JSON_OPT
+def review(as_json, **opts):
+    """Rate every decision of a JSON-lines log (zilch play, zilch simulate --log, or your
+    own: docs/review.md) against the optimal one: the loss of each, errors, blunders and
+    the costliest five.  --rules is for lines that do not name theirs."""
+    from ..answers.review import review as run
+
+    emit(run(progress=Bar(), **opts), as_json, render.review)
+
+
+@main.command()
+@RULES_OPT
+@click.option("--players", type=int, default=2, show_default=True, help="You and 1 to 3 computers.")
+@play_options("zilch", "Roll real dice and type them (for every player, the computers too).")
+@TABLES_OPT
+def play(**opts):
+    """Play a game in the terminal against optimal computer players.  Type the dice to
+    keep (1,5), then r or b; 'hint' shows every choice's value, 'best' plays the best
+    move for you, 'quit' leaves.  At the end, your decisions are reviewed."""
+    from ..answers.play_zilch import play_game as run
+
+    for a in run(ask=typed, say=click.echo, **opts) or []:
+        click.echo(f"\nyour review: {render.review(a)}")

@@ -12,6 +12,7 @@ function with a row per turn.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,6 +35,23 @@ class Played:
     zilched: np.ndarray  # (bool) the turn ended in a zilch
 
 
+@dataclass(frozen=True)
+class Step:
+    """One roll of each turn still going (for a decision log, play/log.py): the turns'
+    indices, the state rolled from (s, r, p), the faces (0..5, the first `dice` of each
+    row), the colour match, and the choice taken (-1: a zilch) and whether it banked."""
+
+    turns: np.ndarray
+    s: np.ndarray
+    r: np.ndarray
+    p: np.ndarray
+    dice: np.ndarray
+    faces: np.ndarray
+    matched: np.ndarray
+    choice: np.ndarray
+    bank: np.ndarray
+
+
 def play_turns(
     model: TurnModel,
     policy: Policy,
@@ -45,6 +63,7 @@ def play_turns(
     dice_left: bool = False,
     penalty: int | np.ndarray = 0,
     penalty_held: int | np.ndarray | None = None,
+    record: Callable[[Step], None] | None = None,
 ) -> Played:
     """n_turns turns played by `policy`.  on_board: a flag, or one per turn.  start: (s, r, p)
     to roll from, per turn (default: a fresh turn; Zonk's piggyback takes over a state).
@@ -94,6 +113,12 @@ def play_turns(
         s2, r2, p2 = model.target[opt], ra + model.shift[opt], pa + model.perm[opt]
         bank = policy.banks(s2, r2, p2, ract)
         banked = act[bank]
+        if record is not None:
+            choice = np.full(len(active), -1, np.int64)
+            banks = np.zeros(len(active), bool)
+            choice[keep], banks[keep] = opt, bank
+            match = np.broadcast_to(matched, len(active)).astype(bool)
+            record(Step(active, sa, r[active], p[active], n, dice, match, choice, banks))
         points[banked] = r2[bank] + p2[bank]
         if left is not None:
             left[banked] = s2[bank]

@@ -158,6 +158,34 @@ def advise(
     return opts
 
 
+def score_box(
+    rules: YahtzeeRules, state: SheetState, dice: tuple[int, ...], box: int
+) -> tuple[int, SheetState]:
+    """The points of scoring the hand in the box (bonuses included) and the state after,
+    read from the widget itself (the one place the joker and bonus rules live): run over a
+    probe table of zeros its value is the points; over a table numbering the states, the
+    state after.  InputError where the box is filled or the joker rule forbids it."""
+    shape = (1 << rules.n_boxes, rules.threshold + 1, 2)
+    probe = (np.arange(np.prod(shape), dtype=np.float64).reshape(shape) + 1) * 1e4
+    kg = keep_graph()
+    counts = tuple(dice.count(f) for f in range(1, 7))
+    o = int(np.nonzero((kg.roll_counts == counts).all(axis=1))[0][0])
+    gain = run_widget(rules, np.zeros(shape), state)[0][o, box]
+    if gain <= NEG / 2:
+        raise InputError(f"the hand cannot be scored in {rules.boxes[box]} here")
+    code = int(round((run_widget(rules, probe, state)[0][o, box] - gain) / 1e4)) - 1
+    mask, up, yf = np.unravel_index(code, shape)
+    # the exact upper total: the box's points (no Yahtzee bonus, no upper bonus) added
+    st = score_tables(rules)
+    pts = int(round(gain))
+    if st.yahtzee_box >= 0 and state.mask >> st.yahtzee_box & 1 and st.five[o] >= 0:
+        pts -= rules.yahtzee_bonus * state.yf  # (an extra Yahtzee's bonus)
+    if st.upper_face[box] and up == rules.threshold and state.upper < rules.threshold:
+        pts -= rules.upper_bonus
+    upper = state.upper + pts if st.upper_face[box] else state.upper
+    return int(round(gain)), SheetState(int(mask), upper, int(yf))
+
+
 def value(rules: YahtzeeRules, E: np.ndarray, state: SheetState) -> float:
     return float(E[state.mask, state.capped(rules), state.yf])
 
