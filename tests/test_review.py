@@ -190,6 +190,22 @@ def test_cli_review_json_and_text(tmp_path):
             "nope",
         ),
         ("[1, 2]", "expected a JSON object"),
+        (
+            '{"dice": 6, "roll": [1,3,3,4,6,6], "keep": [1], "then": "roll", "opponents": []}',
+            "together",
+        ),
+        ('{"dice": 6, "roll": [1,3,3,4,6,6], "score": 500, "opponents": null}', "is null"),
+        ('{"take_over": null, "then": "take"}', "is null"),
+        (
+            '{"dice": 6, "roll": [1,3,3,4,6,6], "keep": [1], "then": "roll", "score": 12000, '
+            '"opponents": [0]}',
+            "reached the target",
+        ),
+        (
+            '{"dice": 6, "roll": [1,3,3,4,6,6], "keep": [1], "then": "roll", "score": 500, '
+            '"opponents": [0], "on_board": false}',
+            "'on_board' with 'score'",
+        ),
     ],
 )
 def test_bad_lines_are_one_line_naming_the_line(line, says, tmp_path):
@@ -209,6 +225,14 @@ def test_game_objective_without_scores_or_table_is_refused(tmp_path):
         zilch("review", _log(tmp_path, [dict(line, score=500, opponents=[900])]), "--json").stdout
     )
     assert d["objective"] == "points" and "zilch game" in d["note"]
+    # auto does not depend on the order of the lines: a last turn (P(win) without a table)
+    # and a turn of the game going on (none without it) -> points, either way round
+    last = dict(line, score=500, opponents=[10050])
+    outside = dict(line, score=500, opponents=[900])
+    for order in ([last, outside], [outside, last]):
+        d = json.loads(zilch("review", _log(tmp_path, order), "--json").stdout)
+        assert d["objective"] == "points" and d["decisions"] == 2
+        assert "line " in d["note"]
 
 
 def test_simulate_log_lines_replay_the_turns(tmp_path):
@@ -269,6 +293,40 @@ def test_play_best_moves_lose_nothing_and_the_log_reviews(tmp_path):
     )
     # the whole log reviews too (every player), by expected points
     assert ds.review(log, rules, objective="points").decisions > reviews[0].decisions
+
+
+def test_play_reviews_a_persons_mistakes_as_advise_values_them(tmp_path):
+    """A scripted person who keeps every 1 and 5 and banks whenever allowed: the review at
+    the end finds losses, and each by expected points is advise's difference."""
+    import re
+
+    rules = _rules_file(tmp_path, "farkle", 1000)
+    said = []
+
+    def ask(prompt):
+        if "keep which dice" in prompt:
+            roll = re.findall(r"you rolled ([\d ]+) \(", "\n".join(said))[-1].split()
+            keep = [f for f in roll if f in "15"]
+            return ",".join(keep) if keep else "best"
+        return "b"
+
+    log = str(tmp_path / "m.jsonl")
+    reviews = ds.play_game(rules, seed=3, log=log, ask=ask, say=said.append)
+    by_points = [r for r in reviews if r.objective == "points"][0]
+    assert by_points.loss_total > 0 and by_points.errors > 0
+    lines = [json.loads(x) for x in open(log)]
+    checked = 0
+    for item in by_points.items:
+        line = lines[item.line - 1]
+        assert line["player"] == "you"
+        plain = {k: line[k] for k in ("dice", "turn", "roll", "keep", "then")}
+        listed = ds.advise(rules, dice=line["dice"], turn=line["turn"], roll=line["roll"])
+        if not any(o.keep == sorted(line["keep"]) for o in listed.options):
+            continue  # (a split advise lists by other dice: 1,5,5 is listed as 2,2,2)
+        # (farkle has no entry minimum: every score is on the board, advise's default)
+        assert item.loss == pytest.approx(_advised_loss(rules, plain), abs=1e-9)
+        checked += 1
+    assert checked >= 5
 
 
 def test_play_refuses_illegal_input_and_asks_again(tmp_path):

@@ -93,9 +93,11 @@ def options(rules: RuleSet, values: Values, state: TurnState, outcome: Outcome) 
     return found
 
 
-def chosen(rules: RuleSet, outcome: Outcome, keep: list[int]) -> Choice:
-    """The set-aside of the dice `keep` from the roll, checked: among the dice rolled, all
-    scoring, allowed (forced set-aside); the points the rules give those dice."""
+def chosen(rules: RuleSet, outcome: Outcome, keep: list[int]) -> list[Choice]:
+    """The set-asides of the dice `keep` from the roll, checked: among the dice rolled, all
+    scoring, allowed (forced set-aside); the points the rules give those dice (several
+    where the dice split into combinations more than one way, none better in every
+    respect: the player counts the one worth most)."""
     from ..outcomes.frozen import faces_of
     from ..outcomes.scoring import _face_groups, _splits
 
@@ -105,25 +107,22 @@ def chosen(rules: RuleSet, outcome: Outcome, keep: list[int]) -> Choice:
     if any(k > c for k, c in zip(kept, outcome.counts)):
         raise InputError(f"keep {sorted(keep)} is not among the dice rolled {rolled}")
     own = [c for c in listed if c.kept == kept]
-    if own:
-        c = own[0]
-    else:  # (a split the rules allow but the solver skips: dominated, or equal to a listed one)
+    if (
+        not own
+    ):  # (a split the rules allow but the solver skips: dominated, or equal to a listed one)
         splits = _splits(rules, _face_groups(rules), kept, outcome.matched)
         if not splits:
             raise InputError(f"keep {sorted(keep)} does not score under {rules.name}")
         pts, perm = max(splits)
-        c = Choice(pts, perm, sum(outcome.counts) - len(keep), kept)
+        own = [Choice(pts, perm, sum(outcome.counts) - len(keep), kept)]
     forced = listed[0]
-    if rules.set_aside == "forced" and (c.left, c.points, c.permanent) != (
-        forced.left,
-        forced.points,
-        forced.permanent,
-    ):
+    key = (forced.left, forced.points, forced.permanent)
+    if rules.set_aside == "forced" and all((c.left, c.points, c.permanent) != key for c in own):
         raise InputError(
             f"{rules.name} forces the set-aside: keep {faces_of(forced.kept)} "
             f"({forced.points} points)"
         )
-    return c
+    return own
 
 
 def move_value(v: StateValues, then: str) -> float:

@@ -49,12 +49,14 @@ def yahtzee_play(
         return text
 
     def roll(n: int) -> list[int]:
+        if n == 0:  # (all five kept: nothing to roll)
+            return []
         if not dice_from_input:
             return [int(x) for x in rng.integers(1, 7, n)]
         while True:
             text = typed(f"  your roll of {n} dice (e.g. {','.join(['5'] * n)}) > ")
             try:
-                faces = _faces_text(text) if n else []
+                faces = _faces_text(text)
             except InputError as e:
                 say(f"  {e}")
                 continue

@@ -127,6 +127,8 @@ class ZilchGame:
                     final_from = i
                     self.say(f"{seat.name} reached {seat.score}: the final round begins.")
             i = (i + 1) % self.players
+        else:
+            self.say(f"the game is stopped after {MAX_TURNS} turns: the leader wins")
         top = max(s.score for s in self.seats)
         return [s for s in self.seats if s.score == top]
 
@@ -216,10 +218,11 @@ class ZilchGame:
                 self.say(f"  best: keep {' '.join(map(str, best.keep))}, {best.values.action}")
                 return best.choice, best.values.action
             try:
-                c = D.chosen(rs, outcome, _faces_text(text))
+                ways = D.chosen(rs, outcome, _faces_text(text))
             except InputError as e:
                 self.say(f"  {e}")
                 continue
+            c = max(ways, key=lambda w: values(D.after(rs, state, w)).best)  # (worth most)
             v = values(D.after(rs, state, c))
             if v.bank is None:
                 self.say(f"  turn total {state.turn + c.points}: you must roll")

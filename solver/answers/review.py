@@ -133,13 +133,15 @@ def review(
     known: dict = {}  # the tables of each rule set the lines name
     if objective == "auto":
         objective = "game" if all("score" in ln.fields for ln in lines) else "points"
-        if objective == "game":
-            with at_line(lines[0]):
-                tab = _tables(default, lines[0], tables, known)
-            try:  # (without the game table: by expected points, and the note says why)
-                _line_values(tab, lines[0], "game")(TurnState(tab.rules.dice, 0, 0))
+        for ln in lines if objective == "game" else ():
+            with at_line(ln):
+                tab = _tables(default, ln, tables, known)
+                _line_values(tab, ln, "points")  # (the line's own checks: errors stay errors)
+            try:  # (without P(win) at some line: by expected points, and the note says why)
+                _line_values(tab, ln, "game")(TurnState(tab.rules.dice, 0, 0))
             except InputError as e:
-                objective, note = "points", f"by expected points: {e}"
+                objective, note = "points", f"by expected points: line {ln.number}: {e}"
+                break
     items = []
     progress.start("reviewing", len(lines))
     try:
@@ -174,22 +176,32 @@ def _line_values(tab: Tables, line: Line, objective: str) -> D.Values:
     """The values of the line's turn states under the objective."""
     rs = tab.rules
     k = zilches_of(rs, line.whole("zilches", 0), "'zilches'")
-    if ("score" in line.fields) != ("opponents" in line.fields):
-        raise line.fail("the scores are 'score' and 'opponents' together")
     if objective == "points":
-        score = line.get("score")
-        if score is not None:  # (not the objective, but a score must still be possible)
-            rs.check_score("'score'", line.whole("score"))
-            for o in line.ints("opponents") or []:
-                rs.check_score("'opponents' score", o)
-        on = line.flag("on_board", True if score is None else rs.on_board(score))
-        return D.points_values(tab, on, k)
+        return D.points_values(tab, _on_board(rs, line), k)
     if "score" not in line.fields or "opponents" not in line.fields:
         raise line.fail("the game objective needs 'score' and 'opponents'")
     opp = line.ints("opponents")
     assert opp is not None
     k_opp = zilches_of(rs, line.whole("opp_zilches", 0), "'opp_zilches'")
     return D.game_values(tab, line.whole("score"), opp, (k, k_opp))
+
+
+def _on_board(rs: RuleSet, line: Line) -> bool:
+    """On the board: from the score where the line gives the scores (checked: possible,
+    not past the target), else `on_board` (default: on)."""
+    if ("score" in line.fields) != ("opponents" in line.fields):
+        raise line.fail("the scores are 'score' and 'opponents' together")
+    if "score" not in line.fields:
+        return line.flag("on_board", True)
+    if "on_board" in line.fields:
+        raise line.fail("'on_board' with 'score': the score says whether you are on the board")
+    score = line.whole("score", low=-(10**9))
+    rs.check_score("'score'", score)
+    if rs.target is not None and rs.reached(score):
+        raise line.fail(f"'score' {score} has reached the target {rs.target}: no turn is left")
+    for o in line.ints("opponents") or []:
+        rs.check_score("'opponents' score", o)
+    return rs.on_board(score)
 
 
 def _zilch_item(tab: Tables, line: Line, objective: str) -> Item | None:
@@ -219,7 +231,7 @@ def _zilch_item(tab: Tables, line: Line, objective: str) -> Item | None:
     keep = line.faces("keep")
     mine = D.chosen(rs, outcome, keep)
     values = _line_values(tab, line, objective)
-    chosen_value = D.move_value(values(D.after(rs, state, mine)), then)
+    chosen_value = max(D.move_value(values(D.after(rs, state, c)), then) for c in mine)
     best = D.options(rs, values, state, outcome)[0]
     situation = {"dice": dice, "turn": state.turn, "roll": sorted(roll)}
     if state.permanent:
@@ -251,7 +263,8 @@ def _take_over_item(tab: Tables, line: Line, objective: str) -> Item:
         v = g.p_win
     else:
         assert spec is not None
-        v = piggyback(tab, spec, line.flag("on_board", True)).values
+        k = zilches_of(tab.rules, line.whole("zilches", 0), "'zilches'")
+        v = piggyback(tab, spec, _on_board(tab.rules, line), k).values
     best = "take" if v.take_over >= v.fresh else "fresh"
     value = {"take": v.take_over, "fresh": v.fresh}
     return _item(
@@ -312,7 +325,10 @@ def yahtzee_review(
                 box = Y.box_name(rs, str(ln.get("box", "")))
                 found = [o for o in opts if o["box"] == rs.boxes[box]]
                 if not found:
-                    raise ln.fail(f"box {rs.boxes[box]!r} is filled already")
+                    raise ln.fail(
+                        f"box {rs.boxes[box]!r} cannot take this hand here (filled, or the "
+                        "joker rule)"
+                    )
                 mine = found[0]
                 chosen = {"box": rs.boxes[box]}
         best = {k: v for k, v in opts[0].items() if k in ("keep", "box")}

@@ -4,7 +4,8 @@ Zilch family (`zilch review`; written by `zilch play` and `zilch simulate --log`
 
     {"rules": "farkle", "dice": 6, "turn": 0, "roll": [1,1,5,3,4,6], "keep": [1], "then": "roll"}
 
-  dice: dice rolled; turn: the turn total before the roll (points at risk); roll: the faces;
+  dice: dice rolled; turn: the turn total before the roll (its permanent part included);
+  roll: the faces;
   keep: the dice set aside from this roll; then: "roll" or "bank" after setting them aside
   ("zilch": the roll scored nothing, not a decision).  Optional: permanent (points kept
   even after a zilch), matched (zonk-detroit's three colour pairs), on_board, zilches (in
@@ -160,6 +161,9 @@ def _lines(f: IO[bytes], path: str, keys: set[str], what: str) -> Iterator[Line]
         if not isinstance(data, dict):
             raise InputError(f"{what} {path}, line {number}: expected a JSON object")
         bad = [k for k in data if k not in keys and not k.startswith("_")]
+        null = [k for k, v in data.items() if v is None and not k.startswith("_")]
+        if null:
+            raise InputError(f"{what} {path}, line {number}: {null[0]!r} is null (leave it out)")
         if bad:
             raise InputError(
                 f"{what} {path}, line {number}: unknown key {bad[0]!r} (docs/review.md)"
