@@ -324,7 +324,8 @@ def play_game(
         try:
             winners = game.play()
         except Quit:
-            say(f"\ngame left after {game.turns} turns; the log is in {log}")
+            turns = f"{game.turns} turn" + ("s" if game.turns != 1 else "")
+            say(f"\ngame left after {turns}; the log is in {log}")
             return None
     board = ", ".join(f"{s.name} {s.score}" for s in game.seats)
     names = " and ".join(s.name for s in winners)
