@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..play.log import line_text
-from .play_zilch import Quit, _faces_text, open_log
+from .terminal import Quit, Terminal, faces_text, new_seed, open_log
 
 
 def yahtzee_play(
@@ -25,8 +25,6 @@ def yahtzee_play(
     say: Callable[[str], None] = print,
 ):
     """One game; the review of its decisions (review.Review), or None where left."""
-    import secrets
-
     from ..yahtzee import game as Y
     from ..yahtzee.rules import load
     from .progress import SILENT
@@ -35,34 +33,9 @@ def yahtzee_play(
 
     rs = load(rules)
     E = _table(rs, tables, SILENT)
-    seed = secrets.randbits(32) if seed is None else seed
-    rng = np.random.default_rng(seed)
+    seed = new_seed(seed)
+    term = Terminal(ask, say, np.random.default_rng(seed), dice_from_input)
     path, out = open_log(log, "yahtzee")
-
-    def typed(prompt: str) -> str:
-        try:
-            text = ask(prompt).strip().lower()
-        except EOFError:
-            raise Quit from None
-        if text in ("q", "quit", "exit"):
-            raise Quit
-        return text
-
-    def roll(n: int) -> list[int]:
-        if n == 0:  # (all five kept: nothing to roll)
-            return []
-        if not dice_from_input:
-            return [int(x) for x in rng.integers(1, 7, n)]
-        while True:
-            text = typed(f"  your roll of {n} dice (e.g. {','.join(['5'] * n)}) > ")
-            try:
-                faces = _faces_text(text)
-            except InputError as e:
-                say(f"  {e}")
-                continue
-            if len(faces) == n:
-                return faces
-            say(f"  {n} dice were rolled, not {len(faces)}")
 
     def hint(opts: list[dict]) -> None:
         for o in opts[:10]:
@@ -78,7 +51,7 @@ def yahtzee_play(
             for turn in range(1, rs.n_boxes + 1):
                 filled = [b for i, b in enumerate(rs.boxes) if state.mask >> i & 1]
                 say(f"\nturn {turn}: score {total}, upper {state.upper}")
-                hand = roll(5)
+                hand = term.roll(5)
                 sheet = {"filled": filled, "upper": state.upper, "yahtzee_bonus": bool(state.yf)}
                 for rolls_left in (2, 1, 0):
                     hand.sort()
@@ -97,7 +70,7 @@ def yahtzee_play(
                             if rolls_left
                             else "which box? (e.g. full_house"
                         )
-                        text = typed(f"  {ask_for}; hint; best; quit) > ")
+                        text = term.line(f"  {ask_for}; hint; best; quit) > ")
                         if text in ("h", "hint"):
                             hint(opts)
                             continue
@@ -116,7 +89,7 @@ def yahtzee_play(
                     out.write(line_text(record))
                     out.flush()
                     if rolls_left:
-                        hand = list(record["keep"]) + roll(5 - len(record["keep"]))
+                        hand = list(record["keep"]) + term.roll(5 - len(record["keep"]))
                     else:
                         total += gain
                         state = after
@@ -134,7 +107,7 @@ def _keep(text: str, hand: list[int]) -> list[int]:
         return list(hand)
     if text in ("none", ""):
         return []
-    keep = sorted(_faces_text(text))
+    keep = sorted(faces_text(text))
     if any(keep.count(f) > hand.count(f) for f in set(keep)):
         raise InputError(f"keep {keep}: not among the dice {hand}")
     return keep

@@ -18,18 +18,16 @@ from typing import IO
 import numpy as np
 
 from ..errors import InputError
+from ..outcomes.frozen import faces_of
 from ..outcomes.scoring import parse_roll
 from ..play.log import line_text
 from ..tables import Tables
 from ..turn.state import TurnState
 from . import decisions as D
+from .terminal import Quit, Terminal, faces_text, new_seed, open_log
 
 YOU = "you"
 MAX_TURNS = 10_000  # (a game of two people who never bank would never end)
-
-
-class Quit(Exception):
-    """The person left the game (quit, or the input ended)."""
 
 
 def check_playable(tab: Tables, players: int) -> None:
@@ -63,11 +61,8 @@ class ZilchGame:
 
     tab: Tables
     players: int
-    rng: np.random.Generator
-    ask: Callable[[str], str]
-    say: Callable[[str], None]
+    term: Terminal
     log: IO[str]
-    dice_from_input: bool = False
     label: str = ""
     rules_ref: str = ""  # the rules as the log names them (a preset, or the file's path)
     seats: list[Seat] = field(default_factory=list)
@@ -108,7 +103,7 @@ class ZilchGame:
                 + " builds it), and in the final round by the probability of winning"
             )
         )
-        self.say(
+        self.term.say(
             f"{rs.name}, {self.players} players, first to {rs.target}: the computer plays {how}."
         )
         final_from = None  # the seat that reached the target first
@@ -125,10 +120,10 @@ class ZilchGame:
                     return [seat]
                 if final_from is None:
                     final_from = i
-                    self.say(f"{seat.name} reached {seat.score}: the final round begins.")
+                    self.term.say(f"{seat.name} reached {seat.score}: the final round begins.")
             i = (i + 1) % self.players
         else:
-            self.say(f"the game is stopped after {MAX_TURNS} turns: the leader wins")
+            self.term.say(f"the game is stopped after {MAX_TURNS} turns: the leader wins")
         top = max(s.score for s in self.seats)
         return [s for s in self.seats if s.score == top]
 
@@ -149,11 +144,11 @@ class ZilchGame:
         """Seat i's turn: the points it banks (0 after a zilch, or what a zilch records)."""
         rs, seat = self.tab.rules, self.seats[i]
         board = " · ".join(f"{s.name} {s.score}" for s in self.seats)
-        self.say(f"\nturn {self.turns}: {seat.name} to play ({board})")
+        self.term.say(f"\nturn {self.turns}: {seat.name} to play ({board})")
         values = self.values(i)
         state = TurnState(rs.dice, 0, 0)
         while True:
-            faces = self.roll(seat, state.dice)
+            faces = self.term.roll(state.dice, "your" if seat.human else f"{seat.name}'s")
             outcome = parse_roll(rs, faces)
             record = {
                 "rules": self.rules_ref,
@@ -165,70 +160,56 @@ class ZilchGame:
             shown = " ".join(map(str, faces))
             if not D.roll_choices(rs, outcome):
                 kept = rs.recorded_after_zilch(state.permanent, rs.on_board(seat.score))
-                self.say(
+                self.term.say(
                     f"  {seat.name} rolled {shown}: zilch" + (f" (keeps {kept})" if kept else "")
                 )
                 self._log(i, record, then="zilch")
                 return kept
             if seat.human:
-                self.say(f"  you rolled {shown} (turn total {state.turn})")
+                self.term.say(f"  you rolled {shown} (turn total {state.turn})")
                 c, then = self.ask_move(values, state, outcome)
             else:
                 best = D.options(rs, values, state, outcome)[0]
                 c, then = best.choice, best.values.action
-            keep = _faces(c)
+            keep = faces_of(c.kept)
             self._log(i, record, keep=keep, then=then)
             state = D.after(rs, state, c)
             if not seat.human:
-                self.say(
+                self.term.say(
                     f"  {seat.name} rolled {shown}: keeps {' '.join(map(str, keep))}, "
                     f"turn total {state.turn}, then {then}s"
                 )
             if then == "bank":
                 verb = "bank" if seat.human else "banks"
-                self.say(f"  {seat.name} {verb} {state.turn}: score {seat.score + state.turn}")
+                self.term.say(f"  {seat.name} {verb} {state.turn}: score {seat.score + state.turn}")
                 return state.turn
-
-    def roll(self, seat: Seat, n: int) -> list[int]:
-        if not self.dice_from_input:
-            return [int(x) for x in self.rng.integers(1, 7, n)]
-        who = "your" if seat.human else f"{seat.name}'s"
-        while True:
-            text = self._ask(f"  {who} roll of {n} dice (e.g. {','.join(['5'] * n)}) > ")
-            try:
-                faces = _faces_text(text)
-            except InputError as e:
-                self.say(f"  {e}")
-                continue
-            if len(faces) == n:
-                return faces
-            self.say(f"  {n} dice were rolled, not {len(faces)}")
 
     def ask_move(self, values: D.Values, state: TurnState, outcome):
         """The person's set-aside and move, asked until legal ('hint': every choice's
         value; 'quit': leave)."""
         rs = self.tab.rules
         while True:
-            text = self._ask("  keep which dice? (e.g. 1,5; hint; best; quit) > ")
+            text = self.term.line("  keep which dice? (e.g. 1,5; hint; best; quit) > ")
             if text in ("h", "hint"):
                 self.hint(values, state, outcome)
                 continue
             if text == "best":  # (the computer's choice and move, for you)
                 best = D.options(rs, values, state, outcome)[0]
-                self.say(f"  best: keep {' '.join(map(str, best.keep))}, {best.values.action}")
+                self.term.say(f"  best: keep {' '.join(map(str, best.keep))}, {best.values.action}")
                 return best.choice, best.values.action
             try:
-                ways = D.chosen(rs, outcome, _faces_text(text))
+                ways = D.chosen(rs, outcome, faces_text(text))
             except InputError as e:
-                self.say(f"  {e}")
+                self.term.say(f"  {e}")
                 continue
-            c = max(ways, key=lambda w: values(D.after(rs, state, w)).best)  # (worth most)
-            v = values(D.after(rs, state, c))
+            v, c = max(  # (the split worth most)
+                ((values(D.after(rs, state, w)), w) for w in ways), key=lambda vw: vw[0].best
+            )
             if v.bank is None:
-                self.say(f"  turn total {state.turn + c.points}: you must roll")
+                self.term.say(f"  turn total {state.turn + c.points}: you must roll")
                 return c, "roll"
             while True:
-                move = self._ask(
+                move = self.term.line(
                     f"  turn total {state.turn + c.points}: roll or bank? (r/b; hint) > "
                 )
                 if move in ("h", "hint"):
@@ -236,25 +217,18 @@ class ZilchGame:
                 elif move in ("r", "roll", "b", "bank"):
                     return c, "roll" if move.startswith("r") else "bank"
                 else:
-                    self.say("  type r (roll) or b (bank)")
+                    self.term.say("  type r (roll) or b (bank)")
 
     def hint(self, values: D.Values, state: TurnState, outcome) -> None:
         opts = D.options(self.tab.rules, values, state, outcome)
         kind = "P(win)" if values.objective == "game" else "expected points"
         fmt = "{:.4f}" if kind == "P(win)" else "{:.1f}"
-        self.say(f"  {'keep':<14}{'then roll':>12}{'then bank':>12}   ({kind})")
+        self.term.say(f"  {'keep':<14}{'then roll':>12}{'then bank':>12}   ({kind})")
         for o in opts:
             bank = "-" if o.values.bank is None else fmt.format(o.values.bank)
-            self.say(f"  {' '.join(map(str, o.keep)):<14}{fmt.format(o.values.roll):>12}{bank:>12}")
-
-    def _ask(self, prompt: str) -> str:
-        try:
-            text = self.ask(prompt).strip().lower()
-        except EOFError:
-            raise Quit from None
-        if text in ("q", "quit", "exit"):
-            raise Quit
-        return text
+            self.term.say(
+                f"  {' '.join(map(str, o.keep)):<14}{fmt.format(o.values.roll):>12}{bank:>12}"
+            )
 
     def _log(self, i: int, record: dict, **more) -> None:
         seat = self.seats[i]
@@ -262,26 +236,6 @@ class ZilchGame:
         full.update(player=seat.name, game=self.label, n=self.turns)
         self.log.write(line_text(full))
         self.log.flush()
-
-
-def _faces(c) -> list[int]:
-    from ..outcomes.frozen import faces_of
-
-    return faces_of(c.kept)
-
-
-def _faces_text(text: str) -> list[int]:
-    """Dice typed as 1,5 or 1 5 or 15."""
-    parts = text.replace(",", " ").split()
-    if len(parts) == 1 and parts[0].isdigit() and len(parts[0]) > 1:
-        parts = list(parts[0])
-    try:
-        faces = [int(p) for p in parts]
-    except ValueError:
-        raise InputError(f"dice are faces 1..6 such as 1,5, got {text!r}") from None
-    if not faces or any(not 1 <= f <= 6 for f in faces):
-        raise InputError(f"dice are faces 1..6 such as 1,5, got {text!r}")
-    return faces
 
 
 def play_game(
@@ -298,28 +252,17 @@ def play_game(
     reviews (review.Review) returned at the end: by the computer's objective, and without
     the game table the final round's decisions apart, by the probability of winning (none
     where the person left the game)."""
-    import secrets
-
     from .base import rule_set, tables_of
     from .review import review
 
     tab = tables_of(rule_set(rules), tables)
     check_playable(tab, players)
-    seed = secrets.randbits(32) if seed is None else seed
+    seed = new_seed(seed)
     log, out = open_log(log, "zilch")
     with out:
         ref = rules if isinstance(rules, str) else tab.rules.name
-        game = ZilchGame(
-            tab,
-            players,
-            np.random.default_rng(seed),
-            ask,
-            say,
-            out,
-            dice_from_input,
-            str(seed),
-            ref,
-        )
+        term = Terminal(ask, say, np.random.default_rng(seed), dice_from_input)
+        game = ZilchGame(tab, players, term, out, str(seed), ref)
         say(f"game {seed} (replay it with --seed {seed}); the log goes to {log}")
         try:
             winners = game.play()
@@ -348,19 +291,3 @@ def play_game(
         for objective, where in parts
         if any(where is None or where(d) for d in mine)  # (decisions to review; a filter
     ]  # reads a line by .get, as a dict is read)
-
-
-def open_log(path: str | None, game: str) -> tuple[str, IO[str]]:
-    """The log file, opened to write as the game goes (default: GAME-play-DATE-TIME.jsonl
-    here); a line is whole once flushed, so a log cut short still reads."""
-    import datetime
-
-    from .base import out_path
-
-    if path is None:
-        path = f"{game}-play-{datetime.datetime.now():%Y%m%d-%H%M%S}.jsonl"
-    path = out_path(path, what="--log")
-    try:
-        return path, open(path, "w", encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"--log {path}: cannot write it ({e.strerror})") from None

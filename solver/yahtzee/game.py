@@ -134,11 +134,10 @@ def advise(
     if rolls_left not in (0, 1, 2):
         raise InputError(f"--rolls-left is 0, 1 or 2, got {rolls_left}")
     VB, A1, A2, _ = run_widget(rules, E, state)
-    kg = keep_graph()
     counts = tuple(dice.count(f) for f in range(1, 7))
     opts: list[dict] = []
     if rolls_left == 0:
-        o = int(np.nonzero((kg.roll_counts == counts).all(axis=1))[0][0])
+        o = hand_index(dice)
         for b in range(rules.n_boxes):
             if VB[o, b] > NEG / 2:
                 opts.append({"box": rules.boxes[b], "value": float(VB[o, b])})
@@ -158,6 +157,12 @@ def advise(
     return opts
 
 
+def hand_index(dice: tuple[int, ...]) -> int:
+    """The widget's index of a hand of five dice (keep_graph's roll_counts)."""
+    counts = [dice.count(f) for f in range(1, 7)]
+    return int(np.nonzero((keep_graph().roll_counts == counts).all(axis=1))[0][0])
+
+
 def score_box(
     rules: YahtzeeRules, state: SheetState, dice: tuple[int, ...], box: int
 ) -> tuple[int, SheetState]:
@@ -167,9 +172,7 @@ def score_box(
     state after.  InputError where the box is filled or the joker rule forbids it."""
     shape = (1 << rules.n_boxes, rules.threshold + 1, 2)
     probe = (np.arange(np.prod(shape), dtype=np.float64).reshape(shape) + 1) * 1e4
-    kg = keep_graph()
-    counts = tuple(dice.count(f) for f in range(1, 7))
-    o = int(np.nonzero((kg.roll_counts == counts).all(axis=1))[0][0])
+    o = hand_index(dice)
     gain = run_widget(rules, np.zeros(shape), state)[0][o, box]
     if gain <= NEG / 2:
         raise InputError(f"the hand cannot be scored in {rules.boxes[box]} here")
