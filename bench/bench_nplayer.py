@@ -63,7 +63,7 @@ def main():
     wall = time.perf_counter() - t0
     first = marks.get(N * (R - 1), t0) - t0  # the final-round table and the top sum
     values, keys, rel = store.read()
-    fin = NG.FinalTable(rs, R, D if rel is not None else 0, keys, rel)
+    fin = NG.FinalTable.of(rs, R, D, keys, rel)
     g = NG.NPlayerGame.from_values(tab.model, target, N, R, values, fin)
     disk = sum(f.stat().st_size for f in store.path.rglob("*") if f.is_file())
     print(

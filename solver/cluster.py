@@ -102,7 +102,7 @@ def _known(path: str, run: str, rules: RuleSet, N: int, R: int, D: int, sigma: i
     if k is None:
         _KNOWN.clear()  # one table at a time per worker
         keys, rel = read_partial_final(path)
-        finals = NG.FinalTable(rules, R, D if rel is not None else 0, keys, rel)
+        finals = NG.FinalTable.of(rules, R, D, keys, rel)
         V = np.full((R,) * N + (N,), np.nan)
         k = _KNOWN[key] = _Known(turn_model(rules), V, finals, 0, N * (R - 1) + 1)
     if k.sigma > sigma + 1:  # read the sums k.sigma - 1 .. sigma + 1, stored after k.rows

@@ -285,7 +285,7 @@ class Tables:
             if got is None:
                 raise InputError(f"{store.path}: the solved table did not read back")
         values, keys, rel = got
-        finals = FinalTable(rules, R, D if rel is not None else 0, keys, rel)
+        finals = FinalTable.of(rules, R, D, keys, rel)
         return NPlayerGame.from_values(self.model, target, players, R, values, finals)
 
     def overtaking_game(

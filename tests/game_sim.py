@@ -265,7 +265,9 @@ def play_nplayer_games(g, n_games: int, rng: np.random.Generator) -> np.ndarray:
     """Each seat's result per game ((n_games, N), seats in the order of the first turn): 1
     for the winner, k tied players share (rules.share(k) each).  Every turn is the mover's
     solved turn from the game's table; after a bank reaching the target the others play
-    their optimal last turns in order (final round, up to three players)."""
+    their optimal last turns in order (final round).
+    Where an orbit's movers mix (nplayer_game.mixed_orbit), the mover plays the pure
+    policy the tie-break picks: the table's chances there are the mix's."""
     from dicesolver.turn import TurnLevels
 
     rules, model, N, R = g.rules, g.model, g.players, g.R

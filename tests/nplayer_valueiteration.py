@@ -17,8 +17,8 @@ Conventions:
   where rules.entry_minimum > 0): below R the next player moves from (s1, ..., s_{N-1},
   s0 + t); a zilch: from (s1, ..., s_{N-1}, s0).  The next state's vector is rotated back
   (np.roll by one: the next state's mover is our player 1).
-* s0 + t >= R: "instant" end, the mover wins (e_0).  Final round (N = 2, 3 only; else
-  NotImplementedError): every other player gets one last turn in turn order, each
+* s0 + t >= R: "instant" end, the mover wins (e_0).  Final round: every other player
+  gets one last turn in turn order, each
   maximising his own chance given the leader so far and the players still to come, and the
   top scores share the win (k tied: rules.share(k) each, 1/k at tie 0.5).
 
@@ -213,6 +213,77 @@ def _middle(rules, moves, E, K1):
     return np.broadcast_to(V[..., 0, 0, :], (2, 2, E, E, 3))
 
 
+def _leaders_out(rules, N, H):
+    """After the last turn of the final round: (H, 2**N - 1, N), by the leader's score M - R
+    (< H, any: the vector does not depend on it) and the leaders' set (bit i: player i,
+    index mask - 1): each leader's share of the win, rules.share(k) for k leaders."""
+    masks = np.arange(1, 2**N)
+    bits = (masks[:, None] >> np.arange(N)[None, :]) & 1
+    share = np.array([rules.share(int(k)) for k in bits.sum(axis=1)])
+    return np.broadcast_to(bits * share[:, None], (H, 2**N - 1, N))
+
+
+def _final_round_any(rules, moves, N, R, Tx, K=20):
+    """Any N >= 2: FIN[s0, ..., s_{N-1}, tt, :] (shape (R,)*N + (Tx, N)), the final round's
+    vector (the banker first, then the others in turn order) once the banker at s0 banks tt
+    (only where s0 + tt >= R is it read).
+
+    Built independently of _finals's leads and flags: the players after the banker from the
+    last one back, each one's state explicit, the leader's score M (absolute, M - R < H_j)
+    and the set of players sharing it (a bitmask over the players before him), with every
+    later player's score.  Out_j[s_j, ..., s_{N-1}, M - R, mask - 1, :]: the vector before
+    player j's turn.  Player j ends at E = s_j + t (banking t, at least his bank minimum) or
+    stays at s_j (a zilch, below M): E < M leaves the leaders as they are, E = M joins them,
+    E > M leads alone.  His turn is solved exactly by _backward, maximising his own chance;
+    his totals run to Tm_j = R + H_j + K (K units past every leader he may face) and rolling
+    beyond is valued as banking there (asserted: at his last total he banks wherever he
+    may)."""
+    maxpts = max(p for _, chs, _ in moves.values() for c in chs for p, _ in c)
+    mins = _minimums(rules)
+    Hs = [Tx]  # Hs[j - 1]: player j's; Hs[N - 1]: after the last player
+    for _ in range(1, N):
+        Hs.append(R + Hs[-1] + K + maxpts)
+    out = _leaders_out(rules, N, Hs[-1])
+    for j in range(N - 1, 0, -1):
+        Hj, nm = Hs[j - 1], 2**j - 1  # leader scores player j may face; his leader sets
+        Tm = R + Hj + K
+        later = N - 1 - j  # the later players' score axes of `out`
+        nb = 1 + later + 2  # batch axes: s_j, s_{j+1..N-1}, m, mask (then the totals)
+        ax = lambda i, n: np.arange(n).reshape((1,) * i + (n,) + (1,) * (nb - i))
+        s_j, m, mask = ax(0, R), ax(1 + later, Hj), ax(2 + later, nm) + 1
+        rest = tuple(ax(1 + i, R) for i in range(later))
+        batch = (R,) * (1 + later) + (Hj, nm)
+
+        def bank_at(tt, out=out, s_j=s_j, m=m, mask=mask, rest=rest, j=j):
+            """The vectors of ending at s_j + tt (tt: 1-d totals): batch + (len(tt), N)."""
+            E = s_j + tt.reshape((1,) * nb + (-1,))
+            M = R + m
+            below = out[rest + (m, mask - 1)]
+            level = out[rest + (m, (mask | (1 << j)) - 1)]
+            above = out[rest + (np.clip(E - R, 0, None), np.full_like(E, (1 << j) - 1))]
+            lt, eq = (E < M)[..., None], (E == M)[..., None]
+            return np.where(lt, below, np.where(eq, level, above))
+
+        t = np.arange(Tm)
+        bank = bank_at(t)
+        ok = np.broadcast_to(t >= mins[_flag(rules, s_j)], batch + (Tm,))
+        zilch = np.broadcast_to(out[rest + (m, mask - 1)][..., 0, :], batch + (N,))
+        beyond = lambda s2, tt, bank_at=bank_at: bank_at(np.array([tt]))[..., 0, :]
+        V = _backward(moves, batch, Tm, N, bank, ok, zilch, beyond, _own(j))
+        last, ok1 = V[..., 1:, Tm - 1, :], ok[..., Tm - 1, None, None]
+        want = np.broadcast_to(bank[..., None, Tm - 1, :], last.shape)
+        assert np.array_equal(np.where(ok1, last, 0.0), np.where(ok1, want, 0.0)), (
+            f"player {j} of the final round rolls at his last total: raise K"
+        )
+        out = V[..., 0, 0, :]
+    # Out_1[s_1, ..., s_{N-1}, F - R, 0 (the banker alone)]
+    s0 = np.arange(R).reshape((R,) + (1,) * N)
+    tt = np.arange(Tx).reshape((1,) * N + (Tx,))
+    others = tuple(np.arange(R).reshape((1,) * i + (R,) + (1,) * (N - i)) for i in range(1, N))
+    f = np.clip(s0 + tt - R, 0, Tx - 1)
+    return out[others + (f, np.zeros_like(f))]
+
+
 def _finals(rules, moves, N, E):
     """The final round's vectors (banker first, then the others in turn order) by the
     others' on-board flags and the banker's leads e over them (units, < E)."""
@@ -223,13 +294,22 @@ def _finals(rules, moves, N, E):
         return np.stack([p0, p1], axis=-1)  # (2, E, 2)
     if N == 3:
         return _middle(rules, moves, E, max(20, E // 2))  # (2, 2, E, E, 3)
-    raise NotImplementedError("the final round is implemented for N <= 3 only")
+    raise ValueError("_finals: N = 2, 3 (any N: _final_round_any)")
 
 
-def nplayer_game(rules, R, Tm, N, tol=1e-13, sweeps=20_000):
+def nplayer_game(rules, R, Tm, N, tol=1e-13, sweeps=20_000, fixed=None):
     """V[s0, ..., s_{N-1}, i] for scores below R units (s0 the mover's, then in turn order):
     player i's chance (i = 0 the mover), by value iteration over every state (scores, dice
-    state, turn total < Tm, Tm >= R) to tol; AssertionError if it does not settle."""
+    state, turn total < Tm, Tm >= R) to tol; AssertionError if it does not settle.
+
+    fixed: {score tuple: vector}, start-of-turn values held fixed (where the movers' best
+    replies cycle, a plain value iteration cannot settle: there the solver's mixed
+    equilibrium is given).  Then returns (V, best): best[k] the Bellman update at the k-th
+    fixed state, the mover's best pure reply to the others' values (in an equilibrium his
+    own chance, best[k][0], equals the fixed one's)."""
+    fixed = fixed or {}
+    at = tuple(np.array(list(fixed), np.int64).reshape(-1, N).T)
+    held = np.array(list(fixed.values())).reshape(-1, N)
     assert N >= 2 and Tm >= R
     assert not (rules.piggyback or rules.overtaking or rules.three_zilch_penalty or rules.challenge)
     moves = _merged(rules)
@@ -246,6 +326,8 @@ def nplayer_game(rules, R, Tm, N, tol=1e-13, sweeps=20_000):
     reached = (F >= R)[..., None]
     if instant:
         FIN = np.eye(N)[0]
+    elif N > 3:
+        FIN = _final_round_any(rules, moves, N, R, Tx)
     else:
         fins = _finals(rules, moves, N, R + Tx)
         idx = [_flag(rules, ax(i))[..., None] for i in range(1, N)]
@@ -277,8 +359,10 @@ def nplayer_game(rules, R, Tm, N, tol=1e-13, sweeps=20_000):
             return np.broadcast_to(far[..., None, :], far.shape[:-1] + (len(tt), N))
 
         _sweep_vec(V, moves, Tm, beyond, bank, ok, zilch, key)
+        best = V[at + (0, 0)]
+        V[at + (0, 0)] = held
         if np.abs(V - old).max() < tol:
             break
     else:
         raise AssertionError("value iteration did not settle")
-    return V[..., 0, 0, :]
+    return (V[..., 0, 0, :], best) if fixed else V[..., 0, 0, :]

@@ -71,6 +71,95 @@ def test_three_players_equal_the_plain_value_iteration(args, kw, end, target):
     assert np.abs(V.sum(-1) - 1).max() < 1e-12
 
 
+def _solved_with_mixed(rs, N):
+    """The table solved in this process, and {score tuple: its chances} of every state of
+    the orbits whose movers mix (nplayer_game.mixed_orbit: their best replies cycle)."""
+    mixed = []
+    orig = NG.mixed_orbit
+
+    def spy(model, states, *args):
+        got = orig(model, states, *args)
+        mixed.append(states)
+        return got
+
+    NG.mixed_orbit = spy
+    try:
+        V = _serial(rs, N)
+    finally:
+        NG.mixed_orbit = orig
+    states = np.concatenate(mixed) if mixed else np.zeros((0, N), np.int64)
+    return V, {tuple(int(x) for x in s): V[tuple(s)] for s in states}
+
+
+MANY_CASES = [
+    (4, (3, "any", "optional"), {}, "final_round", 400),
+    (4, (3, "forced", "optional"), {"bank": 100}, "final_round", 400),
+    (4, (3, "any", "optional"), {"entry": 100}, "final_round", 300),
+    (4, (3, "any", "optional"), {}, "instant", 300),
+    (6, (3, "any", "optional"), {}, "final_round", 150),
+]
+
+
+@pytest.mark.parametrize("N, args, kw, end, target", MANY_CASES)
+def test_four_and_six_players_equal_the_plain_value_iteration(N, args, kw, end, target):
+    """Four and six players (3 dice; final round with bank and entry minimums, forced
+    set-aside; instant end): every state's chances equal the plain value iteration
+    (tests/nplayer_valueiteration.py, its final round for any N built player by player
+    with the leaders' set explicit) to 1e-9, and sum to 1.  Where the movers' best replies
+    cycle (a final round among four or more: the orbit of (R-2, R-1, R-1, R-1) and others),
+    the value iteration cannot settle: the solver's mixed equilibrium is held there, and
+    each mover's best pure reply to it (the iteration's own Bellman update) is worth
+    exactly his chance in it: no mover gains by leaving it (measured 1e-16 .. 4e-15)."""
+    rs = small_rules(*args, **kw, game={"target": target, "end": end})
+    R = rs.reach_units()
+    V, mixed = _solved_with_mixed(rs, N)
+    got = NP.nplayer_game(rs, R, R + 6, N, fixed=mixed)
+    ref, best = got if mixed else (got, None)
+    assert V.shape == ref.shape == (R,) * N + (N,)
+    assert np.abs(V - ref).max() < 1e-9
+    assert np.abs(V.sum(-1) - 1).max() < 1e-12
+    assert bool(mixed) == (end != "instant")  # (no cycles where the target wins at once)
+    if mixed:
+        held = np.array(list(mixed.values()))
+        assert np.abs(best[:, 0] - held[:, 0]).max() < 1e-9
+
+
+def test_five_players_table_is_an_equilibrium_of_several():
+    """Five players (3 dice, final round, target 250): every state's chances are the
+    mover's best reply to the table (the value iteration's Bellman update with every
+    start of a turn held at the table: equal to 1e-9; where the movers mix, the mover's own
+    chance).  The game among five has more than one stationary equilibrium: a plain value
+    iteration (the mixed orbits held) settles at the orbit of (1, 3, 3, 2, 2) and below on
+    another one, 0.006 away, also an equilibrium (it settled); the solver's is the one its
+    best replies reach from the neighbour's values (docs/method.md)."""
+    N = 5
+    rs = small_rules(3, "any", "optional", game={"target": 250, "end": "final_round"})
+    R = rs.reach_units()
+    V, mixed = _solved_with_mixed(rs, N)
+    every = np.indices((R,) * N).reshape(N, -1).T
+    held = {tuple(int(x) for x in s): V[tuple(s)] for s in every}
+    _, best = NP.nplayer_game(rs, R, R + 6, N, fixed=held)
+    table = np.array(list(held.values()))
+    mixes = np.array([s in mixed for s in held])
+    assert mixes.any()
+    assert np.abs(best - table)[~mixes].max() < 1e-9
+    assert np.abs(best - table)[mixes, 0].max() < 1e-9
+    other, _ = NP.nplayer_game(rs, R, R + 6, N, fixed=mixed)
+    apart = np.abs(other - V).max(-1)
+    assert 1e-3 < apart[1, 3, 3, 2, 2] < 0.02 and apart[3, 3, 3, 3, 3] < 1e-9
+
+
+@pytest.mark.parametrize("entry", [0, 300])
+def test_final_key_count_counts_the_keys(entry):
+    """final_key_count (the solve's estimate) = len(final_keys): 3 to 6 players, with and
+    without an entry minimum (keys whose lowest score is 0, or 0 or 1)."""
+    for N in range(3, 7):
+        for target in (200, 450):
+            rs = small_rules(3, "any", "optional", entry=entry, game={"target": target})
+            R = rs.reach_units()
+            assert NG.final_key_count(rs, R, N) == len(NG.final_keys(rs, R, N))
+
+
 def _on_cluster(rs, N, folder, workers, batch, progress=None):
     """The N-player table solved on a LocalCluster of `workers` in batches of `batch`
     orbits (small: many tasks per score sum), read back."""
@@ -85,7 +174,7 @@ def _on_cluster(rs, N, folder, workers, batch, progress=None):
             progress = progress(client)
         cluster.solve_nplayer(rs, N, R, D, store, client, progress, batch)
     values, keys, rel = store.read()
-    fin = NG.FinalTable(rs, R, D if rel is not None else 0, keys, rel)
+    fin = NG.FinalTable.of(rs, R, D, keys, rel)
     return NG.NPlayerGame.from_values(tab.model, rs.target, N, R, values, fin).V
 
 
@@ -116,6 +205,37 @@ def test_simulated_games_reproduce_each_seats_chance(end, tmp_path):
     print(f"\n{end}: simulated {mean}, exact {exact}")
     assert np.all(np.abs(mean - exact) < 4 * se)
     assert abs(res.sum(1).mean() - 1) < 1e-12
+
+
+@pytest.mark.parametrize("N", [4, 5])
+def test_simulated_final_rounds_reproduce_each_seats_chance(N):
+    """The final round among four and five players: 10 000 rounds with physical dice from
+    a banker at R + 2 units and the others at R - 3, R - 6, R - 1 (, R - 2), each later
+    player's turn by his own solved policy (the middle ones from solve_final_round, the
+    last from the last-turn solver): each seat's share of wins is within 4 standard errors
+    of the final-round table's chance (nplayer_game.final_rows)."""
+    from types import SimpleNamespace
+
+    from .game_sim import _final_round
+
+    rs = small_rules(3, "any", "optional", game={"target": 500, "end": "final_round"})
+    tab = Tables(rs, Store.resolve())
+    R, D = rs.reach_units(), tab.reach_bound
+    others = np.array([[R - 3, R - 6, R - 1, R - 2][: N - 1]])
+    keys, _ = NG._key_of(rs, others)
+    fin = NG.FinalTable(rs, R, D, keys, NG.final_rows(tab.model, R, D, keys))
+    exact = fin.values(np.array([[R + 2]]), others)[0, 0]
+    rng, cache = np.random.default_rng(N), {}
+    res = np.zeros((10_000, N))
+    for i in range(len(res)):
+        final = np.array([R + 2, *others[0]])
+        _final_round(tab.model, SimpleNamespace(finals=fin), final, list(range(N)), cache, rng)
+        top = final == final.max()
+        res[i] = np.where(top, rs.share(int(top.sum())), 0.0)
+    mean, se = res.mean(0), res.std(0) / np.sqrt(len(res))
+    print(f"\n{N} players: simulated {mean}, exact {exact}")
+    assert np.all(np.abs(mean - exact) < 4 * se)
+    assert abs(exact.sum() - 1) < 1e-12
 
 
 def test_interrupted_solve_resumes_at_the_next_score_sum(tmp_path):
@@ -240,6 +360,25 @@ def test_cli_game_with_three_players(tmp_path):
     assert "seat 3" in zilch("game", *rs).output
 
 
+def test_cli_game_with_four_players_and_a_final_round(tmp_path):
+    """zilch game --players 4 under rules with a final round (farkle to 200, a rule file;
+    1 worker): every seat's chance from the given scores, as the solve in this process
+    gives them (to 1e-15), summing to 1."""
+    import re
+    from importlib import resources
+
+    text = resources.files("dicesolver").joinpath("rulesets", "farkle.toml").read_text()
+    path = tmp_path / "farkle200.toml"
+    path.write_text(re.sub(r"^target = .*$", "target = 200", text, flags=re.M))
+    args = ["--rules", str(path), "--players", "4", "--workers", "1"]
+    args += ["--tables", str(tmp_path / "t"), "--scores", "100,0,150,50", "--json"]
+    out = json.loads(zilch("game", *args).output)
+    rs = load(str(path))
+    assert rs.end != "instant" and out["players"] == 4
+    assert out["p_win"] == pytest.approx(list(_serial(rs, 4)[2, 0, 3, 1]), abs=1e-15)
+    assert abs(sum(out["p_win"]) - 1) < 1e-12
+
+
 @pytest.mark.parametrize(
     "args, words",
     [
@@ -252,7 +391,6 @@ def test_cli_game_with_three_players(tmp_path):
         (["--players", "3", "--fairness", "--scores", "0,0,0"], "leave out --scores"),
         (["--players", "3", "--zilches", "1"], "two-player game"),
         (["--workers", "2"], "three players or more"),
-        (["--players", "4"], "final round among 4 players"),
         (["--rules", "zilch-online", "--players", "3"], "permanent points"),
         (["--players", "3", "--scheduler", "tcp://127.0.0.1:9"], "cannot reach"),
     ],
@@ -301,7 +439,7 @@ def test_advise_with_two_opponents_reads_the_nplayer_table(rules_500, tmp_path):
     assert start["p_win"]["roll"] == pytest.approx(start["p_win_seats"][0], abs=1e-12)
     four = ["--rules", rules, "--tables", tables, "--dice", "6", "--score", "0"]
     none = zilch("advise", *four, "--opponents", "0,0,0").output
-    assert "NOT SOLVED" in none and "final round among 4 players" in none
+    assert "NOT SOLVED" in none and "--players 4" in none
     other = str(tmp_path / "none")
     missing = zilch("advise", *four, "--opponents", "0,0", "--tables", other).output
     assert "NOT SOLVED" in missing and "--players 3" in missing

@@ -78,9 +78,32 @@ def test_three_players_turn_order_matters():
     assert V[R - 1, 0, 0, 0] > V[0, R - 1, 0, 1] > 0
 
 
-def test_final_round_beyond_three_players_is_not_implemented():
-    """The final round is implemented for N <= 3: N = 4 raises NotImplementedError (the
-    instant end runs for any N)."""
-    rs = small_rules(2, "any", "optional", game={"target": 200})
-    with pytest.raises(NotImplementedError):
-        NP.nplayer_game(rs, rs.reach_units(), 6, 4)
+@pytest.mark.parametrize("N", [2, 3])
+@pytest.mark.parametrize(
+    "args, kw",
+    [
+        ((3, "any", "optional"), {}),
+        ((3, "forced", "optional"), {"bank": 100}),
+        ((3, "any", "optional"), {"entry": 300}),
+    ],
+)
+def test_final_round_for_any_n_equals_the_two_and_three_player_ones(N, args, kw):
+    """The final round for any N (_final_round_any: each player's state the leader's score
+    and the set of leaders, explicit) equals the N = 2 and N = 3 ones built on leads and
+    board flags (_finals: _last_player, _middle) at every banker's final score reaching
+    the target (to 1e-14; measured 3e-16 .. 6e-16)."""
+    rs = small_rules(*args, **kw, game={"target": 500, "end": "final_round"})
+    R = rs.reach_units()
+    moves = NP._merged(rs)
+    maxpts = max(p for _, chs, _ in moves.values() for c in chs for p, _ in c)
+    Tx = R + 6 + maxpts
+    new = NP._final_round_any(rs, moves, N, R, Tx)
+    fins = NP._finals(rs, moves, N, R + Tx)
+    ax = lambda i: np.arange(R).reshape((1,) * i + (R,) + (1,) * (N - 1 - i))
+    F = ax(0)[..., None] + np.arange(Tx)
+    idx = [NP._flag(rs, ax(i))[..., None] for i in range(1, N)]
+    idx += [F - ax(i)[..., None] for i in range(1, N)]
+    old = fins[tuple(np.maximum(i, 0) for i in idx)]
+    reached = np.broadcast_to((F >= R)[..., None], old.shape)
+    assert new.shape == old.shape == (R,) * N + (Tx, N)
+    assert np.abs(np.where(reached, new - old, 0.0)).max() < 1e-14

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 # seconds per state (one worker), by hot dice: farkle to 2000 (three players, 64 000
 # states) 0.45 ms; zilch to 1000 (8 000 states) 8.4 ms (mandatory hot dice)
 SECONDS_PER_STATE = {"optional": 4.5e-4, "mandatory": 8.4e-3}
+# seconds per final-round key (one worker, one thread) / (players - 1)^2, by hot dice, the
+# largest measured: farkle 0.13 s (3 players, to 1000) .. 1.6 s (6 players, to 10000),
+# 0.032 .. 0.068 per (players - 1)^2; zilch 0.14 .. 2.3 s, 0.035 .. 0.090
+SECONDS_PER_KEY = {"optional": 0.07, "mandatory": 0.09}
 
 
 @dataclass(frozen=True)
@@ -45,13 +49,20 @@ class SeatFairness(Answer):
 
 
 def estimate(tab: Tables, players: int, target: int | None, workers: int) -> tuple[float, float]:
-    """(bytes, seconds): each worker keeps every state's chances; time from measured
-    solves, shared by the workers."""
+    """(bytes, seconds): each worker and the client keep every state's chances and the
+    final-round table (a row of every leader score per key); time from measured solves,
+    shared by the workers."""
+    from ..objectives.nplayer_game import final_key_count
+
     rules = tab.rules
     R = rules.reach_units(target)
     states = float(R) ** players
-    nbytes = 8.0 * players * states * (workers + 1) + 2e8 * workers
-    return nbytes, SECONDS_PER_STATE[rules.hot_dice] * states / max(workers, 1)
+    keys = float(final_key_count(rules, R, players))
+    finals = 8.0 * players * keys * (R + (tab.reach_bound if keys else 0) + 1)
+    nbytes = (8.0 * players * states + finals) * (workers + 1) + 2e8 * workers
+    work = SECONDS_PER_STATE[rules.hot_dice] * states
+    work += SECONDS_PER_KEY[rules.hot_dice] * (players - 1) ** 2 * keys
+    return nbytes, work / max(workers, 1)
 
 
 def seat_scores(rules, scores: str | Sequence[int] | None, players: int, goal: int) -> list[int]:

@@ -56,11 +56,6 @@ def check_supported(rules: RuleSet, players: int) -> None:
             f"{rules.name} has {what}: the game among {players} players is solved for rules "
             "without it (the two-player game table takes it)"
         )
-    if rules.end != "instant" and players > 3:
-        raise InputError(
-            f"{rules.name}: a final round among {players} players is not solved yet (up to "
-            "three players, or rules where reaching the target wins at once)"
-        )
 
 
 def layer_states(sigma: int, R: int, N: int) -> np.ndarray:
@@ -139,6 +134,11 @@ class FinalTable:
     keys: np.ndarray  # (K, N - 1) the shifted scores
     rel: np.ndarray | None  # (K, R + D + 1, N): leaders' shifted scores 0 .. R + D
 
+    @classmethod
+    def of(cls, rules: RuleSet, R: int, D: int, keys: np.ndarray, rel: np.ndarray | None):
+        """As stored (layer_store): rel None where reaching the target wins at once."""
+        return cls(rules, R, D if rel is not None else 0, keys, rel)
+
     def values(self, F: np.ndarray, others: np.ndarray) -> np.ndarray:
         """(M, K, N): (leader, others...) for leader scores F (M, K) >= R and the others'
         scores others (M, N - 1) of each row."""
@@ -165,6 +165,15 @@ def _key_of(rules: RuleSet, others: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     else:
         shift = lowest
     return others - shift[:, None], shift
+
+
+def final_key_count(rules: RuleSet, R: int, N: int) -> int:
+    """len(final_keys(rules, R, N)) without listing them: the tuples whose lowest score is
+    0 (or 0 or 1 where the bank minimum depends on being on the board)."""
+    if rules.end == "instant":
+        return 0
+    low = 2 if rules.min_bank(False) != rules.min_bank(True) else 1
+    return R ** (N - 1) - max(R - low, 0) ** (N - 1)
 
 
 def final_keys(rules: RuleSet, R: int, N: int) -> np.ndarray:
@@ -462,9 +471,8 @@ def solve_finals(model: TurnModel, R: int, N: int, D: int) -> FinalTable:
     """The final-round table (in this process), or the instant end's."""
     rules = model.rules
     keys = final_keys(rules, R, N)
-    if rules.end == "instant":
-        return FinalTable(rules, R, 0, keys, None)
-    return FinalTable(rules, R, D, keys, final_rows(model, R, D, keys))
+    rel = None if rules.end == "instant" else final_rows(model, R, D, keys)
+    return FinalTable.of(rules, R, D, keys, rel)
 
 
 # --- the stored table -------------------------------------------------------------------------
