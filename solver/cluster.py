@@ -134,9 +134,11 @@ def solve_nplayer(
     client,
     progress: Callable[[int], None] | None = None,
     batch: int = BATCH,
+    final_progress: Callable[[int, int], None] | None = None,
 ) -> None:
     """Solve the N-player table into store (resuming its partial folder), then put it in
-    place.  progress(sigma) after each score sum."""
+    place.  final_progress(done, total) after each task of the final-round table,
+    progress(sigma) after each score sum."""
     g = store.open_partial()
     if "run" not in g.attrs:
         g.attrs["run"] = uuid.uuid4().hex
@@ -155,7 +157,7 @@ def solve_nplayer(
                 parts,
                 retries=3,
             )
-            rel = np.concatenate(_gathered(client, futs))
+            rel = np.concatenate(_gathered(client, futs, final_progress))
         store.write_final(g, keys, rel)
     workers = sum(client.nthreads().values()) or 1
     tasks = TASKS_PER_WORKER * workers if workers > 1 else 1
@@ -185,10 +187,16 @@ def solve_nplayer(
     store.complete(g)
 
 
-def _gathered(client, futs) -> list:
-    """The tasks' results; a task that failed on the cluster for a reason of its own (a
-    worker without this package or without the table's folder, ...) is one clear error."""
+def _gathered(client, futs, progress: Callable[[int, int], None] | None = None) -> list:
+    """The tasks' results, in order (progress(done, total) as each one ends); a task that
+    failed on the cluster for a reason of its own (a worker without this package or
+    without the table's folder, ...) is one clear error."""
     try:
+        if progress is not None:
+            from distributed import as_completed
+
+            for done, _ in enumerate(as_completed(futs), start=1):
+                progress(done, len(futs))
         return client.gather(futs)
     except InputError:
         raise

@@ -251,11 +251,13 @@ class Tables:
         solve_if_missing: bool = True,
         workers: int | None = None,
         scheduler: str | None = None,
+        final_progress: Callable[[int, int], None] | None = None,
     ) -> NPlayerGame | None:
         """The game among `players` players (objectives/nplayer_game.py), solved on Dask
         (cluster.py: a LocalCluster of `workers`, or the cluster at `scheduler`) and stored
         as a Zarr folder (layer_store.py) if missing, unless solve_if_missing is False; an
-        interrupted solve resumes at the next score sum."""
+        interrupted solve resumes at the next score sum.  final_progress(done, total): the
+        final-round table's tasks, progress(sigma): the score sums."""
         from .layer_store import LayerStore, nplayer_meta
         from .objectives.nplayer_game import FinalTable, NPlayerGame, check_supported
 
@@ -280,7 +282,16 @@ class Tables:
                 got = store.read()  # solved meanwhile by the process we waited for?
                 if got is None:
                     with client_for(workers, scheduler) as client:
-                        solve_nplayer(rules, players, R, D, store, client, progress)
+                        solve_nplayer(
+                            rules,
+                            players,
+                            R,
+                            D,
+                            store,
+                            client,
+                            progress,
+                            final_progress=final_progress,
+                        )
                     got = store.read()
             if got is None:
                 raise InputError(f"{store.path}: the solved table did not read back")

@@ -8,6 +8,7 @@ import signal
 import numpy as np
 import pytest
 
+from dicesolver import cluster
 from dicesolver.errors import InputError
 from dicesolver.objectives import nplayer_game as NG
 from dicesolver.rules import load
@@ -160,7 +161,7 @@ def test_final_key_count_counts_the_keys(entry):
             assert NG.final_key_count(rs, R, N) == len(NG.final_keys(rs, R, N))
 
 
-def _on_cluster(rs, N, folder, workers, batch, progress=None):
+def _on_cluster(rs, N, folder, workers, batch, progress=None, final_progress=None):
     """The N-player table solved on a LocalCluster of `workers` in batches of `batch`
     orbits (small: many tasks per score sum), read back."""
     from dicesolver import cluster
@@ -172,7 +173,7 @@ def _on_cluster(rs, N, folder, workers, batch, progress=None):
     with cluster.client_for(workers) as client:
         if progress is not None:
             progress = progress(client)
-        cluster.solve_nplayer(rs, N, R, D, store, client, progress, batch)
+        cluster.solve_nplayer(rs, N, R, D, store, client, progress, batch, final_progress)
     values, keys, rel = store.read()
     fin = NG.FinalTable.of(rs, R, D, keys, rel)
     return NG.NPlayerGame.from_values(tab.model, rs.target, N, R, values, fin).V
@@ -182,10 +183,14 @@ def test_one_and_two_workers_give_identical_tables(tmp_path):
     """A LocalCluster of 1 worker and one of 2 give the same table bit for bit (batches of
     4 orbits: up to 7 tasks per score sum, shared by the workers), equal to the solve in this
     process with the same batches and with other batches (one per sum at most 256 orbits, and
-    1 orbit each): an orbit's values do not depend on the orbits solved with it."""
+    1 orbit each): an orbit's values do not depend on the orbits solved with it.  The
+    final round's tasks report their progress one by one."""
     rs = small_rules(3, "any", "optional", game={"target": 500, "end": "final_round"})
     one = _on_cluster(rs, 3, tmp_path / "one", 1, 4)
-    two = _on_cluster(rs, 3, tmp_path / "two", 2, 4)
+    reports: list = []
+    two = _on_cluster(rs, 3, tmp_path / "two", 2, 4, None, lambda *r: reports.append(r))
+    n = -(-len(NG.final_keys(rs, rs.reach_units(), 3)) // cluster.FINAL_KEYS)  # its tasks
+    assert reports == [(k, n) for k in range(1, n + 1)]
     assert np.array_equal(one, two)
     assert np.array_equal(one, _serial(rs, 3, batch=4))
     assert np.array_equal(one, _serial(rs, 3))

@@ -115,8 +115,16 @@ def nplayer_table(
         nbytes, seconds = estimate(tab, players, target, n)
         check_memory(nbytes, what, "choose a lower --target, or a cluster (--scheduler)")
         check_time(seconds, what, "choose a lower --target, or a cluster (--scheduler)")
+
+    def final_step(done: int, total: int) -> None:  # one bar of its own, before the sums'
+        if done == 1:
+            progress.start("solving the final round", total)
+        progress.advance(1)
+        if done == total:
+            progress.finish()
+
     with started_by_first_step(progress, "solving score sums", lambda sigma: sigma + 1) as step:
-        g = tab.nplayer_game(players, target, step, True, workers, scheduler)
+        g = tab.nplayer_game(players, target, step, True, workers, scheduler, final_step)
     assert g is not None
     return g
 
