@@ -164,7 +164,6 @@ def test_final_key_count_counts_the_keys(entry):
 def _on_cluster(rs, N, folder, workers, batch, progress=None, final_progress=None):
     """The N-player table solved on a LocalCluster of `workers` in batches of `batch`
     orbits (small: many tasks per score sum), read back."""
-    from dicesolver import cluster
     from dicesolver.layer_store import LayerStore, nplayer_meta
 
     tab = Tables(rs, Store(folder))
