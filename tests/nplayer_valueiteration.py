@@ -32,7 +32,9 @@ choice list) are merged (their probabilities summed): an exact rewrite of the sa
 The final round's last turns are single-player turns in which every roll adds points, so they
 are solved exactly by backward induction over the turn total (_backward), no iteration:
 the last player's (P(beat the leader), P(tie the leader)) by deficit and number of leaders
-(_last_player), and for N = 3 the middle player's outcome vector by his lead gaps (_middle).
+(_last_player), and for N = 3 the middle player's outcome vector by his lead gaps (_middle);
+for any N (used from four on) every player's outcome vector by the leader's score and the
+set of leaders (_final_round_any).
 
 Not modelled: piggyback, overtaking, the three-zilch penalty, challenges (asserted off).
 """

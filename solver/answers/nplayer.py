@@ -17,12 +17,13 @@ if TYPE_CHECKING:
     from ..tables import Tables
 
 # seconds per state (one worker), by hot dice: farkle to 2000 (three players, 64 000
-# states) 0.45 ms; zilch to 1000 (8 000 states) 8.4 ms (mandatory hot dice)
+# states) 0.45 ms; zilch to 1000 (8 000 states) 8.4 ms (mandatory hot dice); each player
+# more about doubles it (farkle, four players to 1000: 0.73 ms; five to 400: 2.7 ms)
 SECONDS_PER_STATE = {"optional": 4.5e-4, "mandatory": 8.4e-3}
 # seconds per final-round key (one worker, one thread) / (players - 1)^2, by hot dice, the
 # largest measured: farkle 0.13 s (3 players, to 1000) .. 1.6 s (6 players, to 10000),
 # 0.032 .. 0.068 per (players - 1)^2; zilch 0.14 .. 2.3 s, 0.035 .. 0.090
-SECONDS_PER_KEY = {"optional": 0.07, "mandatory": 0.09}
+SECONDS_PER_KEY = {"optional": 0.07, "mandatory": 0.1}
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ def estimate(tab: Tables, players: int, target: int | None, workers: int) -> tup
     keys = float(final_key_count(rules, R, players))
     finals = 8.0 * players * keys * (R + (tab.reach_bound if keys else 0) + 1)
     nbytes = (8.0 * players * states + finals) * (workers + 1) + 2e8 * workers
-    work = SECONDS_PER_STATE[rules.hot_dice] * states
+    work = SECONDS_PER_STATE[rules.hot_dice] * 2.0 ** (players - 3) * states
     work += SECONDS_PER_KEY[rules.hot_dice] * (players - 1) ** 2 * keys
     return nbytes, work / max(workers, 1)
 
@@ -116,15 +117,23 @@ def nplayer_table(
         check_memory(nbytes, what, "choose a lower --target, or a cluster (--scheduler)")
         check_time(seconds, what, "choose a lower --target, or a cluster (--scheduler)")
 
+    drawn: list[bool] = []  # the final round's bar, drawn and not finished
+
     def final_step(done: int, total: int) -> None:  # one bar of its own, before the sums'
         if done == 1:
             progress.start("solving the final round", total)
+            drawn.append(True)
         progress.advance(1)
         if done == total:
             progress.finish()
+            drawn.clear()
 
-    with started_by_first_step(progress, "solving score sums", lambda sigma: sigma + 1) as step:
-        g = tab.nplayer_game(players, target, step, True, workers, scheduler, final_step)
+    try:
+        with started_by_first_step(progress, "solving score sums", lambda s: s + 1) as step:
+            g = tab.nplayer_game(players, target, step, True, workers, scheduler, final_step)
+    finally:
+        if drawn:  # (interrupted while solving the final round)
+            progress.finish()
     assert g is not None
     return g
 

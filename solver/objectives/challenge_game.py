@@ -35,7 +35,14 @@ from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import TurnSolution, solve_levels, solve_turn
-from .game import Checkpoint, FromLowest, SumCheckpoints, newton_on_pairs, turn_payoff
+from .game import (
+    Checkpoint,
+    FromLowest,
+    SumCheckpoints,
+    check_constant_sum,
+    newton_on_pairs,
+    turn_payoff,
+)
 from .last_turn import last_turn_payoff
 
 BELOW, ABOVE = 1, 2  # the bits of the challenges left
@@ -47,6 +54,7 @@ def check_supported(rules: RuleSet) -> None:
         raise InputError(f"{rules.name} has no target: there is no game to solve")
     if not rules.challenge:
         raise InputError(f"{rules.name} has no challenge rule (the rule key is challenge = true)")
+    check_constant_sum(rules)
 
 
 def exact_lowest(rules: RuleSet, target: int | None = None) -> int:

@@ -39,9 +39,23 @@ from .last_turn import solve_last_turn
 NEWTON_TOL = 1e-14
 
 
+def check_constant_sum(rules: RuleSet) -> None:
+    """InputError for a two-player game whose chances do not sum to 1: a final round where
+    a tie is worth more or less than half a win.  This solver counts the opponent's
+    chance as 1 - the mover's; the N-player solver (zilch game --players 3 and more)
+    carries every seat's chance and takes such ties."""
+    if rules.end != "instant" and rules.tie != 0.5:
+        raise InputError(
+            f"{rules.name}: a tie worth {rules.tie:g} of a win (not half) makes the two "
+            "players' chances sum to more or less than 1; the two-player game is solved for "
+            "ties worth half a win (three players or more: zilch game --players N)"
+        )
+
+
 def check_supported(rules: RuleSet) -> None:
     if rules.target is None:
         raise InputError(f"{rules.name} has no target: there is no game to solve")
+    check_constant_sum(rules)
     if rules.three_zilch_penalty:  # (its own solver: penalty_game.py)
         raise InputError(
             f"{rules.name} charges a penalty for the third zilch in a row: this game table "

@@ -242,21 +242,29 @@ class BatchTurns:
     g: np.ndarray
 
 
+def sums_to_one(rules: RuleSet) -> bool:
+    """Every outcome's chances sum to 1: tied players share one win (a tie worth half a
+    win), or no final round (no ties)."""
+    return rules.end == "instant" or rules.tie == 0.5
+
+
 def solve_turns(model: TurnModel, states: np.ndarray, U: np.ndarray, z: np.ndarray) -> BatchTurns:
     """The mover's optimal turn from each state, his zilch worth z, banking worth U[..., 0];
     the zilch chance and the chances of seats 1..N-2 (U[..., k]) under his policy as
-    extras.  The last seat's needs no solve: every bank's chances sum to 1, so its banking
-    part is P(bank) = 1 - g less the others'."""
+    extras.  The last seat's needs no solve where every bank's chances sum to 1 (its
+    banking part is P(bank) = 1 - g less the others'); else (a tie worth more or less than
+    half a win) it is extra N - 1."""
     rules = model.rules
     B, span, N = U.shape
+    seats = range(1, N - 1) if sums_to_one(rules) else range(1, N)
     mins = _bank_minimums(rules, states[:, 0])
     pay = turn_payoff(model, np.ascontiguousarray(U[..., 0]), z, mins)
     forced = None
     if rules.hot_dice == "mandatory":  # the extras' must-roll state past the cut: the zilch
         # chance (worth 1 at a zilch, 0 at a bank) and seats 1..N-2, one recursion for all
-        EU = np.zeros((N - 1, B, span))
-        EU[1:] = U[..., 1 : N - 1].transpose(2, 0, 1)
-        ez = np.zeros((N - 1, B))
+        EU = np.zeros((1 + len(seats), B, span))
+        EU[1:] = U[..., list(seats)].transpose(2, 0, 1)
+        ez = np.zeros((1 + len(seats), B))
         ez[0] = 1.0
         cache: dict = {}
 
@@ -283,15 +291,16 @@ def solve_turns(model: TurnModel, states: np.ndarray, U: np.ndarray, z: np.ndarr
             np.zeros(B),
             Tail.constant(np.zeros(B), forced=None if forced is None else forced(k)),
         )
-        for k in range(1, N - 1)
+        for k in seats
     )
     sol = solve_turn(model, dataclasses.replace(pay, extras=(zil,) + others))
     v = sol.roll[:, 0, 0]
     g = sol.extras[0][:, 0, 0]
     A = np.empty((B, N))
     A[:, 0] = v - g * z
-    A[:, 1 : N - 1] = sol.extras[1:, :, 0, 0].T
-    A[:, N - 1] = (1.0 - g) - A[:, : N - 1].sum(axis=1)
+    A[:, 1 : 1 + len(seats)] = sol.extras[1:, :, 0, 0].T
+    if len(seats) < N - 1:
+        A[:, N - 1] = (1.0 - g) - A[:, : N - 1].sum(axis=1)
     return BatchTurns(sol, A, g)
 
 

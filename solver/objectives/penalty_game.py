@@ -32,7 +32,7 @@ from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import solve_turn
-from .game import Finals, FromLowest, turn_payoff
+from .game import Finals, FromLowest, check_constant_sum, turn_payoff
 
 TOL = 1e-12  # a sweep that moves no chance by more than this: the fixed point
 SWEEPS = 200
@@ -44,6 +44,7 @@ def check_supported(rules: RuleSet) -> None:
     points or piggyback (refused otherwise, clearly)."""
     if rules.target is None:
         raise InputError(f"{rules.name} has no target: there is no game to solve")
+    check_constant_sum(rules)
     for bad, what in (
         (
             rules.entry_minimum > 0,
