@@ -25,12 +25,15 @@ def _tables(rs, tmp_path) -> Tables:
     return Tables(rs, Store(tmp_path))
 
 
-def _serial(rs, N, batch=NG.ORBITS_PER_TASK):
-    """The same solve in this process (no cluster), batches of the cluster's size."""
+def _serial(rs, N, batch=NG.ORBITS_PER_TASK, game=False):
+    """The same solve in this process (no cluster), batches of the cluster's size: V, or
+    the NPlayerGame (game=True)."""
     tab = Tables(rs, Store.resolve())
     R = rs.reach_units()
     D = 0 if rs.end == "instant" else tab.reach_bound
-    return NG.solve_serial(tab.model, R, N, NG.solve_finals(tab.model, R, N, D), batch)
+    fin = NG.solve_finals(tab.model, R, N, D)
+    V = NG.solve_serial(tab.model, R, N, fin, batch)
+    return NG.NPlayerGame(tab.model, rs.target, V, fin) if game else V
 
 
 @pytest.mark.parametrize("name, target", [("farkle", 2000), ("zilch", 750)])
@@ -73,7 +76,7 @@ def test_three_players_equal_the_plain_value_iteration(args, kw, end, target):
 
 
 def _solved_with_mixed(rs, N):
-    """The table solved in this process, and {score tuple: its chances} of every state of
+    """The game solved in this process, and {score tuple: its chances} of every state of
     the orbits whose movers mix (nplayer_game.mixed_orbit: their best replies cycle)."""
     mixed = []
     orig = NG.mixed_orbit
@@ -85,24 +88,32 @@ def _solved_with_mixed(rs, N):
 
     NG.mixed_orbit = spy
     try:
-        V = _serial(rs, N)
+        g = _serial(rs, N, game=True)
     finally:
         NG.mixed_orbit = orig
     states = np.concatenate(mixed) if mixed else np.zeros((0, N), np.int64)
-    return V, {tuple(int(x) for x in s): V[tuple(s)] for s in states}
+    return g, {tuple(int(x) for x in s): g.V[tuple(s)] for s in states}
 
 
-MANY_CASES = [
-    (4, (3, "any", "optional"), {}, {"end": "final_round", "target": 400}),
-    (4, (3, "forced", "optional"), {"bank": 100}, {"end": "final_round", "target": 400}),
-    (4, (3, "any", "optional"), {"entry": 100}, {"end": "final_round", "target": 300}),
-    (4, (3, "any", "optional"), {}, {"end": "instant", "target": 300}),
-    (6, (3, "any", "optional"), {}, {"end": "final_round", "target": 150}),
+def _pure_replies(g, states):
+    """(B, N): every seat's chance when the movers of `states` play the policy the solver's
+    tie-break picks against the table (A + g P V(rot s))."""
+    t = g.turns(states)
+    nxt = g.V[tuple(NG.rotate(states).T)]
+    return t.A + t.g[:, None] * np.roll(nxt, 1, axis=1)
+
+
+MANY_CASES = [  # (..., the held states whose movers have two pure best replies)
+    (4, (3, "any", "optional"), {}, {"end": "final_round", "target": 400}, 0),
+    (4, (3, "forced", "optional"), {"bank": 100}, {"end": "final_round", "target": 400}, 0),
+    (4, (3, "any", "optional"), {"entry": 100}, {"end": "final_round", "target": 300}, 0),
+    (4, (3, "any", "optional"), {}, {"end": "instant", "target": 300}, 0),
+    (6, (3, "any", "optional"), {}, {"end": "final_round", "target": 150}, 2),
 ]
 
 
-@pytest.mark.parametrize("N, args, kw, game", MANY_CASES)
-def test_four_and_six_players_equal_the_plain_value_iteration(N, args, kw, game):
+@pytest.mark.parametrize("N, args, kw, game, ties", MANY_CASES)
+def test_four_and_six_players_equal_the_plain_value_iteration(N, args, kw, game, ties):
     """Four and six players (3 dice; final round with bank and entry minimums, forced
     set-aside; instant end): every state's chances equal the plain value iteration
     (tests/nplayer_valueiteration.py, its final round for any N built player by player
@@ -110,10 +121,16 @@ def test_four_and_six_players_equal_the_plain_value_iteration(N, args, kw, game)
     cycle (a final round among four or more: the orbit of (R-2, R-1, R-1, R-1) and others),
     the value iteration cannot settle: the solver's mixed equilibrium is held there, and
     each mover's best pure reply to it (the iteration's own Bellman update) is worth
-    exactly his chance in it: no mover gains by leaving it (measured 1e-16 .. 4e-15)."""
+    exactly his chance in it: no mover gains by leaving it (measured 1e-16 .. 4e-15); and
+    that reply, every seat's chance, is the policy the solver's tie-break picks there, but
+    where the mover has two pure best replies of equal chance (six players: the movers of
+    (2, 1, 1, 0, 1, 1) and (2, 0, 2, 1, 0, 0)), which the two codes' tie-breaks pick apart
+    at a rounding-level tie.  (The mix's other policy and its weight are checked only
+    through the mover's indifference.)"""
     rs = small_rules(*args, **kw, game=game)
     R = rs.reach_units()
-    V, mixed = _solved_with_mixed(rs, N)
+    g, mixed = _solved_with_mixed(rs, N)
+    V = g.V
     got = NP.nplayer_game(rs, R, R + 6, N, fixed=mixed)
     ref, best = got if mixed else (got, None)
     assert V.shape == ref.shape == (R,) * N + (N,)
@@ -123,6 +140,8 @@ def test_four_and_six_players_equal_the_plain_value_iteration(N, args, kw, game)
     if mixed:
         held = np.array(list(mixed.values()))
         assert np.abs(best[:, 0] - held[:, 0]).max() < 1e-9
+        apart = np.abs(best - _pure_replies(g, np.array(list(mixed)))).max(1)
+        assert (apart > 1e-9).sum() == ties
 
 
 def _best_replies(rs, N, V, mixed):
@@ -147,7 +166,8 @@ def test_a_tie_worth_more_than_half_a_win_is_an_equilibrium():
     orbit's best replies alternate where the solver's one-seat-at-a-time steps settle.)"""
     N = 4
     rs = small_rules(3, "any", "optional", game={"target": 300, "end": "final_round", "tie": 0.8})
-    V, mixed = _solved_with_mixed(rs, N)
+    g, mixed = _solved_with_mixed(rs, N)
+    V = g.V
     assert _best_replies(rs, N, V, mixed).max() < 1e-9
     assert V.sum(-1).max() > 1 + 1e-3  # (ties reached, worth 1.6 wins in all)
 
@@ -180,7 +200,8 @@ def test_five_players_table_is_an_equilibrium_of_several():
     N = 5
     rs = small_rules(3, "any", "optional", game={"target": 250, "end": "final_round"})
     R = rs.reach_units()
-    V, mixed = _solved_with_mixed(rs, N)
+    g, mixed = _solved_with_mixed(rs, N)
+    V = g.V
     assert mixed and _best_replies(rs, N, V, mixed).max() < 1e-9
     other, best = NP.nplayer_game(rs, R, R + 6, N, fixed=mixed)
     held = np.array(list(mixed.values()))
