@@ -188,6 +188,28 @@ def test_two_players_with_a_tie_worth_more_than_half_through_the_nplayer_path():
     assert V.sum(-1).max() > 1 + 1e-3
 
 
+def test_play_and_game_with_a_tie_worth_more_than_half(tmp_path):
+    """farkle with a tie worth 0.8 of a win (a rule file): zilch game (two players) refuses
+    it in one line; zilch play still plays, its computer by expected points."""
+    import re
+    from importlib import resources
+
+    from click.testing import CliRunner
+
+    from dicesolver.cli import main
+
+    text = resources.files("dicesolver").joinpath("rulesets", "farkle.toml").read_text()
+    path = tmp_path / "tie.toml"
+    path.write_text(re.sub(r"^target = .*$", "target = 500\ntie = 0.8", text, flags=re.M))
+    res = zilch("game", "--rules", str(path), "--tables", str(tmp_path / "t"), code=2)
+    assert "tie worth 0.8" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    args = ["play", "--rules", str(path), "--seed", "2", "--tables", str(tmp_path / "t")]
+    args += ["--log", str(tmp_path / "p.jsonl")]
+    res = CliRunner().invoke(main, args, input="best\n" * 400)
+    assert res.exit_code == 0, res.output
+    assert "plays by expected points" in res.output and "your review:" in res.output
+
+
 def test_five_players_table_is_an_equilibrium_of_several():
     """Five players (3 dice, final round, target 250): every state's chances are the
     mover's best reply to the table (the value iteration's Bellman update with every
