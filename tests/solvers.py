@@ -1,5 +1,7 @@
 """The package's solvers as the tests call them, on the session's table folder (conftest)."""
 
+from importlib import resources
+
 from dicesolver.objectives import final_round, game, last_turn
 from dicesolver.store import Store
 from dicesolver.tables import Tables
@@ -100,3 +102,13 @@ def small_rules(dice, set_aside, hot, entry=0, bank=0, straight=None, game=None)
     if game:
         d["game"] = game
     return from_dict(d, "small.toml")
+
+
+def preset_file(folder, preset, target, extra=""):
+    """A preset's rule file with its own target (then the lines `extra`, in its [game]
+    table), written into folder: its path (a small game table, solved in seconds)."""
+    text = resources.files("dicesolver").joinpath("rulesets", f"{preset}.toml").read_text()
+    old = next(ln for ln in text.splitlines() if ln.startswith("target = "))
+    p = folder / f"{preset}-{target}.toml"
+    p.write_text(text.replace(old, f"target = {target}" + (f"\n{extra}" if extra else "")))
+    return str(p)

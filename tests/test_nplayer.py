@@ -18,7 +18,7 @@ from dicesolver.tables import Tables
 from . import nplayer_valueiteration as NP
 from .clirun import zilch
 from .game_sim import play_nplayer_games
-from .solvers import small_rules
+from .solvers import preset_file, small_rules
 
 
 def _tables(rs, tmp_path) -> Tables:
@@ -191,16 +191,11 @@ def test_two_players_with_a_tie_worth_more_than_half_through_the_nplayer_path():
 def test_play_and_game_with_a_tie_worth_more_than_half(tmp_path):
     """farkle with a tie worth 0.8 of a win (a rule file): zilch game (two players) refuses
     it in one line; zilch play still plays, its computer by expected points."""
-    import re
-    from importlib import resources
-
     from click.testing import CliRunner
 
     from dicesolver.cli import main
 
-    text = resources.files("dicesolver").joinpath("rulesets", "farkle.toml").read_text()
-    path = tmp_path / "tie.toml"
-    path.write_text(re.sub(r"^target = .*$", "target = 500\ntie = 0.8", text, flags=re.M))
+    path = preset_file(tmp_path, "farkle", 500, "tie = 0.8")
     res = zilch("game", "--rules", str(path), "--tables", str(tmp_path / "t"), code=2)
     assert "tie worth 0.8" in res.stderr and len(res.stderr.strip().splitlines()) == 1
     args = ["play", "--rules", str(path), "--seed", "2", "--tables", str(tmp_path / "t")]
@@ -450,12 +445,7 @@ def test_cli_game_with_four_players_and_a_final_round(tmp_path):
     """zilch game --players 4 under rules with a final round (farkle to 200, a rule file;
     1 worker): every seat's chance from the given scores, as the solve in this process
     gives them (to 1e-15), summing to 1."""
-    import re
-    from importlib import resources
-
-    text = resources.files("dicesolver").joinpath("rulesets", "farkle.toml").read_text()
-    path = tmp_path / "farkle200.toml"
-    path.write_text(re.sub(r"^target = .*$", "target = 200", text, flags=re.M))
+    path = preset_file(tmp_path, "farkle", 200)
     args = ["--rules", str(path), "--players", "4", "--workers", "1"]
     args += ["--tables", str(tmp_path / "t"), "--scores", "100,0,150,50", "--json"]
     out = json.loads(zilch("game", *args).output)
@@ -493,13 +483,8 @@ def test_cli_nplayer_refusals(args, words):
 def rules_500(tmp_path_factory):
     """farkle to 500 as a rule file (the preset's text, its target changed), its
     three-player table solved (1 worker) into a folder of its own: (rules, tables)."""
-    import re
-    from importlib import resources
-
-    text = resources.files("dicesolver").joinpath("rulesets", "farkle.toml").read_text()
     folder = tmp_path_factory.mktemp("nplayer")
-    path = folder / "farkle500.toml"
-    path.write_text(re.sub(r"^target = .*$", "target = 500", text, flags=re.M))
+    path = preset_file(folder, "farkle", 500)
     tables = str(folder / "tables")
     zilch("game", "--rules", str(path), "--players", "3", "--workers", "1", "--tables", tables)
     return str(path), tables

@@ -6,7 +6,6 @@ known flaw (bank at 300 or more) loses, over 10 000 simulated turns, (exact opti
 exact bot mean) x turns within 4 standard errors."""
 
 import json
-from importlib import resources
 
 import numpy as np
 import pytest
@@ -15,20 +14,12 @@ import dicesolver as ds
 from dicesolver import rules as R
 
 from .clirun import yahtzee, zilch
+from .solvers import preset_file
 
 
 def _log(tmp_path, lines, name="log.jsonl"):
     p = tmp_path / name
     p.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    return str(p)
-
-
-def _rules_file(tmp_path, preset, target):
-    """A preset with its own target (a small game table, solved in seconds)."""
-    text = resources.files("dicesolver").joinpath("rulesets", f"{preset}.toml").read_text()
-    old = next(ln for ln in text.splitlines() if ln.startswith("target = "))
-    p = tmp_path / f"{preset}-{target}.toml"
-    p.write_text(text.replace(old, f"target = {target}"))
     return str(p)
 
 
@@ -83,7 +74,7 @@ def test_loss_is_the_difference_of_advises_values(preset, line, tmp_path):
 def test_loss_by_the_probability_of_winning_is_advises_difference(tmp_path):
     """By P(win) with the two-player game table stored (farkle to 2000), and in a final
     round (no table needed): the loss is the difference of advise's P(win) values."""
-    rules = _rules_file(tmp_path, "farkle", 2000)
+    rules = preset_file(tmp_path, "farkle", 2000)
     ds.game(rules)  # (solves and stores the game table)
     cases = [
         ({"score": 500, "opponents": [1200]}, [1, 1, 5, 3, 4, 6], [1], "roll"),
@@ -277,7 +268,7 @@ def test_play_best_moves_lose_nothing_and_the_log_reviews(tmp_path):
     """A scripted person who always answers 'best' (the computer's move) in a 3-player game
     to 1000: the game ends, the log has every player's decisions, and the person's review
     (by expected points before the final round, by P(win) in it) loses nothing."""
-    rules = _rules_file(tmp_path, "farkle", 1000)
+    rules = preset_file(tmp_path, "farkle", 1000)
     ask, shown = _script(["hint"] + ["best"] * 500)
     said = []
     log = str(tmp_path / "p.jsonl")
@@ -300,7 +291,7 @@ def test_play_reviews_a_persons_mistakes_as_advise_values_them(tmp_path):
     the end finds losses, and each by expected points is advise's difference."""
     import re
 
-    rules = _rules_file(tmp_path, "farkle", 1000)
+    rules = preset_file(tmp_path, "farkle", 1000)
     said = []
 
     def ask(prompt):
@@ -330,7 +321,7 @@ def test_play_reviews_a_persons_mistakes_as_advise_values_them(tmp_path):
 
 
 def test_play_refuses_illegal_input_and_asks_again(tmp_path):
-    rules = _rules_file(tmp_path, "farkle", 1000)
+    rules = preset_file(tmp_path, "farkle", 1000)
     ask, shown = _script(["7", "2,2,2,2", "1,3", "quit"])
     said = []
     assert (
@@ -344,7 +335,7 @@ def test_play_refuses_illegal_input_and_asks_again(tmp_path):
 def test_cli_play_from_standard_input(tmp_path):
     """zilch play with a script on standard input: the prompts and answers are echoed (a
     transcript), the computer's turns shown, the review printed at the end."""
-    rules = _rules_file(tmp_path, "farkle", 1000)
+    rules = preset_file(tmp_path, "farkle", 1000)
     from click.testing import CliRunner
 
     from dicesolver.cli import main
@@ -363,7 +354,7 @@ def test_cli_play_from_standard_input(tmp_path):
 
 def test_cli_play_dice_from_input(tmp_path):
     """--dice-from-input: the person types the dice of every roll (the computer's too)."""
-    rules = _rules_file(tmp_path, "farkle", 1000)
+    rules = preset_file(tmp_path, "farkle", 1000)
     from click.testing import CliRunner
 
     from dicesolver.cli import main

@@ -39,12 +39,17 @@ from .last_turn import solve_last_turn
 NEWTON_TOL = 1e-14
 
 
+def sums_to_one(rules: RuleSet) -> bool:
+    """Every outcome's chances sum to 1: tied players share one win (a tie worth half a
+    win), or no final round (no ties)."""
+    return rules.end == "instant" or rules.tie == 0.5
+
+
 def check_constant_sum(rules: RuleSet) -> None:
-    """InputError for a two-player game whose chances do not sum to 1: a final round where
-    a tie is worth more or less than half a win.  This solver counts the opponent's
-    chance as 1 - the mover's; the N-player solver (zilch game --players 3 and more)
-    carries every seat's chance and takes such ties."""
-    if rules.end != "instant" and rules.tie != 0.5:
+    """InputError for a two-player game whose chances do not sum to 1 (sums_to_one).
+    This solver counts the opponent's chance as 1 - the mover's; the N-player solver
+    (zilch game --players 3 and more) carries every seat's chance and takes such ties."""
+    if not sums_to_one(rules):
         raise InputError(
             f"{rules.name}: a tie worth {rules.tie:g} of a win (not half) makes the two "
             "players' chances sum to more or less than 1; the two-player game is solved for "

@@ -35,7 +35,7 @@ from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import Extra, Tail, TurnSolution, solve_turn
 from .final_round import solve_final_round
-from .game import NEWTON_TOL, _bank_minimums, _forced_beyond, turn_payoff
+from .game import NEWTON_TOL, _bank_minimums, _forced_beyond, sums_to_one, turn_payoff
 
 MAX_PLAYERS = 6
 ORBITS_PER_TASK = 256  # at most, per task: the table does not depend on the batches at all
@@ -240,12 +240,6 @@ class BatchTurns:
     sol: TurnSolution
     A: np.ndarray
     g: np.ndarray
-
-
-def sums_to_one(rules: RuleSet) -> bool:
-    """Every outcome's chances sum to 1: tied players share one win (a tie worth half a
-    win), or no final round (no ties)."""
-    return rules.end == "instant" or rules.tie == 0.5
 
 
 def solve_turns(model: TurnModel, states: np.ndarray, U: np.ndarray, z: np.ndarray) -> BatchTurns:
