@@ -16,7 +16,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from .errors import InputError
+from .errors import InputError, TableMissing
 
 __version__ = "0.2.0"
 
@@ -49,6 +49,7 @@ _API = {
 __all__ = [
     "InputError",
     "Store",
+    "TableMissing",
     "__version__",
     "advise",
     "describe_rules",

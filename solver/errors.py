@@ -1,5 +1,52 @@
-"""The one error a user can cause."""
+"""The errors a user can cause or meet: bad input, and a question whose table nobody solved."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+# exit codes of the command lines (documented in the README)
+BAD_INPUT = 2
+NEEDS_SOLVE = 3
+ABORTED = 130
 
 
 class InputError(ValueError):
     """Bad user input (rule file, state, option): the CLI prints it on one line, exit code 2."""
+
+
+class TableMissing(Exception):
+    """A query needs a stored table that nobody has solved yet: a query never starts a long
+    solve by itself.  The CLI prints one line and exits with NEEDS_SOLVE (3); with --json an
+    object with "error", "exit_code" and "solve_with", the command that builds the table,
+    ready to paste.  `api` is the same build as a Python API call: (function name, keyword
+    arguments), which `--solve` (and the web page's background job) runs."""
+
+    exit_code = NEEDS_SOLVE
+
+    def __init__(self, what: str, api: str, kwargs: Mapping[str, Any]) -> None:
+        self.what = what
+        self.api = (api, dict(kwargs))
+        self.solve_with = solve_command(api, kwargs)
+        super().__init__(f"{what} is not solved yet: build it with {self.solve_with}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"error": str(self), "exit_code": self.exit_code, "solve_with": self.solve_with}
+
+
+def solve_command(api: str, kwargs: Mapping[str, Any]) -> str:
+    """The command line of an API call that builds a table: `zilch game --rules R ...`,
+    every value shell-quoted (a rule file's path may hold spaces)."""
+    words = ["zilch", api.replace("_", "-")]
+    for key, value in kwargs.items():
+        if value is None or value is False:
+            continue
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            words.append(flag)
+        elif isinstance(value, Sequence) and not isinstance(value, str):
+            words += [flag, ",".join(str(v) for v in value)]
+        else:
+            words += [flag, str(value)]
+    return shlex.join(words)

@@ -12,7 +12,7 @@ import click
 
 from .. import store
 from ..answers.progress import Progress
-from ..errors import InputError
+from ..errors import InputError, TableMissing
 
 if TYPE_CHECKING:
     from ..answers.base import Answer
@@ -38,6 +38,8 @@ class OneLineErrors(click.Group):
             self._fail(e.format_message(), 2, as_json, where)
         except InputError as e:
             self._fail(str(e), 2, as_json)
+        except TableMissing as e:  # (its own exit code: the input was fine, a table is not)
+            self._fail(str(e), e.exit_code, as_json, extra={"solve_with": e.solve_with})
         except MemoryError as e:  # an allocation beyond what the estimates foresaw
             self._fail(f"not enough memory for this request ({e})", 2, as_json)
         except OSError as e:  # the machine said no: a full disk, a closed pipe, ...
@@ -45,11 +47,17 @@ class OneLineErrors(click.Group):
             self._fail(f"{e.strerror or e}{where}", 2, as_json)
 
     def _fail(
-        self, msg: str, code: int, as_json: bool, where: str | None = None, plain: bool = False
+        self,
+        msg: str,
+        code: int,
+        as_json: bool,
+        where: str | None = None,
+        plain: bool = False,
+        extra: dict | None = None,
     ) -> None:
         msg = " ".join(msg.split())  # one line
         if as_json:
-            line = json.dumps({"error": msg, "exit_code": code})
+            line = json.dumps({"error": msg, "exit_code": code, **(extra or {})})
         else:
             line = msg if plain else f"{where or self.name}: error: {msg}"
         try:
