@@ -13,7 +13,25 @@ ABORTED = 130
 
 
 class InputError(ValueError):
-    """Bad user input (rule file, state, option): the CLI prints it on one line, exit code 2."""
+    """Bad user input (rule file, state, option): the CLI prints it on one line, exit code 2.
+
+    field: the input it is about, by its Python API name ("beat", "target", "lowest"): below
+    the answers layer a message names the field, never a command-line flag, and starts with
+    it; the command line shows the flag instead (`flagged`)."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def flagged(e: InputError) -> str:
+    """The message as the command line shows it: a leading field name becomes its flag
+    ("beat 75 is not ..." -> "--beat 75 is not ...")."""
+    text = str(e)
+    f = e.field
+    if f and text.startswith(f) and not text[len(f) : len(f) + 1].isalnum():
+        return "--" + f.replace("_", "-") + text[len(f) :]
+    return text
 
 
 class TableMissing(Exception):

@@ -65,11 +65,12 @@ def check_time(seconds: float, what: str, hint: str) -> None:
         raise InputError(f"{what} would take about {duration(seconds)} on this machine; {hint}")
 
 
-def check_points(value: int, what: str) -> None:
+def check_points(value: int, what: str, field: str | None = None) -> None:
     """InputError for a score, total or deficit beyond any game (and beyond 64 bits)."""
     if abs(value) > MAX_POINTS:
         raise InputError(
-            f"{what} {value} is beyond what the solver takes (at most {MAX_POINTS} points)"
+            f"{what} {value} is beyond what the solver takes (at most {MAX_POINTS} points)",
+            field,
         )
 
 

@@ -11,6 +11,7 @@ import hashlib
 import json
 import math
 import tomllib
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from functools import cached_property
 from importlib import resources
@@ -156,16 +157,18 @@ class RuleSet:
             return self
         if not self.overtaking:
             raise InputError(
-                f"--beat: {self.name} has no overtaking rule (a bank never has to beat the "
-                "previous player's; the rule key is overtaking = true)"
+                f"beat: {self.name} has no overtaking rule (a bank never has to beat the "
+                "previous player's; the rule key is overtaking = true)",
+                "beat",
             )
-        check_points(beat, "--beat")
+        check_points(beat, "beat", "beat")
         low = self.min_bank(True)
         if beat < max(low, self.unit) or beat % self.unit or beat // self.unit > MAX_UNITS:
             raise InputError(
-                f"--beat {beat} is not a turn total the previous player can bank under "
+                f"beat {beat} is not a turn total the previous player can bank under "
                 f"{self.name}: a multiple of {self.unit} from {max(low, self.unit)} to "
-                f"{MAX_UNITS * self.unit} (0: none to beat)"
+                f"{MAX_UNITS * self.unit} (0: none to beat)",
+                "beat",
             )
         return replace(self, beat=beat)
 
@@ -177,21 +180,27 @@ class RuleSet:
             return
         if triggered and not self.beat:
             raise InputError(
-                f"--beat: the player before you reached the target with his last bank "
-                f"({previous}): give that bank with --beat"
+                f"beat: the player before you reached the target with his last bank "
+                f"({previous}): give that bank as the total to beat",
+                "beat",
             )
         if self.beat > previous:
             raise InputError(
-                f"--beat {self.beat}: the previous player's last bank is part of his score "
-                f"({previous})"
+                f"beat {self.beat}: the previous player's last bank is part of his score "
+                f"({previous})",
+                "beat",
             )
         before = previous - self.beat
         if self.beat:
-            self.check_score(f"--beat {self.beat}: his score before it,", before)
+            try:
+                self.check_score(f"beat {self.beat}: his score before it,", before)
+            except InputError as e:
+                raise InputError(str(e), "beat") from None
         if triggered and self.target is not None and self.reached(before):
             raise InputError(
-                f"--beat {self.beat}: the trigger's score before it, {before}, had reached "
-                f"the target already"
+                f"beat {self.beat}: the trigger's score before it, {before}, had reached "
+                f"the target already",
+                "beat",
             )
 
     def min_bank_units(self, on_board: bool) -> int:
@@ -206,20 +215,22 @@ class RuleSet:
         assert self.target is not None
         return score > self.target if self.reach == "more_than" else score >= self.target
 
-    def check_score(self, what: str, score: int) -> None:
-        """InputError unless a player can have this score."""
-        check_points(score, what)
+    def check_score(self, what: str, score: int, field: str | None = None) -> None:
+        """InputError unless a player can have this score (field: the input it is)."""
+        check_points(score, what, field)
         below = self.three_zilch_penalty and self.penalty_below_zero and not self.entry_minimum
         below = below or self.challenge  # (a challenged player can fall anywhere)
         if (score < 0 and not below) or score % self.unit:
             kind = "multiples" if below else "non-negative multiples"
             raise InputError(
-                f"{what} {score} is impossible under {self.name}: scores are {kind} of {self.unit}"
+                f"{what} {score} is impossible under {self.name}: scores are {kind} of {self.unit}",
+                field,
             )
         if 0 < score < self.entry_minimum and not self.challenge:
             raise InputError(
                 f"{what} {score} is impossible under {self.name}: the first bank "
-                f"is at least {self.entry_minimum}"
+                f"is at least {self.entry_minimum}",
+                field,
             )
 
     def reach_units(self, target: int | None = None) -> int:
@@ -296,174 +307,415 @@ class RuleSet:
         return d
 
     def digest(self) -> str:
-        """Hash of the exact definition (not the name): the key of every stored table."""
-        blob = json.dumps(self.canonical(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(blob.encode()).hexdigest()
+        """Hash of the exact definition (not the name): what `zilch rules` shows."""
+        return _sha256(self.canonical())
+
+    def table_key(self) -> str:
+        """Hash of the definition but for its target: the key of every stored table (a
+        table that depends on the target names it in its objective, "game10000"), so a copy
+        of a preset with another name and target finds the tables `--target` built."""
+        d = self.canonical()
+        d.pop("target")
+        return _sha256(d)
+
+    def aimed(self, target: int | None) -> RuleSet:
+        """The rules of a game to `target` points instead of the rules' own (None: the
+        rules' own)."""
+        if target is None or target == self.target:
+            return self
+        check_points(target, "target", "target")
+        if isinstance(target, bool) or not isinstance(target, int) or target <= 0:
+            raise InputError(
+                f"target must be a positive number of points, got {target!r}", "target"
+            )
+        if target % self.unit:
+            raise InputError(
+                f"target {target} is not a multiple of {self.unit} (the unit of {self.name})",
+                "target",
+            )
+        return replace(self, target=target)
 
 
+def _sha256(d: dict) -> str:
+    blob = json.dumps(d, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+# --- the rule file: one row per key ------------------------------------------------------
 def _fail(src: str, key: str, what: str) -> NoReturn:
     raise InputError(f"rules file {src}: key '{key}': {what}")
 
 
-def _int(src, key, v, lo=0, hi=MAX_POINTS) -> int:
-    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        _fail(src, key, f"expected an integer in [{lo}, {hi}], got {v!r}")
+def _integer(lo: int = 0, hi: int = MAX_POINTS) -> Callable[[str, str, Any], int]:
+    def parse(src: str, key: str, v: Any) -> int:
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            _fail(src, key, f"expected an integer in [{lo}, {hi}], got {v!r}")
+        return v
+
+    return parse
+
+
+def _boolean(src: str, key: str, v: Any) -> bool:
+    if not isinstance(v, bool):
+        _fail(src, key, "expected true or false")
     return v
 
 
-def _choice(src, key, v, allowed) -> str:
-    if v not in allowed:
-        _fail(src, key, f"expected one of {', '.join(map(repr, allowed))}, got {v!r}")
+def _text(src: str, key: str, v: Any) -> str:
+    if not isinstance(v, str):
+        _fail(src, key, "expected a string")
     return v
 
 
-def _costs(src, v) -> tuple[int, int]:
+def _choice(*allowed: str) -> Callable[[str, str, Any], str]:
+    def parse(src: str, key: str, v: Any) -> str:
+        if v not in allowed:
+            _fail(src, key, f"expected one of {', '.join(map(repr, allowed))}, got {v!r}")
+        return v
+
+    return parse
+
+
+def _fraction(src: str, key: str, v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
+        _fail(src, key, f"expected a number in [0, 1], got {v!r}")
+    return float(v)
+
+
+def _costs(src: str, key: str, v: Any) -> tuple[int, int]:
     if not isinstance(v, list) or len(v) != 2:
-        _fail(src, "game.challenge_costs", f"expected two amounts [below, above], got {v!r}")
-    return (
-        _int(src, "game.challenge_costs[0]", v[0]),
-        _int(src, "game.challenge_costs[1]", v[1]),
-    )
+        _fail(src, key, f"expected two amounts [below, above], got {v!r}")
+    amount = _integer()
+    return amount(src, f"{key}[0]", v[0]), amount(src, f"{key}[1]", v[1])
+
+
+def _straight(src: str, key: str, v: Any) -> tuple[int, ...]:
+    if (
+        not isinstance(v, list)
+        or not v
+        or not all(type(x) is int and 1 <= x <= FACES for x in v)
+        or len(set(v)) != len(v)
+    ):
+        _fail(src, key, "expected distinct faces 1..6")
+    return tuple(sorted(v))
+
+
+REQUIRED = object()  # the default of a key every file must give
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key of a rule file: where it sits, how its value is read, its default and what it
+    means.  docs/rules-format.md's table is this schema (a test compares them)."""
+
+    name: str  # as in the file: "dice", "game.target", "patterns[].kind"
+    parse: Callable[[str, str, Any], Any]
+    default: Any
+    kind: str  # the value, for the documentation: "integer 1..6", "true or false", ...
+    meaning: str
+
+    @property
+    def table(self) -> str:
+        """The TOML table it sits in ("": the top level; "game"; "patterns[]")."""
+        return self.name.rpartition(".")[0]
+
+    @property
+    def field(self) -> str:
+        return self.name.rpartition(".")[2]
+
+
+_POINTS = f"integer 0..{MAX_POINTS}"
+SCHEMA: tuple[Key, ...] = (
+    Key(
+        "name",
+        _text,
+        None,
+        "string",
+        "shown by `zilch rules`; not part of the rule-set hash (default: the file's name)",
+    ),
+    Key("description", _text, "", "string", "shown by `zilch rules`"),
+    Key("dice", _integer(1, 6), REQUIRED, "integer 1..6", "number of dice"),
+    Key(
+        "set_aside",
+        _choice("forced", "any"),
+        "forced",
+        '"forced" or "any"',
+        '"forced": every scoring die of a roll is frozen, scored by the split with the most '
+        'points (ties: the split using more dice); "any": the player keeps any scoring dice, '
+        "at least one",
+    ),
+    Key(
+        "hot_dice",
+        _choice("optional", "mandatory"),
+        "optional",
+        '"optional" or "mandatory"',
+        '"mandatory": when every die has scored the player must roll them all again; '
+        '"optional": he may bank instead',
+    ),
+    Key(
+        "entry_minimum",
+        _integer(),
+        0,
+        _POINTS,
+        'smallest first bank of the game ("getting on the board")',
+    ),
+    Key("bank_minimum", _integer(), 0, _POINTS, "smallest bank on every later turn"),
+    Key(
+        "pyramiding",
+        _boolean,
+        False,
+        "true or false",
+        "dice frozen earlier in the turn combine with later rolls (see Pyramiding below)",
+    ),
+    Key(
+        "faces",
+        lambda src, key, v: v,
+        REQUIRED,
+        "table: face -> list of `dice` integers",
+        "`[faces]`: for each face 1..6 (every face listed; zeros for one that scores "
+        "nothing), the points of one group of exactly k dice showing it, k = 1..dice; 0: k "
+        "such dice are not a combination (see Faces below)",
+    ),
+    Key(
+        "patterns",
+        lambda src, key, v: v,
+        (),
+        "array of tables",
+        "`[[patterns]]`: whole-roll combinations (see Patterns below)",
+    ),
+    Key(
+        "game",
+        lambda src, key, v: v,
+        None,
+        "table",
+        "`[game]`: the game around the turns (the keys game.* below; none: turns only)",
+    ),
+    Key(
+        "patterns[].kind",
+        _choice(*PATTERN_KINDS),
+        REQUIRED,
+        "one of the pattern kinds",
+        "which combination (see Patterns below)",
+    ),
+    Key("patterns[].points", _integer(1), REQUIRED, f"integer 1..{MAX_POINTS}", "what it scores"),
+    Key(
+        "patterns[].faces",
+        _straight,
+        (),
+        "list of distinct faces",
+        "a straight's faces, e.g. [1, 2, 3, 4, 5] (straights only)",
+    ),
+    Key(
+        "patterns[].permanent",
+        _boolean,
+        False,
+        "true or false",
+        "points kept even if the turn ends in a zilch",
+    ),
+    Key(
+        "patterns[].distinct",
+        _boolean,
+        False,
+        "true or false",
+        "three_pairs and two_triplets: the faces must differ",
+    ),
+    Key(
+        "game.target",
+        _integer(1),
+        None,
+        f"integer 1..{MAX_POINTS}",
+        "the score that ends the game (none: no game, only turns); `--target` overrides it",
+    ),
+    Key(
+        "game.end",
+        _choice("final_round", "instant"),
+        "final_round",
+        '"final_round" or "instant"',
+        '"final_round": the others get one last turn; "instant": reaching the target wins',
+    ),
+    Key(
+        "game.reach",
+        _choice("at_least", "more_than"),
+        "at_least",
+        '"at_least" or "more_than"',
+        "how the target is reached",
+    ),
+    Key(
+        "game.tie",
+        _fraction,
+        0.5,
+        "number 0..1",
+        "a tie's worth as a fraction of a win (with a final round, other than 0.5 the "
+        "chances sum to more or less than 1: the two-player game tables refuse it; the last "
+        "turn, the final round and the game among three players or more take it)",
+    ),
+    Key(
+        "game.piggyback",
+        _boolean,
+        False,
+        "true or false",
+        "Zonk: the next player may take over the dice left and the turn total",
+    ),
+    Key(
+        "game.three_zilch_penalty",
+        _integer(),
+        0,
+        _POINTS,
+        "points the third zilch in a row costs (0: no such rule); it resets the count; a "
+        "multiple of the unit",
+    ),
+    Key(
+        "game.penalty_below_zero",
+        _boolean,
+        True,
+        "true or false",
+        "the penalty may take a score below zero (false: it stops at zero)",
+    ),
+    Key(
+        "game.penalty_off_board",
+        _boolean,
+        True,
+        "true or false",
+        "the penalty is charged before the player is on the board too (the count runs either way)",
+    ),
+    Key(
+        "game.overtaking",
+        _boolean,
+        False,
+        "true or false",
+        "a bank must also beat the previous player's banked turn total, unless he zilched "
+        "(the commands take that total as `--beat`; not with permanent points, piggyback, a "
+        "penalty or pyramiding)",
+    ),
+    Key(
+        "game.challenge",
+        _boolean,
+        False,
+        "true or false",
+        "twice per game, once below `challenge_threshold` and once at or above it, a player "
+        "may announce before rolling that the turn's total is added to him and taken from "
+        "the opponent; a zilch then costs him `challenge_costs` (a game-level choice: "
+        "`zilch game` and `zilch advise` with scores; not with permanent points, piggyback, "
+        "a penalty, overtaking or pyramiding)",
+    ),
+    Key(
+        "game.challenge_threshold",
+        _integer(),
+        5000,
+        _POINTS,
+        "the score that separates a player's two challenges",
+    ),
+    Key(
+        "game.challenge_costs",
+        _costs,
+        (600, 2000),
+        "two integers [below, above]",
+        "what a challenge's zilch costs, below the threshold and at or above it (multiples "
+        "of the unit)",
+    ),
+)
+_TABLES = {"": "the top level", "game": "[game]", "patterns[]": "[[patterns]]"}
+
+
+def _keys(table: str) -> dict[str, Key]:
+    return {k.field: k for k in SCHEMA if k.table == table}
+
+
+def _read_table(src: str, data: Any, table: str, where: str) -> dict[str, Any]:
+    """The keys of one TOML table read by the schema: unknown keys refused, every value
+    parsed, defaults filled in; REQUIRED where a required key is missing."""
+    keys = _keys(table)
+    if not isinstance(data, dict):
+        _fail(src, where or "(top)", "expected a table")
+    for k in data:
+        if k not in keys:
+            _fail(src, f"{where}.{k}" if where else k, "unknown key")
+    return {
+        f: (k.parse(src, f"{where}.{f}" if where else f, data[f]) if f in data else k.default)
+        for f, k in keys.items()
+    }
+
+
+def schema_table() -> str:
+    """docs/rules-format.md's table of keys, from the schema."""
+    rows = ["| key | value | default | meaning |", "| --- | --- | --- | --- |"]
+    for k in SCHEMA:
+        shown = (
+            "required"
+            if k.default is REQUIRED
+            else "none"
+            if k.default in (None, ())
+            else json.dumps(list(k.default) if isinstance(k.default, tuple) else k.default)
+        )
+        rows.append(f"| `{k.name}` | {k.kind} | {shown} | {k.meaning} |")
+    return "\n".join(rows)
+
+
+def _faces(src: str, faces: Any, dice: int) -> tuple[tuple[int, ...], ...]:
+    """[faces]: every face 1..6 with a list of `dice` points (groups of 1..dice)."""
+    if not isinstance(faces, dict):
+        _fail(src, "faces", "missing or not a table of face -> list of points")
+    for k in faces:
+        if k not in {str(f) for f in range(1, FACES + 1)}:
+            _fail(src, f"faces.{k}", "faces are 1..6")
+    rows = []
+    for f in range(1, FACES + 1):
+        row = faces.get(str(f))
+        if row is None:
+            _fail(
+                src,
+                f"faces.{f}",
+                f"missing: list every face 1..6 (a face that scores nothing: {[0] * dice})",
+            )
+        if not isinstance(row, list) or len(row) != dice:
+            _fail(src, f"faces.{f}", f"expected a list of {dice} integers (groups of 1..{dice})")
+        rows.append(tuple(_integer()(src, f"faces.{f}[{i}]", v) for i, v in enumerate(row)))
+    return tuple(rows)
+
+
+def _patterns(src: str, plist: Any, dice: int) -> tuple[Pattern, ...]:
+    if not isinstance(plist, (list, tuple)):
+        _fail(src, "patterns", "expected an array of tables [[patterns]]")
+    found = []
+    for i, p in enumerate(plist):
+        where = f"patterns[{i}]"
+        got = _read_table(src, p, "patterns[]", where)
+        for field in ("kind", "points"):
+            if got[field] is REQUIRED:
+                _fail(src, f"{where}.{field}", "missing")
+        if got["kind"] == "straight":
+            if not got["faces"] or len(got["faces"]) > dice:
+                _fail(src, f"{where}.faces", f"expected distinct faces 1..6, at most {dice}")
+        elif dice != 6:
+            _fail(src, f"{where}.kind", f"{got['kind']!r} needs six dice, the rule set has {dice}")
+        else:
+            got["faces"] = ()
+        found.append(Pattern(**got))
+    return tuple(found)
 
 
 def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
-    """Validate a parsed TOML document into a RuleSet; errors name the file and the key."""
-    known = {
-        "name",
-        "description",
-        "dice",
-        "set_aside",
-        "hot_dice",
-        "entry_minimum",
-        "bank_minimum",
-        "pyramiding",
-        "faces",
-        "patterns",
-        "game",
-    }
-    for k in data:
-        if k not in known:
-            _fail(src, k, "unknown key")
-    if "dice" not in data:
+    """Validate a parsed TOML document into a RuleSet by the schema; errors name the file
+    and the key."""
+    top = _read_table(src, data, "", "")
+    if top["dice"] is REQUIRED:
         _fail(src, "dice", "missing")
-    dice = _int(src, "dice", data["dice"], 1, 6)
-    faces_in = data.get("faces")
-    if not isinstance(faces_in, dict):
-        _fail(src, "faces", "missing or not a table of face -> list of points")
-    faces = []
-    for f in range(1, FACES + 1):
-        row = faces_in.get(str(f), [0] * dice)
-        if not isinstance(row, list) or len(row) != dice:
-            _fail(src, f"faces.{f}", f"expected a list of {dice} integers (groups of 1..{dice})")
-        faces.append(tuple(_int(src, f"faces.{f}[{i}]", v) for i, v in enumerate(row)))
-    for k in faces_in:
-        if k not in {str(f) for f in range(1, FACES + 1)}:
-            _fail(src, f"faces.{k}", "faces are 1..6")
-    patterns = []
-    plist = data.get("patterns", [])
-    if not isinstance(plist, list):
-        _fail(src, "patterns", "expected an array of tables [[patterns]]")
-    for i, p in enumerate(plist):
-        key = f"patterns[{i}]"
-        if not isinstance(p, dict):
-            _fail(src, key, "expected a table")
-        for k in p:
-            if k not in {"kind", "points", "faces", "permanent", "distinct"}:
-                _fail(src, f"{key}.{k}", "unknown key")
-        kind = _choice(src, f"{key}.kind", p.get("kind"), PATTERN_KINDS)
-        pts = _int(src, f"{key}.points", p.get("points"), 1)
-        pf: Any = ()
-        if kind == "straight":
-            pf = p.get("faces")
-            if (
-                not isinstance(pf, list)
-                or not pf
-                or not all(type(x) is int and 1 <= x <= FACES for x in pf)
-                or len(set(pf)) != len(pf)
-                or len(pf) > dice
-            ):
-                _fail(src, f"{key}.faces", f"expected distinct faces 1..6, at most {dice}")
-            pf = tuple(sorted(pf))
-        elif dice != 6:
-            _fail(src, f"{key}.kind", f"{kind!r} needs six dice, the rule set has {dice}")
-        perm = p.get("permanent", False)
-        distinct = p.get("distinct", False)
-        if not isinstance(perm, bool):
-            _fail(src, f"{key}.permanent", "expected true or false")
-        if not isinstance(distinct, bool):
-            _fail(src, f"{key}.distinct", "expected true or false")
-        patterns.append(Pattern(kind, pts, pf, perm, distinct))
-    game = data.get("game", {})
-    if not isinstance(game, dict):
-        _fail(src, "game", "expected a table")
-    for k in game:
-        if k not in {
-            "target",
-            "end",
-            "reach",
-            "tie",
-            "piggyback",
-            "three_zilch_penalty",
-            "penalty_below_zero",
-            "penalty_off_board",
-            "overtaking",
-            "challenge",
-            "challenge_threshold",
-            "challenge_costs",
-        }:
-            _fail(src, f"game.{k}", "unknown key")
-    target = game.get("target")
-    if target is not None:
-        target = _int(src, "game.target", target, 1)
-    tie = game.get("tie", 0.5)
-    if isinstance(tie, bool) or not isinstance(tie, (int, float)) or not 0 <= tie <= 1:
-        _fail(src, "game.tie", f"expected a number in [0, 1], got {tie!r}")
-    flags = {}
-    for key, default in (
-        ("piggyback", False),
-        ("penalty_below_zero", True),
-        ("penalty_off_board", True),
-        ("overtaking", False),
-        ("challenge", False),
-    ):
-        flags[key] = game.get(key, default)
-        if not isinstance(flags[key], bool):
-            _fail(src, f"game.{key}", "expected true or false")
-    name = data.get("name", Path(src).stem)
-    if not isinstance(name, str):
-        _fail(src, "name", "expected a string")
-    desc = data.get("description", "")
-    if not isinstance(desc, str):
-        _fail(src, "description", "expected a string")
-    pyramiding = data.get("pyramiding", False)
-    if not isinstance(pyramiding, bool):
-        _fail(src, "pyramiding", "expected true or false")
+    game = _read_table(src, data.get("game") or {}, "game", "game")
+    if top["name"] is None:
+        top["name"] = Path(src).stem
     rs = RuleSet(
-        name=name,
-        description=desc,
-        dice=dice,
-        faces=tuple(faces),
-        patterns=tuple(patterns),
-        set_aside=_choice(src, "set_aside", data.get("set_aside", "forced"), ("forced", "any")),
-        hot_dice=_choice(
-            src, "hot_dice", data.get("hot_dice", "optional"), ("optional", "mandatory")
-        ),
-        entry_minimum=_int(src, "entry_minimum", data.get("entry_minimum", 0)),
-        bank_minimum=_int(src, "bank_minimum", data.get("bank_minimum", 0)),
-        target=target,
-        end=_choice(src, "game.end", game.get("end", "final_round"), ("final_round", "instant")),
-        reach=_choice(src, "game.reach", game.get("reach", "at_least"), ("at_least", "more_than")),
-        tie=float(tie),
-        three_zilch_penalty=_int(
-            src, "game.three_zilch_penalty", game.get("three_zilch_penalty", 0)
-        ),
-        pyramiding=pyramiding,
-        challenge_threshold=_int(
-            src, "game.challenge_threshold", game.get("challenge_threshold", 5000)
-        ),
-        challenge_costs=_costs(src, game.get("challenge_costs", [600, 2000])),
-        **flags,
+        **{k: v for k, v in top.items() if k not in ("faces", "patterns", "game")},
+        faces=_faces(src, data.get("faces"), top["dice"]),
+        patterns=_patterns(src, top["patterns"], top["dice"]),
+        **game,
     )
+    _check_whole(src, rs)
+    return rs
+
+
+def _check_whole(src: str, rs: RuleSet) -> None:
+    """What no single key says: something scores, sizes within the solver's grid, the
+    combinations of options the solvers take."""
     if not any(any(r) for r in rs.faces) and not rs.patterns:
         _fail(src, "faces", "no combination scores: every roll would be a zilch")
     # every turn grid grows with the largest step and minimum, in the rule set's unit
@@ -504,7 +756,6 @@ def from_dict(data: dict, src: str = "<dict>") -> RuleSet:
         ):
             if has:
                 _fail(src, "pyramiding", f"pyramiding with {clash} is not supported")
-    return rs
 
 
 def preset_names() -> list[str]:
@@ -525,7 +776,14 @@ def load(name_or_path: str) -> RuleSet:
         return from_dict(tomllib.loads(res.read_text()), f"{name_or_path}.toml")
     path = Path(name_or_path)
     if not path.suffix and not path.exists():
-        raise InputError(f"unknown preset {name_or_path!r}; presets: {', '.join(preset_names())}")
+        import difflib
+
+        names = preset_names()
+        near = difflib.get_close_matches(name_or_path, names, n=1, cutoff=0.6)
+        hint = f"did you mean {near[0]!r}? " if near else ""
+        raise InputError(
+            f"unknown preset {name_or_path!r}; {hint}presets: {', '.join(names)}", "rules"
+        )
     text = read_text(name_or_path, "rules file")
     try:
         data = tomllib.loads(text)

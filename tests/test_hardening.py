@@ -429,7 +429,8 @@ def test_a_game_whose_turns_nearly_always_zilch_is_solved_to_its_precision(tmp_p
     to the precision rounding leaves, it is a fixed point of the game: every turn's value
     from W is W again (the solve is exact; a plain value iteration would need millions of
     sweeps here)."""
-    src = {"dice": 6, "faces": {"6": [0, 0, 0, 0, 0, 600]}, "game": {"target": 1200}}
+    faces = {str(f): [0] * 6 for f in range(1, 6)} | {"6": [0, 0, 0, 0, 0, 600]}
+    src = {"dice": 6, "faces": faces, "game": {"target": 1200}}
     f = tmp_path / "rare.toml"
     f.write_text(_toml(src))
     d = json.loads(zilch("game", "--rules", str(f), "--json").stdout)
@@ -461,7 +462,8 @@ def test_a_target_between_multiples_of_the_unit_is_reached_at_the_next_one(tmp_p
     p = {}
     for target in (1000, 1025, 1050):
         f = tmp_path / f"t{target}.toml"
-        faces = {"1": [100, 0, 1000, 0, 0], "5": [50, 0, 500, 0, 0]}
+        faces = {str(f): [0] * 5 for f in range(1, 7)}
+        faces |= {"1": [100, 0, 1000, 0, 0], "5": [50, 0, 500, 0, 0]}
         game = {"target": target, "end": "instant"}
         f.write_text(_toml({"dice": 5, "faces": faces, "game": game}))
         p[target] = js("game", "--rules", str(f))["p_win"]

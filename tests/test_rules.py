@@ -105,6 +105,18 @@ def test_docs_example_is_the_tested_one():
     assert EXAMPLE.strip() in doc
 
 
+def test_the_documented_keys_are_the_schema():
+    """docs/rules-format.md's table of keys is the schema the loader reads by (one row per
+    key: its value, default and meaning), so neither can drift from the other."""
+    from pathlib import Path
+
+    doc = (Path(__file__).parent.parent / "docs" / "rules-format.md").read_text()
+    assert rules.schema_table() in doc
+    # and every key the loader takes is a row of it
+    documented = {line.split("`")[1] for line in doc.splitlines() if line.startswith("| `")}
+    assert documented >= {k.name for k in rules.SCHEMA}
+
+
 def test_digest_ignores_name_but_not_rules(tmp_path):
     p = tmp_path / "a.toml"
     p.write_text(EXAMPLE)
@@ -123,6 +135,7 @@ def test_digest_ignores_name_but_not_rules(tmp_path):
         (("dice = 6", "dice = 9"), "dice"),
         (("1 = [100, 0, 1000, 1000, 2000, 3000]", "1 = [100, 0]"), "faces.1"),
         (("2 = [0, 0, 200,", "2 = [0, -5, 200,"), "faces.2[1]"),
+        (("2 = [0, 0, 200, 1000, 2000, 3000]\n", ""), "faces.2"),  # (every face listed)
         (('kind = "no_score"', 'kind = "rainbow"'), "patterns[5].kind"),
         (("faces = [1, 2, 3, 4, 5]\n", "faces = [1, 1, 9]\n"), "patterns[0].faces"),
         (('set_aside = "any"', 'set_aside = "some"'), "set_aside"),

@@ -12,7 +12,7 @@ import click
 
 from .. import store
 from ..answers.progress import Progress
-from ..errors import InputError, TableMissing
+from ..errors import InputError, TableMissing, flagged
 
 if TYPE_CHECKING:
     from ..answers.base import Answer
@@ -37,7 +37,7 @@ class OneLineErrors(click.Group):
             where = ctx.command_path if ctx else self.name
             self._fail(e.format_message(), 2, as_json, where)
         except InputError as e:
-            self._fail(str(e), 2, as_json)
+            self._fail(flagged(e), 2, as_json)
         except TableMissing as e:  # (its own exit code: the input was fine, a table is not)
             self._fail(str(e), e.exit_code, as_json, extra={"solve_with": e.solve_with})
         except MemoryError as e:  # an allocation beyond what the estimates foresaw

@@ -17,9 +17,16 @@ def dice(n: int) -> str:
 
 # --- zilch ---------------------------------------------------------------------------------
 def presets(a) -> str:
-    return "\n".join(
-        f"{p.name:14} {p.description.split(':')[0].split('(')[0].strip()}" for p in a.presets
-    )
+    """One line per preset: its name, then its description's first clause without the
+    parenthesised sources, the names in one column however long."""
+    import re
+
+    width = max(len(p.name) for p in a.presets) + 2
+    lines = []
+    for p in a.presets:
+        summary = re.sub(r"\s*\([^)]*\)", "", p.description.split(":")[0]).strip()
+        lines.append(f"{p.name:{width}}{summary}")
+    return "\n".join(lines)
 
 
 def rule_set(a) -> str:

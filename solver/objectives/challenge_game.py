@@ -69,11 +69,13 @@ def lowest_units(rules: RuleSet, lowest: int | None, target: int | None = None) 
     """The lowest score (units): `lowest` points, a non-positive multiple of the unit; by
     default exact_lowest (no state of a game from 0-0 is cut)."""
     if lowest is not None and (isinstance(lowest, bool) or not isinstance(lowest, int)):
-        raise InputError(f"--lowest must be a whole number of points, got {lowest!r}")
+        raise InputError(f"lowest must be a whole number of points, got {lowest!r}", "lowest")
     if lowest is None:
         return exact_lowest(rules, target)
     if lowest > 0 or lowest % rules.unit:
-        raise InputError(f"--lowest must be a multiple of {rules.unit} at or below 0, got {lowest}")
+        raise InputError(
+            f"lowest must be a multiple of {rules.unit} at or below 0, got {lowest}", "lowest"
+        )
     return lowest // rules.unit
 
 

@@ -492,7 +492,7 @@ def check_final_round(rules: RuleSet, leader: int, scores: Sequence[int], turn: 
         raise InputError(
             f"{rules.name}: a final round with overtaking and more than one player still to "
             "play is not solved yet (each one's minimum is the previous one's bank); the last "
-            "turn is, with --beat"
+            "turn is, given the total to beat"
         )
     if any(s >= leader for s in scores):
         raise InputError(

@@ -53,7 +53,7 @@ def check_constant_sum(rules: RuleSet) -> None:
         raise InputError(
             f"{rules.name}: a tie worth {rules.tie:g} of a win (not half) makes the two "
             "players' chances sum to more or less than 1; the two-player game is solved for "
-            "ties worth half a win (three players or more: zilch game --players N)"
+            "ties worth half a win (the game among three players or more takes such ties)"
         )
 
 
@@ -75,7 +75,7 @@ def check_supported(rules: RuleSet) -> None:
         raise InputError(
             f"{rules.name}: the game with overtaking is not solved yet (the previous "
             "player's banked turn total is part of its state); the turn and last-turn "
-            "commands take it as --beat"
+            "questions take it as the total to beat"
         )
     if rules.has_permanent:
         _ = rules.perm_step  # one permanent amount (refused otherwise, clearly)

@@ -48,7 +48,7 @@ MAX_OPTIONS = 6  # policies per mover among which a mixed equilibrium is sought
 def check_supported(rules: RuleSet, players: int) -> None:
     """InputError for an N-player game this solver does not take (before any solve)."""
     if not 2 <= players <= MAX_PLAYERS:
-        raise InputError(f"--players must be 2 to {MAX_PLAYERS}, not {players}")
+        raise InputError(f"players must be 2 to {MAX_PLAYERS}, not {players}", "players")
     if rules.target is None:
         raise InputError(f"{rules.name} has no target: there is no game to solve")
     for what in rules.options_on():

@@ -64,17 +64,20 @@ def lowest_units(rules: RuleSet, lowest: int | None) -> int:
     """The lowest score (units): 0 where the penalty stops at zero, else `lowest` points
     (default LOWEST), a non-positive multiple of the unit."""
     if lowest is not None and (isinstance(lowest, bool) or not isinstance(lowest, int)):
-        raise InputError(f"--lowest must be a whole number of points, got {lowest!r}")
+        raise InputError(f"lowest must be a whole number of points, got {lowest!r}", "lowest")
     if not rules.penalty_below_zero:
         if lowest is not None and lowest != 0:
             raise InputError(
-                f"--lowest {lowest}: under {rules.name} the penalty stops at zero "
-                "(penalty_below_zero = false)"
+                f"lowest {lowest}: under {rules.name} the penalty stops at zero "
+                "(penalty_below_zero = false)",
+                "lowest",
             )
         return 0
     lowest = LOWEST if lowest is None else lowest
     if lowest > 0 or lowest % rules.unit:
-        raise InputError(f"--lowest must be a multiple of {rules.unit} at or below 0, got {lowest}")
+        raise InputError(
+            f"lowest must be a multiple of {rules.unit} at or below 0, got {lowest}", "lowest"
+        )
     return lowest // rules.unit
 
 

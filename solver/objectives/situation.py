@@ -18,19 +18,24 @@ class Situation:
     remaining: tuple[int, ...] = ()  # players still to play after me, in turn order
 
 
+def _field(mode: str) -> str:
+    return mode.replace("-", "_")
+
+
 def situation(rules: RuleSet, score: int, opponents: list[int], mode: str | None) -> Situation:
     """From my score and the others' in turn order after me.  mode: "last-turn" or
     "final-round" as the user states it, else inferred from the scores."""
     if rules.target is None:
         raise InputError(f"{rules.name} has no target: scores do not change the advice")
-    rules.check_score("--score", score)
+    rules.check_score("score", score, "score")
     for o in opponents:
-        rules.check_score("--opponents score", o)
+        rules.check_score("opponents: a score", o, "opponents")
     if rules.end == "instant":
         if mode is not None:
             raise InputError(
-                f"--{mode}: under {rules.name} reaching {rules.target} wins at "
-                "once, there is no final round"
+                f"{_field(mode)}: under {rules.name} reaching {rules.target} wins at "
+                "once, there is no final round",
+                _field(mode),
             )
         if any(o >= rules.target for o in opponents) or score >= rules.target:
             raise InputError(
@@ -50,17 +55,19 @@ def situation(rules: RuleSet, score: int, opponents: list[int], mode: str | None
         if trig is None:
             if mode == "final-round":
                 raise InputError(
-                    f"--final-round: no opponent has reached the target {rules.target}"
+                    f"final_round: no opponent has reached the target {rules.target}",
+                    "final_round",
                 )
             return Situation("outside", remaining=tuple(opponents))
         remaining, done = opponents[:trig], opponents[trig:]
     if not done:
-        raise InputError("--last-turn needs the other players' scores (--opponents)")
+        raise InputError("last_turn needs the other players' scores (opponents)", "last_turn")
     leader = max(done)
     if not rules.reached(leader):
         raise InputError(
-            f"--{mode or 'final-round'}: the game ends once someone reaches the "
-            f"target {rules.target}, and the leader has {leader}"
+            f"{_field(mode or 'final-round')}: the game ends once someone reaches the "
+            f"target {rules.target}, and the leader has {leader}",
+            _field(mode or "final-round"),
         )
     if score >= leader:
         raise InputError(

@@ -107,20 +107,23 @@ def check_frozen(rules: RuleSet, counts: tuple[int, ...], dice: int) -> None:
     """InputError unless `counts` (per face) can be frozen with `dice` dice left to roll."""
     if any(counts) and not rules.pyramiding:
         raise InputError(
-            f"--frozen needs pyramiding; {rules.name} has none (rule key pyramiding = true)"
+            f"frozen needs pyramiding; {rules.name} has none (rule key pyramiding = true)",
+            "frozen",
         )
     if len(counts) != FACES or any(c < 0 for c in counts):
-        raise InputError(f"--frozen: expected counts of the six faces, got {counts}")
+        raise InputError(f"frozen: expected counts of the six faces, got {counts}", "frozen")
     if sum(counts) + dice > rules.dice:
         raise InputError(
-            f"--frozen: {sum(counts)} frozen dice and {dice} to roll are more than the "
-            f"{rules.dice} dice of {rules.name}"
+            f"frozen: {sum(counts)} frozen dice and {dice} to roll are more than the "
+            f"{rules.dice} dice of {rules.name}",
+            "frozen",
         )
     best = _face_groups(rules)
     for f, g in enumerate(counts):
         if g and best[f][g] <= 0:
             raise InputError(
-                f"--frozen: {g} x {f + 1} is impossible under {rules.name}: no group of them scores"
+                f"frozen: {g} x {f + 1} is impossible under {rules.name}: no group of them scores",
+                "frozen",
             )
 
 

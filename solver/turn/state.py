@@ -48,7 +48,9 @@ class TurnState:
         """InputError unless the rules can produce this state (reach[s, r]: the states of
         turns without permanent points, held[s, r]: of turns holding some; reach.py)."""
         if not 1 <= self.dice <= rules.dice:
-            raise InputError(f"--dice must be 1..{rules.dice} under {rules.name}, got {self.dice}")
+            raise InputError(
+                f"dice must be 1..{rules.dice} under {rules.name}, got {self.dice}", "dice"
+            )
         if self.frozen:
             from ..outcomes.frozen import check_frozen
 
@@ -80,7 +82,7 @@ class TurnState:
             frozen = ""
             if rules.pyramiding:
                 faces = [str(f + 1) for f, c in enumerate(self.frozen) for _ in range(c)]
-                frozen = f" and {','.join(faces) or 'no dice'} frozen (--frozen)"
+                frozen = f" and {','.join(faces) or 'no dice'} frozen"
             raise InputError(
                 f"no turn under {rules.name} reaches a total of {self.turn}{part} with "
                 f"{left} left to roll{frozen}"
