@@ -31,7 +31,7 @@ def main():
         folder = tempfile.mkdtemp()
         counted[0] = 0
         t0 = time.perf_counter()
-        g = Tables(rs, Store(folder)).game()
+        g = Tables(rs, Store(folder)).game_table(solve=True)
         dt = time.perf_counter() - t0
         size = sum(
             os.path.getsize(os.path.join(folder, f))

@@ -42,6 +42,7 @@ _API = {
     "yahtzee_simulate": "yahtzee",
     "yahtzee_export": "yahtzee",
     "review": "review",
+    "stored_tables": "stored",
     "yahtzee_review": "review",
     "play_game": "play_zilch",
     "yahtzee_play": "play_yahtzee",
@@ -65,6 +66,7 @@ __all__ = [
     "review",
     "simulate",
     "simulate_long_run",
+    "stored_tables",
     "strategy",
     "verify",
     "yahtzee_advise",
@@ -87,6 +89,7 @@ if TYPE_CHECKING:
     from .answers.play_yahtzee import yahtzee_play
     from .answers.play_zilch import play_game
     from .answers.review import review, yahtzee_review
+    from .answers.stored import stored_tables
     from .answers.yahtzee import (
         yahtzee_advise,
         yahtzee_export,

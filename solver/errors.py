@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -17,17 +18,26 @@ class InputError(ValueError):
 
     field: the input it is about, by its Python API name ("beat", "target", "lowest"): below
     the answers layer a message names the field, never a command-line flag, and starts with
-    it; the command line shows the flag instead (`flagged`)."""
+    it; the command line shows the flag instead (`flagged`).  A field named inside the
+    message is marked `like_this`: the API shows it as like_this, the command line as
+    --like-this."""
 
     def __init__(self, message: str, field: str | None = None) -> None:
         super().__init__(message)
         self.field = field
 
+    def __str__(self) -> str:
+        return _FIELD.sub(lambda m: m[1], str(self.args[0]) if self.args else "")
+
+
+_FIELD = re.compile(r"`([a-z_]+)`")
+
 
 def flagged(e: InputError) -> str:
     """The message as the command line shows it: a leading field name becomes its flag
-    ("beat 75 is not ..." -> "--beat 75 is not ...")."""
-    text = str(e)
+    ("beat 75 is not ..." -> "--beat 75 is not ..."), and so does every `marked` one."""
+    raw = str(e.args[0]) if e.args else ""
+    text = _FIELD.sub(lambda m: "--" + m[1].replace("_", "-"), raw)
     f = e.field
     if f and text.startswith(f) and not text[len(f) : len(f) + 1].isalnum():
         return "--" + f.replace("_", "-") + text[len(f) :]
@@ -47,6 +57,7 @@ class TableMissing(Exception):
         self.what = what
         self.api = (api, dict(kwargs))
         self.solve_with = solve_command(api, kwargs)
+        self.build: Any = None  # (progress) -> the table: set where the table is known
         super().__init__(f"{what} is not solved yet: build it with {self.solve_with}")
 
     def to_dict(self) -> dict[str, Any]:

@@ -48,6 +48,8 @@ def duration(seconds: float) -> str:
         return f"{seconds / 86400:.0f} days"
     if seconds >= 2 * 3600:
         return f"{seconds / 3600:.0f} hours"
+    if seconds < 90:
+        return f"{max(seconds, 1):.0f} seconds"
     return f"{seconds / 60:.0f} minutes"
 
 

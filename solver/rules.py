@@ -12,7 +12,7 @@ import json
 import math
 import tomllib
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
@@ -95,6 +95,9 @@ class RuleSet:
     challenge: bool = False
     challenge_threshold: int = 5000
     challenge_costs: tuple[int, int] = (600, 2000)
+    # Where the rules came from as a user names them (a preset's name, a file's path): what
+    # a command to paste says (`--rules ...`); no part of the definition.
+    source: str = field(default="", compare=False, repr=False)
 
     # --- facts every caller needs, derived here once --------------------------------------
     @cached_property
@@ -296,7 +299,7 @@ class RuleSet:
 
     def canonical(self) -> dict:
         d = asdict(self)
-        d.pop("name"), d.pop("description")
+        d.pop("name"), d.pop("description"), d.pop("source")
         if not self.three_zilch_penalty:  # (no penalty: its details change nothing, and
             d.pop("penalty_below_zero"), d.pop("penalty_off_board")  # the hash stays)
         for key in ("overtaking", "beat", "pyramiding"):  # (off: every hash stays)
@@ -680,9 +683,9 @@ def _patterns(src: str, plist: Any, dice: int) -> tuple[Pattern, ...]:
     for i, p in enumerate(plist):
         where = f"patterns[{i}]"
         got = _read_table(src, p, "patterns[]", where)
-        for field in ("kind", "points"):
-            if got[field] is REQUIRED:
-                _fail(src, f"{where}.{field}", "missing")
+        for name in ("kind", "points"):
+            if got[name] is REQUIRED:
+                _fail(src, f"{where}.{name}", "missing")
         if got["kind"] == "straight":
             if not got["faces"] or len(got["faces"]) > dice:
                 _fail(src, f"{where}.faces", f"expected distinct faces 1..6, at most {dice}")
@@ -773,7 +776,8 @@ def load(name_or_path: str) -> RuleSet:
     """A preset by name, or a TOML file by path."""
     if name_or_path in preset_names():
         res = resources.files("dicesolver").joinpath("rulesets", f"{name_or_path}.toml")
-        return from_dict(tomllib.loads(res.read_text()), f"{name_or_path}.toml")
+        rs = from_dict(tomllib.loads(res.read_text()), f"{name_or_path}.toml")
+        return replace(rs, source=name_or_path)
     path = Path(name_or_path)
     if not path.suffix and not path.exists():
         import difflib
@@ -791,4 +795,4 @@ def load(name_or_path: str) -> RuleSet:
         raise InputError(f"rules file {name_or_path}: not valid TOML ({e})") from None
     except RecursionError:
         raise InputError(f"rules file {name_or_path}: nested too deeply") from None
-    return from_dict(data, name_or_path)
+    return replace(from_dict(data, name_or_path), source=name_or_path)

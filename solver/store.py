@@ -72,9 +72,21 @@ class Store:
         cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
         return cls(cache / "dicesolver" / "tables")
 
-    def path(self, rules_name: str, digest: str, objective: str) -> Path:
+    def path(self, rules_name: str, digest: str, objective: str, suffix: str = ".dst") -> Path:
         safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in rules_name)
-        return self.folder / f"{safe}-{digest[:16]}-{objective}.dst"
+        return self.folder / f"{safe}-{digest[:16]}-{objective}{suffix}"
+
+    def find(self, rules_name: str, digest: str, objective: str, suffix: str = ".dst") -> Path:
+        """The table's file: under this name, else under any other name with the same
+        definition (a copy of a preset under another name finds the preset's tables), else
+        the path a new one gets."""
+        path = self.path(rules_name, digest, objective, suffix)
+        if path.exists():
+            return path
+        with contextlib.suppress(OSError):
+            for other in sorted(self.folder.glob(f"*-{digest[:16]}-{objective}{suffix}")):
+                return other
+        return path
 
     def load(
         self,
@@ -87,7 +99,7 @@ class Store:
         """A stored table, or None if it is missing, corrupt, stale or not what `check`
         needs."""
         got = load(
-            self.path(rules_name, digest, objective),
+            self.find(rules_name, digest, objective),
             dict(expect or {}, objective=objective, rules_hash=digest),
         )
         return got if got is None or _passes(check, got) else None
@@ -105,7 +117,7 @@ class Store:
         A process building a table holds its lock: another one wanting it waits, then
         loads it.  Storing is best effort: a folder we cannot write to still answers."""
         expect = dict(expect or {}, objective=objective, rules_hash=digest)
-        path = self.path(rules_name, digest, objective)
+        path = self.find(rules_name, digest, objective)
         got = load(path, expect)
         if got is not None and _passes(check, got):
             return got
@@ -149,8 +161,7 @@ class Store:
 
     def checkpoint(self, rules_name: str, digest: str, objective: str) -> Checkpoint:
         """Where a long solve of that table saves its progress."""
-        path = self.path(rules_name, digest, objective)
-        return Checkpoint(path.with_name(path.name + ".partial"))
+        return Checkpoint(self.find(rules_name, digest, objective, ".dst.partial"))
 
 
 @dataclass(frozen=True)

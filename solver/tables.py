@@ -4,16 +4,16 @@ mapped) by every later query.  This is the only place where solving meets storin
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import InputError
 from .objectives.score import ScorePolicy, solve_score
 from .outcomes.frozen import turn_states
 from .outcomes.model import FORMAT, TurnModel, model_arrays, sound
+from .progress import SILENT, Progress
 from .rules import RuleSet
 from .store import Check, Store
 from .turn import TurnLevels, TurnSolution
@@ -25,12 +25,8 @@ CHECKED = 4096  # units at risk up to which a state's reachability is checked (~
 # The end-game and game modules are imported by the tables that need them: a query about
 # expected points does not pay for them.
 if TYPE_CHECKING:
-    from .objectives.challenge_game import ChallengeGame
-    from .objectives.game import GameTable
     from .objectives.last_turn import LastTurnTable
-    from .objectives.nplayer_game import NPlayerGame
-    from .objectives.overtaking_game import OvertakingGame
-    from .objectives.penalty_game import PenaltyGame
+    from .variants import GameKey
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,9 +40,9 @@ class Tables:
         build: Callable,
         expect: dict | None = None,
         check: Check | None = None,
-    ):
+    ) -> tuple[dict, dict[str, np.ndarray]]:
         return self.store.cached(
-            self.rules.name, self.rules.digest(), objective, build, expect, check
+            self.rules.name, self.rules.table_key(), objective, build, expect, check
         )
 
     def _sound(self, prefix: str, arrays: dict, rows: int) -> bool:
@@ -164,7 +160,7 @@ class Tables:
                 for flag in board_flags(self.rules)
             )
 
-        header, arrays = self._cached("lastturn", build, check=check)
+        header, arrays = self._cached(f"lastturn{self.rules.target}", build, check=check)
         levels = {}
         for flag in board_flags(self.rules):
             k, lv = 0, []
@@ -175,310 +171,36 @@ class Tables:
         levels.setdefault(False, levels[True])
         return LastTurnTable(self.model, int(header["max_deficit"]), levels)
 
-    def game(
+    def game_table(
         self,
-        target: int | None = None,
-        progress: Callable[[int], None] | None = None,
-        solve_if_missing: bool = True,
-    ) -> GameTable | None:
-        """The two-player game table (solved and stored if missing, unless solve_if_missing
-        is False: a query never starts a solve)."""
-        from .objectives.game import Finals, GameTable, Offers, check_supported, solve_game
+        key: GameKey | None = None,
+        progress: Progress = SILENT,
+        solve: bool = False,
+        **run: Any,
+    ) -> Any:
+        """The stored table of a game (variants/: the plain two-player game, piggyback,
+        penalty, overtaking, challenge, or among N players), None where it is missing;
+        solve: solved first where missing (estimated, refused beyond this machine; progress
+        by step; run: the N-player solve's workers or scheduler).  key: the game to the
+        rules' target between two players by default."""
+        from . import variants
 
-        rules = self.rules
-        check_supported(rules)
-        target = rules.target if target is None else target
-        objective = f"game{target}"
-        assert target is not None
-        R = rules.reach_units(target)
-        flags = {f"opp.{int(rules.on_board(0))}", f"opp.{int(rules.on_board(1))}"}
-
-        def check(header, a):
-            W = a["W"]
-            ok = W.shape == (R, R) and W.dtype == np.float64
-            if rules.end != "instant":  # the opponent's last turn, by deficit
-                ok &= {k for k in a if k.startswith("opp.")} == flags and all(
-                    a[k].ndim == 1 and a[k].shape[0] > R for k in flags
-                )
-            if rules.piggyback:
-                shape = tuple(int(x) for x in a["O.shape"])
-                idx = a["O.idx"]
-                ok &= (
-                    shape == (R, R, rules.dice + 1, R)
-                    and a["O.val"].shape == idx.shape
-                    and (not len(idx) or 0 <= idx.min() <= idx.max() < R * R * R * shape[2])
-                    and bool(np.all(np.diff(idx) > 0))
-                )
-            return ok
-
-        got = self.store.load(rules.name, rules.digest(), objective, check=check)
-        if got is None and not solve_if_missing:
-            return None
-        if got is None:
-
-            def build():
-                g = solve_game(
-                    self.model,
-                    0 if rules.end == "instant" else self.reach_bound,  # (no final round)
-                    target,
-                    progress,
-                    self.store.checkpoint(rules.name, rules.digest(), objective),
-                )
-                arrays = _by_flag({"W": g.W}, opp=g.finals.opp)
-                if g.O is not None:
-                    arrays.update(
-                        {"O.shape": np.array(g.O.shape), "O.idx": g.O.idx, "O.val": g.O.val}
-                    )
-                return {"rules_name": rules.name, "target": target}, arrays
-
-            got = self._cached(objective, build, check=check)
-        arrays = got[1]
-        W = arrays["W"]
-        offers = None
-        if "O.idx" in arrays:
-            offers = Offers(
-                tuple(int(x) for x in arrays["O.shape"]), arrays["O.idx"], arrays["O.val"]
+        if self.rules.beat:  # (a game's table is the rules', not one turn's)
+            return Tables(replace(self.rules, beat=0), self.store).game_table(
+                key, progress, solve, **run
             )
-        return GameTable(
-            self.model, target, W, Finals(rules, W.shape[0], _flagged(arrays, "opp")), offers
-        )
-
-    def nplayer_game(
-        self,
-        players: int,
-        target: int | None = None,
-        progress: Callable[[int], None] | None = None,
-        solve_if_missing: bool = True,
-        workers: int | None = None,
-        scheduler: str | None = None,
-        final_progress: Callable[[int, int], None] | None = None,
-    ) -> NPlayerGame | None:
-        """The game among `players` players (objectives/nplayer_game.py), solved on Dask
-        (cluster.py: a LocalCluster of `workers`, or the cluster at `scheduler`) and stored
-        as a Zarr folder (layer_store.py) if missing, unless solve_if_missing is False; an
-        interrupted solve resumes at the next score sum.  final_progress(done, total): the
-        final-round table's tasks, progress(sigma): the score sums."""
-        from .layer_store import LayerStore, nplayer_meta
-        from .objectives.nplayer_game import FinalTable, NPlayerGame, check_supported
-
-        rules = self.rules
-        check_supported(rules, players)
-        target = rules.target if target is None else target
-        assert target is not None
-        R = rules.reach_units(target)
-        D = 0 if rules.end == "instant" else self.reach_bound
-        from .cluster import BATCH
-
-        meta = nplayer_meta(rules, players, target, R, D, BATCH)
-        path = self.store.path(rules.name, rules.digest(), f"game{target}-players{players}")
-        store = LayerStore(path.with_suffix(".zarr"), meta)
-        got = store.read()
-        if got is None and not solve_if_missing:
-            return None
-        if got is None:
-            from .cluster import client_for, solve_nplayer
-
-            with self.store.lock(store.path):
-                got = store.read()  # solved meanwhile by the process we waited for?
-                if got is None:
-                    with client_for(workers, scheduler) as client:
-                        solve_nplayer(
-                            rules,
-                            players,
-                            R,
-                            D,
-                            store,
-                            client,
-                            progress,
-                            final_progress=final_progress,
-                        )
-                    got = store.read()
-            if got is None:
-                raise InputError(f"{store.path}: the solved table did not read back")
-        values, keys, rel = got
-        finals = FinalTable.of(rules, R, D, keys, rel)
-        return NPlayerGame.from_values(self.model, target, players, R, values, finals)
-
-    def overtaking_game(
-        self,
-        target: int | None = None,
-        progress: Callable[[int], None] | None = None,
-        solve_if_missing: bool = True,
-    ) -> OvertakingGame | None:
-        """The two-player game under overtaking, the previous bank part of the state
-        (solved and stored if missing, unless solve_if_missing is False)."""
-        from .objectives.game import Finals
-        from .objectives.overtaking_game import (
-            OvertakingFinals,
-            OvertakingGame,
-            check_overtaking,
-            solve_overtaking_game,
-        )
-
-        rules = self.rules
-        assert not rules.beat, "the game's table is the rules', not one turn's"
-        check_overtaking(rules)
-        target = rules.target if target is None else target
-        assert target is not None
-        R = rules.reach_units(target)
-        objective = f"game{target}"
-        flags = {int(rules.on_board(0)), int(rules.on_board(1))}
-
-        def check(header, a):
-            ok = a["W"].shape == (R, R, R) and a["W"].dtype == np.float64
-            if rules.end != "instant":
-                for f in flags:
-                    for k in (f"opp.{f}", f"strict.{f}"):
-                        ok &= k in a and a[k].ndim == 1 and a[k].shape[0] > R
-            return bool(ok)
-
-        got = self.store.load(rules.name, rules.digest(), objective, check=check)
-        if got is None and not solve_if_missing:
-            return None
-        if got is None:
-
-            def build():
-                bound = 0 if rules.end == "instant" else self.reach_bound
-                ck = self.store.checkpoint(rules.name, rules.digest(), objective)
-                g = solve_overtaking_game(self.model, bound, target, progress, ck)
-                arrays = _by_flag({"W": g.W}, opp=g.finals.plain.opp, strict=g.finals.strict)
-                return {"rules_name": rules.name, "target": target}, arrays
-
-            got = self._cached(objective, build, check=check)
-        arrays = got[1]
-        finals = OvertakingFinals(
-            Finals(rules, R, _flagged(arrays, "opp")), _flagged(arrays, "strict")
-        )
-        return OvertakingGame(self.model, target, arrays["W"], finals)
-
-    def challenge_game(
-        self,
-        target: int | None = None,
-        lowest: int | None = None,
-        progress: Callable[[int], None] | None = None,
-        solve_if_missing: bool = True,
-    ) -> ChallengeGame | None:
-        """The two-player game with the challenge rule, the challenges left and board flags
-        part of the state (solved and stored if missing, unless solve_if_missing is
-        False; an interrupted solve resumes from its checkpoint)."""
-        from .objectives.challenge_game import (
-            ChallengeFinals,
-            ChallengeGame,
-            Statuses,
-            check_supported,
-            lowest_units,
-            solve_challenge_game,
-        )
-
-        rules = self.rules
-        check_supported(rules)
-        target = rules.target if target is None else target
-        assert target is not None
-        R = rules.reach_units(target)
-        lo = lowest_units(rules, lowest, target)
-        st = Statuses.of(rules)
-        objective = f"game{target}-lowest{lo * rules.unit}"
-        flags = {int(rules.on_board(0)), int(rules.on_board(1))}
-
-        def check(header, a):
-            N = R - lo
-            ok = a["W"].shape == (st.S, st.S, N, N) and a["W"].dtype == np.float64
-            if rules.end != "instant":
-                for f in flags:
-                    for k in (f"plain.{f}", f"challenge.{f}"):
-                        ok &= k in a and a[k].ndim == 1 and a[k].shape[0] > 2
-            return bool(ok) and int(header.get("span", 0)) > N
-
-        got = self.store.load(rules.name, rules.digest(), objective, check=check)
-        if got is None and not solve_if_missing:
-            return None
-        if got is None:
-
-            def build():
-                bound = 0 if rules.end == "instant" else self.reach_bound
-                ck = self.store.checkpoint(rules.name, rules.digest(), objective)
-                g = solve_challenge_game(self.model, bound, target, lowest, progress, ck)
-                fin = g.finals
-                arrays = _by_flag({"W": g.W}, plain=fin.plain, challenge=fin.challenge)
-                header = {"rules_name": rules.name, "target": target, "span": fin.span}
-                return header, arrays
-
-            got = self._cached(objective, build, check=check)
-        header, arrays = got
-        plain, chal = _flagged(arrays, "plain"), _flagged(arrays, "challenge")
-        finals = ChallengeFinals(plain, chal, st, int(header["span"]))
-        return ChallengeGame(self.model, target, lo, arrays["W"], finals)
-
-    def penalty_game(
-        self,
-        target: int | None = None,
-        lowest: int | None = None,
-        progress: Callable[[int, float], None] | None = None,
-        solve_if_missing: bool = True,
-    ) -> PenaltyGame | None:
-        """The two-player game where the third zilch in a row costs a penalty, with the
-        opponent's last turn (solved and stored if missing, unless solve_if_missing is
-        False)."""
-        from .objectives.game import Finals
-        from .objectives.penalty_game import (
-            PenaltyGame,
-            check_supported,
-            lowest_units,
-            solve_penalty_game,
-        )
-
-        rules = self.rules
-        check_supported(rules)
-        target = rules.target if target is None else target
-        assert target is not None
-        lo = lowest_units(rules, lowest)
-        R = rules.reach_units(target)
-        objective = f"game{target}-lowest{lo * rules.unit}"
-        final_round = rules.end != "instant"
-
-        def check(header, a):
-            W = a["W"]
-            ok = W.shape == (3, 3, R - lo, R - lo) and W.dtype == np.float64
-            if final_round:
-                ok &= "opp.1" in a and a["opp.1"].ndim == 1 and a["opp.1"].shape[0] > R
-            return bool(ok) and int(header.get("sweeps", 0)) > 0
-
-        got = self.store.load(rules.name, rules.digest(), objective, check=check)
-        if got is None and not solve_if_missing:
-            return None
-        if got is None:
-
-            def build():
-                g = solve_penalty_game(self.model, self.reach_bound, target, lowest, progress)
-                arrays = _by_flag({"W": g.W}, opp=g.finals.opp)
-                header = {"rules_name": rules.name, "target": target, "sweeps": g.sweeps}
-                return header, arrays
-
-            got = self._cached(objective, build, check=check)
-        header, arrays = got
-        fin = Finals(rules, R, _flagged(arrays, "opp"))
-        return PenaltyGame(self.model, target, lo, arrays["W"], fin, int(header["sweeps"]))
-
-
-def _by_flag(arrays: dict[str, np.ndarray], **parts) -> dict[str, np.ndarray]:
-    """arrays with each part's arrays by board flag stored as "name.0" / "name.1"."""
-    for name, part in parts.items():
-        for flag, arr in (part or {}).items():
-            arrays[f"{name}.{int(flag)}"] = arr
-    return arrays
-
-
-def _flagged(arrays, name: str) -> dict[bool, np.ndarray] | None:
-    """The arrays stored as "name.0" / "name.1" by board flag (None: none stored)."""
-    found = {bool(int(k.split(".")[1])): v for k, v in arrays.items() if k.startswith(name + ".")}
-    return found or None
+        variant = variants.of(self.rules, key.players if key else 2)
+        key = key or variant.key()
+        if solve:
+            return variant.solve(self, key, progress, **run)
+        return variant.open(self, key)
 
 
 @lru_cache(maxsize=32)
 def _model(rules: RuleSet, store: Store) -> TurnModel:
     _, arrays = store.cached(
         rules.name,
-        rules.digest(),
+        rules.table_key(),
         "model",
         lambda: ({}, model_arrays(rules)),
         {"model_format": FORMAT},
@@ -492,7 +214,7 @@ def _reachable(rules: RuleSet, store: Store, length: int, held: bool) -> np.ndar
     """Stored like the model it comes from (a sweep in Python: ~30 ms per 1000 units)."""
     _, arrays = store.cached(
         rules.name,
-        rules.digest(),
+        rules.table_key(),
         f"{'held' if held else 'reachable'}{length}",
         lambda: ({}, {"reach": sweep(_model(rules, store), length, held)}),
         check=lambda h, a: (

@@ -34,6 +34,51 @@ def solve_final_round(rs, leader, tied, scores, turn=0):
     )
 
 
+def game_table(
+    tab, players=2, target=None, lowest=None, solve=True, progress=None, variant=None, **run
+):
+    """The stored table of a game (Tables.game_table, its variant looked up): solved first
+    where missing unless solve is False; target: another than the rules'; variant: this
+    variant's table instead of the registry's (the N-player path at N = 2)."""
+    from dicesolver import variants
+    from dicesolver.progress import SILENT
+
+    if target is not None:
+        tab = Tables(tab.rules.aimed(target), tab.store)
+    if variant is not None:
+        v = variant(tab.rules)
+        key = v.key(players, lowest)
+        return v.solve(tab, key, progress or SILENT, **run) if solve else v.open(tab, key)
+    key = variants.of(tab.rules, players).key(players, lowest)
+    return tab.game_table(key, progress or SILENT, solve, **run)
+
+
+class Steps:
+    """A Progress that records the bars a solve draws, [label, total, steps] each; stop:
+    (label, n) raises KeyboardInterrupt at that bar's n-th step, as Ctrl-C would."""
+
+    def __init__(self, stop=None):
+        self.bars, self.notes, self.stop = [], [], stop
+
+    def note(self, text):
+        self.notes.append(text)
+
+    def start(self, label, total):
+        self.bars.append([label, total, 0])
+
+    def advance(self, n=1):
+        bar = self.bars[-1]
+        bar[2] += n
+        if self.stop and (bar[0], bar[2]) == self.stop:
+            raise KeyboardInterrupt
+
+    def finish(self):
+        pass
+
+    def of(self, label):
+        return [b for b in self.bars if b[0] == label]
+
+
 def solve_game(rs, target=None, **options):
     return game.solve_game(model(rs), tables(rs).reach_bound, target, **options)
 

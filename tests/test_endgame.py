@@ -2,6 +2,7 @@
 
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -167,28 +168,36 @@ def test_cli_endgame_and_advise_json():
     assert abs(sum(p["p_win"] for p in d["players"]) - 1) < 1e-12
 
 
-def test_cli_trigger_turn_is_outside_and_said_plainly():
-    d = json.loads(
-        run(
-            "advise",
-            "--rules",
-            "farkle",
-            "--dice",
-            "3",
-            "--turn",
-            "600",
-            "--score",
-            "9000",
-            "--opponents",
-            "8000",
-            "--json",
-        ).stdout
+def test_a_query_whose_game_table_is_missing_exits_3_with_a_command_that_works_pasted(
+    tmp_path,
+):
+    """Issue 25: a turn that may trigger the final round is valued by the game's table; where
+    nobody solved it the query exits with its own code (3: not 0, not bad input's 2), one
+    line, and under --json "solve_with": a command that, pasted, builds the very table
+    (a rule file's path quoted, the target given); --solve builds it first and answers."""
+    import shlex
+
+    f = tmp_path / "my farkle.toml"  # (a space in the path: the command must quote it)
+    f.write_text(
+        (Path(ds.__file__).parent / "rulesets" / "farkle.toml")
+        .read_text()
+        .replace("target = 10000", "target = 500")
     )
-    assert d["solved"] is False and d["action"] is None and "full-game" in d["note"]
-    assert (
-        "NOT SOLVED"
-        in run("advise", "--rules", "farkle", "--score", "9000", "--opponents", "8000").stdout
-    )
+    args = ["advise", "--rules", str(f), "--dice", "3", "--turn", "250", "--score", "300",
+            "--opponents", "200", "--tables", str(tmp_path / "t")]  # fmt: skip
+    res = run(*args, code=3)
+    assert res.stdout == "" and len(res.stderr.strip().splitlines()) == 1
+    assert "is not solved yet" in res.stderr
+    err = json.loads(run(*args, "--json", code=3).stderr)
+    assert err["exit_code"] == 3 and err["error"]
+    cmd = shlex.split(err["solve_with"])
+    assert cmd[:2] == ["zilch", "game"] and str(f) in cmd and "--target" in cmd
+    run(*cmd[1:], "--tables", str(tmp_path / "t"))  # pasted: it builds the table
+    solved = json.loads(run(*args, "--json").stdout)
+    assert solved["situation"] == "game" and solved["action"] in ("roll", "bank")
+    # --solve in a fresh folder: the same answer, the table built on the way
+    args[-1] = str(tmp_path / "t2")
+    assert json.loads(run(*args, "--solve", "--json").stdout) == solved
 
 
 def test_cli_zonk_reach_the_target_this_turn():

@@ -113,9 +113,12 @@ def test_neller_busche_fairest_head_start_is_about_200():
 
 def test_cli_export_and_plot_game(tmp_path):
     run("game", "--rules", "zonk-chicago", "--target", "1000")
-    # export and plot use the stored table of the rules' own target: none yet
-    err = run("export", "--rules", "zonk-chicago", "--objective", "game", code=2).stderr
+    # export and plot use the stored table of the rules' own target: none yet (exit 3)
+    err = run("export", "--rules", "zonk-chicago", "--objective", "game", code=3).stderr
     assert "zilch game" in err
+    # with --target: the very table zilch game --target built (issue 25)
+    got = run("export", "--rules", "zonk-chicago", "--objective", "game", "--target", "1000")
+    assert got.stdout.startswith("score,opponent,p_win") and got.stdout.count("\n") == 20 * 20 + 1
     out = tmp_path / "g.png"
     pytest.importorskip("matplotlib")
     run("plot", "game", "--rules", "zonk-chicago", "--target", "1000", "--out", str(out))
@@ -230,12 +233,13 @@ def test_two_player_advise_uses_the_stored_game(tmp_path, preset, target, state)
         opp,
         "--json",
     ]
-    before = json.loads(run(*args).stdout)  # no game table yet: no guess
-    assert (
-        before["situation"] == "reach target"
-        if preset.startswith("zonk")
-        else before["solved"] is False
-    )
+    # no game table yet: no guess (Zonk: the chance of reaching the target this turn; a
+    # final round: the table to build, exit code 3)
+    if preset.startswith("zonk"):
+        assert json.loads(run(*args).stdout)["situation"] == "reach target"
+    else:
+        err = json.loads(run(*args, code=3).stderr)
+        assert err["exit_code"] == 3 and err["solve_with"].startswith("zilch game --rules")
     run("game", "--rules", str(f))
     d = json.loads(run(*args).stdout)
     assert d["situation"] == "game" and d["action"] in ("roll", "bank")

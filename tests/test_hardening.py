@@ -309,10 +309,10 @@ def test_tables_in_proc_or_unwritable_still_answer():
 def test_a_table_path_that_is_a_fifo_or_folder_is_replaced_not_blocking(tmp_path):
     rs = rules.load("farkle")
     store = Store(tmp_path)
-    os.mkfifo(store.path(rs.name, rs.digest(), "score"))  # would block an open()
-    (tmp_path / store.path(rs.name, rs.digest(), "model").name).mkdir()
+    os.mkfifo(store.path(rs.name, rs.table_key(), "score"))  # would block an open()
+    (tmp_path / store.path(rs.name, rs.table_key(), "model").name).mkdir()
     assert js("strategy", "--tables", str(tmp_path))["bank_thresholds"]["6"] == 16400
-    assert stat.S_ISREG(os.stat(store.path(rs.name, rs.digest(), "score")).st_mode)
+    assert stat.S_ISREG(os.stat(store.path(rs.name, rs.table_key(), "score")).st_mode)
 
 
 def test_a_crafted_table_with_a_valid_checksum_is_rebuilt(tmp_path):
@@ -323,7 +323,7 @@ def test_a_crafted_table_with_a_valid_checksum_is_rebuilt(tmp_path):
     rs = rules.load("farkle")
     store = Store(tmp_path)
     good = js("strategy", "--tables", str(tmp_path))
-    path = store.path(rs.name, rs.digest(), "score")
+    path = store.path(rs.name, rs.table_key(), "score")
     header, arrays = load_table(path, {"objective": "score"})
     arrays = dict(arrays, **{"main.roll": np.zeros((2, 3, 4)), "reach": np.zeros((1, 1))})
     save(path, {k: v for k, v in header.items() if k not in ("layout", "format", "solver")}, arrays)
@@ -357,7 +357,7 @@ def test_tables_and_exports_are_written_with_the_users_umask(tmp_path, monkeypat
 def test_left_over_temporary_files_are_removed_by_the_next_build(tmp_path):
     rs = rules.load("zilch")
     store = Store(tmp_path)
-    path = store.path(rs.name, rs.digest(), "score")
+    path = store.path(rs.name, rs.table_key(), "score")
     tmp_path.mkdir(exist_ok=True)
     left = path.with_name(path.name + "abc123.tmp")  # a killed save's
     left.write_bytes(b"half")
@@ -380,7 +380,7 @@ def test_checkpoints_are_best_effort_and_no_larger_than_the_table(tmp_path):
         solve_game(rs, 1000, progress=interrupted_at(30, seen), checkpoint=ck, checkpoint_every=0)
     store = Store(tmp_path / "t")
     zilch("game", "--rules", "zonk-chicago", "--target", "1000", "--tables", str(store.folder))
-    table = store.path(rs.name, rs.digest(), "game1000")
+    table = store.path(rs.name, rs.table_key(), "game1000")
     assert ck.path.stat().st_size <= table.stat().st_size
     again = solve_game(rs, 1000, checkpoint=ck, checkpoint_every=0)
     assert np.array_equal(again.W, full.W) and np.array_equal(again.O.idx, full.O.idx)

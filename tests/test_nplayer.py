@@ -18,7 +18,7 @@ from dicesolver.tables import Tables
 from . import nplayer_valueiteration as NP
 from .clirun import zilch
 from .game_sim import play_nplayer_games
-from .solvers import preset_file, small_rules
+from .solvers import Steps, game_table, preset_file, small_rules
 
 
 def _tables(rs, tmp_path) -> Tables:
@@ -44,8 +44,10 @@ def test_two_players_through_the_nplayer_path_equal_the_two_player_solver(name, 
     set-aside, mandatory hot dice)."""
     rs = load(name)
     tab = _tables(rs, tmp_path)
-    g = tab.nplayer_game(2, target, workers=1)
-    W = tab.game(target).W
+    from dicesolver.variants.nplayer import NPlayer
+
+    g = game_table(tab, 2, target, variant=NPlayer, workers=1)
+    W = game_table(tab, target=target).W
     assert g.V.shape == W.shape + (2,)
     assert np.abs(g.V[..., 0] - W).max() < 1e-12
     assert np.abs(g.V.sum(-1) - 1).max() < 1e-12
@@ -279,7 +281,7 @@ def test_simulated_games_reproduce_each_seats_chance(end, tmp_path):
     the final round's last turns by their own solvers): each seat's share of wins is within
     4 standard errors of the table's chance from 0-0-0."""
     rs = small_rules(3, "any", "optional", game={"target": 500, "end": end})
-    g = _tables(rs, tmp_path).nplayer_game(3, workers=1)
+    g = game_table(_tables(rs, tmp_path), 3, workers=1)
     res = play_nplayer_games(g, 10_000, np.random.default_rng(15))
     mean, se = res.mean(0), res.std(0) / np.sqrt(len(res))
     exact = g.p_win([0, 0, 0])
@@ -324,19 +326,15 @@ def test_interrupted_solve_resumes_at_the_next_score_sum(tmp_path):
     next solve starts below them and gives the identical table."""
     rs = small_rules(3, "any", "optional", game={"target": 500, "end": "final_round"})
     tab = _tables(rs, tmp_path)
-    seen = []
-
-    def stop_at_20(sigma):
-        seen.append(sigma)
-        if sigma == 20:
-            raise KeyboardInterrupt
-
+    sums = "solving score sums"
+    seen = Steps(stop=(sums, 8))  # (the 28 sums 27 .. 0: stopped after sum 20)
     with pytest.raises(KeyboardInterrupt):
-        tab.nplayer_game(3, progress=stop_at_20, workers=1)
-    assert tab.nplayer_game(3, solve_if_missing=False) is None  # nothing half-written
-    again = []
-    g = tab.nplayer_game(3, progress=again.append, workers=1)
-    assert seen[0] == 3 * 9 and again == list(range(19, -1, -1))
+        game_table(tab, 3, progress=seen, workers=1)
+    assert game_table(tab, 3, solve=False) is None  # nothing half-written
+    assert any("the next run resumes from" in n for n in seen.notes)  # (where, and its size)
+    again = Steps()
+    g = game_table(tab, 3, progress=again, workers=1)
+    assert seen.of(sums) == [[sums, 3 * 9 + 1, 8]] and again.of(sums) == [[sums, 20, 20]]
     assert np.array_equal(g.V, _serial(rs, 3))
 
 
@@ -372,8 +370,8 @@ def test_an_existing_cluster_through_its_scheduler_address(tmp_path):
     tab = _tables(rs, tmp_path)
     with LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None) as c:
         with pytest.raises(InputError, match="leave it out with --scheduler"):
-            tab.nplayer_game(3, workers=1, scheduler=c.scheduler_address)
-        g = tab.nplayer_game(3, scheduler=c.scheduler_address)
+            game_table(tab, 3, workers=1, scheduler=c.scheduler_address)
+        g = game_table(tab, 3, scheduler=c.scheduler_address)
     assert np.array_equal(g.V, _serial(rs, 3))
 
 
@@ -384,12 +382,12 @@ def test_a_damaged_table_is_not_trusted(tmp_path):
 
     rs = small_rules(3, "any", "optional", game={"target": 500, "end": "instant"})
     tab = _tables(rs, tmp_path)
-    g = tab.nplayer_game(3, workers=1)
+    g = game_table(tab, 3, workers=1)
     (folder,) = tmp_path.glob("*.zarr")
     arr = zarr.open_array(str(folder / "values"), mode="r+")
     arr[0] = [0.5, 0.25, 0.25]
-    assert tab.nplayer_game(3, solve_if_missing=False) is None
-    assert np.array_equal(tab.nplayer_game(3, workers=1).V, g.V)
+    assert game_table(tab, 3, solve=False) is None
+    assert np.array_equal(game_table(tab, 3, workers=1).V, g.V)
 
 
 def test_mixed_orbit_leaves_each_mixing_mover_indifferent():
@@ -433,12 +431,12 @@ def test_cli_game_with_three_players(tmp_path):
     """zilch game --players 3: a list of chances, one per seat from the given scores, that
     sum to 1; --fairness gives the seats from the start and the first seat's edge."""
     rs = ["--rules", "farkle", "--target", "500", "--players", "3", "--workers", "1"]
-    out = json.loads(zilch("game", *rs, "--scores", "300,0,450", "--json").output)
+    out = json.loads(zilch("game", *rs, "--scores", "300,0,450", "--json").stdout)
     assert out["players"] == 3 and out["scores"] == [300, 0, 450]
     assert len(out["p_win"]) == 3 and abs(sum(out["p_win"]) - 1) < 1e-12
-    fair = json.loads(zilch("game", *rs, "--fairness", "--json").output)
+    fair = json.loads(zilch("game", *rs, "--fairness", "--json").stdout)
     assert abs(fair["first_edge"] - (fair["p_win"][0] - 1 / 3)) < 1e-15
-    assert "seat 3" in zilch("game", *rs).output
+    assert "seat 3" in zilch("game", *rs).stdout
 
 
 def test_cli_game_with_four_players_and_a_final_round(tmp_path):
@@ -448,7 +446,7 @@ def test_cli_game_with_four_players_and_a_final_round(tmp_path):
     path = preset_file(tmp_path, "farkle", 200)
     args = ["--rules", str(path), "--players", "4", "--workers", "1"]
     args += ["--tables", str(tmp_path / "t"), "--scores", "100,0,150,50", "--json"]
-    out = json.loads(zilch("game", *args).output)
+    out = json.loads(zilch("game", *args).stdout)
     rs = load(str(path))
     assert rs.end != "instant" and out["players"] == 4
     assert out["p_win"] == pytest.approx(list(_serial(rs, 4)[2, 0, 3, 1]), abs=1e-15)
@@ -499,8 +497,8 @@ def test_advise_with_two_opponents_reads_the_nplayer_table(rules_500, tmp_path):
     args = ["--rules", rules, "--tables", tables, "--score", "100", "--opponents", "250,300"]
     args.append("--json")
     a = json.loads(zilch("advise", "--dice", "2", "--turn", "300", *args).output)
-    assert a["situation"] == "game" and a["solved"]
-    g = Tables(load(rules), Store(tables)).nplayer_game(3, solve_if_missing=False)
+    assert a["situation"] == "game" and a["action"] in ("roll", "bank")
+    g = game_table(Tables(load(rules), Store(tables)), 3, solve=False)
     sol = g.turn([100, 250, 300]).sol
     assert a["p_win"]["roll"] == pytest.approx(sol.roll[0, 2, 6], abs=1e-15)
     assert a["p_win"]["bank"] == pytest.approx(sol.bank[0, 2, 6], abs=1e-15)
@@ -509,11 +507,11 @@ def test_advise_with_two_opponents_reads_the_nplayer_table(rules_500, tmp_path):
     assert start["p_win_seats"] == pytest.approx(list(g.p_win([100, 250, 300])), abs=1e-15)
     assert start["p_win"]["roll"] == pytest.approx(start["p_win_seats"][0], abs=1e-12)
     four = ["--rules", rules, "--tables", tables, "--dice", "6", "--score", "0"]
-    none = zilch("advise", *four, "--opponents", "0,0,0").output
-    assert "NOT SOLVED" in none and "--players 4" in none
+    none = zilch("advise", *four, "--opponents", "0,0,0", code=3).stderr
+    assert "is not solved yet" in none and "--players 4" in none
     other = str(tmp_path / "none")
-    missing = zilch("advise", *four, "--opponents", "0,0", "--tables", other).output
-    assert "NOT SOLVED" in missing and "--players 3" in missing
+    missing = zilch("advise", *four, "--opponents", "0,0", "--tables", other, code=3).stderr
+    assert "is not solved yet" in missing and "--players 3" in missing
 
 
 def test_export_and_plot_the_nplayer_table(rules_500, tmp_path):
@@ -526,7 +524,7 @@ def test_export_and_plot_the_nplayer_table(rules_500, tmp_path):
     base = ["--rules", rules, "--tables", tables, "--players", "3"]
     out = zilch("export", *base, "--objective", "game", "--format", "csv").output
     rows = list(csv.DictReader(io.StringIO(out)))
-    g = Tables(load(rules), Store(tables)).nplayer_game(3, solve_if_missing=False)
+    g = game_table(Tables(load(rules), Store(tables)), 3, solve=False)
     assert len(rows) == g.R**3
     r = next(r for r in rows if (r["score_1"], r["score_2"], r["score_3"]) == ("100", "0", "450"))
     assert [float(r[f"p_win_{k}"]) for k in (1, 2, 3)] == list(g.p_win([100, 0, 450]))

@@ -379,10 +379,17 @@ def test_a_policy_file_cannot_set_counts_where_they_change_nothing(tmp_path):
 
 
 def test_the_penalty_free_game_table_refuses_rules_with_a_penalty():
-    """Tables.game (the penalty-free solver) never answers for rules with a penalty: the
-    piggyback offers and every other reader of it refuse instead of leaving it out."""
+    """The penalty-free game table (variants.plain) never answers for rules with a penalty:
+    it refuses instead of leaving the penalty out, and the registry gives such rules the
+    game with the penalty."""
+    from dicesolver import variants
+    from dicesolver.variants.penalty import Penalty
+    from dicesolver.variants.plain import Plain
+
+    rs = _with_penalty("farkle")
     with pytest.raises(rules.InputError, match="penalty"):
-        tables(_with_penalty("farkle")).game(1000)
+        Plain(rs).key()
+    assert isinstance(variants.of(rs), Penalty)
 
 
 def test_scores_below_zero_in_the_end_game_are_the_same_deficits(tmp_path):

@@ -26,6 +26,7 @@ from . import game_valueiteration as VI
 from .clirun import zilch as run
 from .solvers import (
     evaluate,
+    game_table,
     play,
     policy,
     score_policy,
@@ -380,7 +381,7 @@ def test_last_turn_table_and_game_commands_honour_the_option(tmp_path):
     # a turn of the game with frozen dice, from the stored table
     a = js("advise", "--rules", p4, "--dice", "2", "--turn", "150", "--frozen", "1,5",
            "--score", "0", "--opponents", "0")  # fmt: skip
-    v = tables(rs).game().turn(0, 0).value_at(TurnState(2, 150, 0, _counts([1, 5])))
+    v = game_table(tables(rs)).turn(0, 0).value_at(TurnState(2, 150, 0, _counts([1, 5])))
     assert a["situation"] == "game" and a["p_win"]["roll"] == pytest.approx(v.roll, abs=1e-12)
 
 

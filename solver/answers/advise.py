@@ -6,11 +6,13 @@ the scores: the probability of winning)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from ..outcomes.frozen import faces_of
+from ..position import Position
+from ..progress import SILENT, Progress
 from ..rules import RuleSet
 from ..turn.state import StateValues, TurnState
 from .base import (
@@ -19,16 +21,17 @@ from .base import (
     Tables_,
     dice_list,
     hidden,
-    int_list,
     optional,
     rule_set,
+    solving,
     tables_of,
     turn_state,
-    zilches_of,
 )
+from .position import advice_scores, aimed, mode_of, position_of
 
 if TYPE_CHECKING:
     from ..objectives.score import ScorePolicy
+    from ..tables import Tables
     from .endgame_advice import EndgameAdvice
     from .piggyback import GameTakeOver, TakeOver
     from .ranking import Ranking
@@ -92,98 +95,113 @@ def advise(
     challenges: str | Sequence[str] | None = None,
     on_board: str | Sequence[str] | None = None,
     challenging: bool = False,
+    target: int | None = None,
     tables: Tables_ = None,
+    solve: bool = False,
+    progress: Progress = SILENT,
 ) -> Advice | Ranking | TakeOver | GameTakeOver | EndgameAdvice:
     """Should I roll?  Without scores: by expected points this turn (with a roll: every
     set-aside ranked; with a piggyback offer: take it or start fresh).  With the score and
-    the opponents' scores: by the probability of winning.  zilches: zilches in a row
-    before this turn, where the rules charge a penalty for the third (then the objective
-    is the long-run average points per turn).  beat: with overtaking, the previous
-    player's banked turn total (a bank must beat it; 0: he zilched, or nobody has
-    played).  frozen: under pyramiding, the dice frozen since the last pick-up of all dice
-    (e.g. "5,5").  Under the challenge rule, with scores: `challenges` left ("MINE,OPP",
-    each both, below, above or none; default both,both), `on_board` ("yes,no", where a
-    score at or below zero may be on the board), `challenging` (this turn is a challenge);
-    at the start of a turn the answer says whether to challenge."""
-    rs = rule_set(rules).beating(beat)
-    k = zilches_of(rs, zilches)
-    k_opp = zilches_of(rs, opp_zilches, "--opp-zilches")
-    tab = tables_of(rs, tables)
+    the opponents' scores: by the probability of winning (a roll's set-asides too).
+    zilches: zilches in a row before this turn, where the rules charge a penalty for the
+    third (then the objective is the long-run average points per turn).  beat: with
+    overtaking, the previous player's banked turn total (a bank must beat it; 0: he
+    zilched, or nobody has played).  frozen: under pyramiding, the dice frozen since the
+    last pick-up of all dice (e.g. "5,5").  Under the challenge rule, with scores:
+    `challenges` left ("MINE,OPP", each both, below, above or none; default both,both),
+    `on_board` ("yes,no"), `challenging` (this turn is a challenge); at the start of a turn
+    the answer says whether to challenge.  target: the game's (its stored table is the one
+    `zilch game --target` builds).  solve: build a missing game table first (else
+    TableMissing says how)."""
+    rs = aimed(rule_set(rules), target).beating(beat)
+    faces = None if roll is None else dice_list(roll, "--roll")
+    if dice is None and faces is not None:  # (the dice rolled are the dice to roll)
+        dice = len(faces)
+        if not turn and dice != rs.dice and take_over is None:
+            raise InputError(
+                f"--roll has {dice} dice: a turn starts with all {rs.dice} under {rs.name}, "
+                "and a roll of fewer comes after set-asides: give the turn total so far "
+                "with --turn (and --dice)"
+            )
     if frozen is not None:  # (checked first: no answer is given without it)
         turn_state(rs, dice, turn, permanent, frozen)
-    # options that say nothing together: refused, never silently dropped
-    if final_round and last_turn:
-        raise InputError("--final-round and --last-turn exclude each other")
+    mode = mode_of(final_round, last_turn)
     if matched and roll is None:
         raise InputError("--matched describes a roll: give it with --roll")
-    if not_on_board and score is not None:
-        raise InputError(
-            "--not-on-board with --score: the score says whether you are on the board (0: not yet)"
-        )
-    if take_over is not None and (roll is not None or dice is not None or turn or permanent):
-        raise InputError(
-            "--take-over is the state the turn starts from: leave out --dice, "
-            "--turn, --permanent and --roll"
-        )
-    mode = "final-round" if final_round else "last-turn" if last_turn else None
-    if take_over is not None and mode is not None:
-        raise InputError(
-            f"--take-over and --{mode}: a piggyback offer is taken in a game "
-            "where reaching the target wins at once"
-        )
-    asked = {"challenges": challenges, "on_board": on_board, "challenging": challenging}
-    if any(v not in (None, False) for v in asked.values()):
-        if not rs.challenge:
-            raise InputError(
-                f"--challenges/--on-board/--challenging: {rs.name} has no challenge rule (the "
-                "rule key is challenge = true)"
-            )
-        if score is None:
-            raise InputError(
-                "--challenges/--on-board/--challenging are about the game: give --score and "
-                "--opponents"
-            )
-    if score is not None or opponents is not None or mode is not None:
-        if score is None or opponents is None:
-            raise InputError("end-game advice needs both --score and --opponents")
-        opp = int_list(opponents, "--opponents")
-        if k_opp and len(opp) != 1:
-            raise InputError("--opp-zilches is for two players: one opponent")
-        if take_over is not None:  # piggyback, by the game's win probability
-            if len(opp) != 1:
-                raise InputError("--take-over with scores is for two players: one opponent")
-            from .piggyback import take_over_game
-
-            return take_over_game(tab, take_over, score, opp[0])
-        if roll is not None:
-            raise InputError("--roll gives expected-points advice; leave out --score/--opponents")
-        from .endgame_advice import endgame_advice
-
-        state = turn_state(rs, dice, turn, permanent, frozen)
-        return endgame_advice(tab, state, score, opp, mode, (k, k_opp), asked)
-    if k_opp:
-        raise InputError("--opp-zilches is about the game: give --score and --opponents")
+    offer = None
     if take_over is not None:
-        from .piggyback import piggyback
+        if roll is not None or dice is not None or turn or permanent:
+            raise InputError(
+                "--take-over is the state the turn starts from: leave out --dice, "
+                "--turn, --permanent and --roll"
+            )
+        if mode is not None:
+            raise InputError(
+                f"--take-over and --{mode}: a piggyback offer is taken in a game "
+                "where reaching the target wins at once"
+            )
+    scores = advice_scores(score, opponents, mode)
+    pos = position_of(
+        rs,
+        scores,
+        mode,
+        zilches,
+        opp_zilches,
+        beat,
+        challenges,
+        on_board,
+        challenging,
+        not_on_board=not_on_board,
+    )
+    tab = tables_of(rs, tables)
+    if take_over is not None:
+        from .piggyback import offer as offer_of
 
-        return piggyback(tab, take_over, not not_on_board, k)
-    state = turn_state(rs, dice, turn, permanent, frozen)
+        offer = offer_of(tab, take_over)
+        pos = replace(pos, offer=offer)
+    state = None if offer else turn_state(rs, dice, turn, permanent, frozen)
+    return solving(solve, progress, lambda: advise_at(tab, state, pos, faces, matched))
+
+
+def advise_at(
+    tab: Tables,
+    state: TurnState | None,
+    pos: Position,
+    roll: list[int] | None = None,
+    matched: bool = False,
+) -> Advice | Ranking | TakeOver | GameTakeOver | EndgameAdvice:
+    """The advice at a turn state and position: by P(win) where the position has scores,
+    else by expected points; a roll's set-asides ranked; a piggyback offer taken or not."""
+    if pos.offer is not None:
+        from .piggyback import piggyback, take_over_game
+
+        if pos.by_game:
+            if len(pos.scores) != 2:
+                raise InputError("--take-over with scores is for two players: one opponent")
+            return take_over_game(tab, pos.offer, pos.me, pos.opponents[0])
+        return piggyback(tab, pos.offer, pos.on_board, pos.zilches[0])
+    assert state is not None
     if roll is not None:
         from .ranking import ranking
 
-        return ranking(tab, state, dice_list(roll, "--roll"), matched, not not_on_board, k)
+        return ranking(tab, state, roll, matched, pos)
+    if pos.by_game:
+        from .endgame_advice import endgame_advice
+
+        return endgame_advice(tab, state, pos)
+    rs = tab.rules
     tab.check(state)
+    k = pos.zilches[0]
     pol = tab.score.card(k)
-    on = not not_on_board
-    v, note = _score_values(pol, state, on)
+    v, note = _score_values(pol, state, pos.on_board)
     penalty = pol.relative is not None
     objective = "long-run average points per turn" if penalty else "expected points"
     return Advice(
         rs.name,
         state.dice,
-        turn,
-        permanent,
-        on,
+        state.turn,
+        state.permanent,
+        pos.on_board,
         objective,
         v.action,
         v,

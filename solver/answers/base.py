@@ -6,13 +6,14 @@ from __future__ import annotations
 import math
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, TableMissing
+from ..progress import SILENT, Progress
 from ..rules import RuleSet, load
 from ..store import Store
 from ..tables import Tables
@@ -220,3 +221,40 @@ def out_path(path: str, suffix: str | None = None, what: str = "--out") -> str:
     if not p.exists() and not os.access(parent, os.W_OK):
         raise InputError(f"{what} {path}: the folder {parent} cannot be written to")
     return str(p)
+
+
+# --- stored games: a query reads them, never solves them (unless asked to) ----------------
+def stored_game(tab: Tables, players: int = 2, lowest: int | None = None) -> tuple[Any, Any]:
+    """(the variant, its stored table) of the game among `players` under tab.rules (at
+    their target); TableMissing where nobody solved it, with the command that does."""
+    from dataclasses import replace
+
+    from .. import variants
+
+    v = variants.of(replace(tab.rules, beat=0), players)
+    key = v.key(players, lowest)
+    g = tab.game_table(key)
+    if g is None:
+        raise missing(tab, v, key)
+    return v, g
+
+
+def missing(tab: Tables, v: Any, key: Any) -> TableMissing:
+    """The TableMissing of a game table: its command, its API call and its build."""
+    e = TableMissing(v.describe(key), "game", v.solve_with(key))
+    e.build = lambda progress=None, **run: tab.game_table(key, progress or SILENT, True, **run)
+    return e
+
+
+def solving(solve: bool, progress: Progress, ask: Callable[[], Any]) -> Any:
+    """ask(), and where it needs a table nobody solved and `solve` is set: build the table
+    first (estimated, with progress), then ask again."""
+    try:
+        return ask()
+    except TableMissing as e:
+        build = getattr(e, "build", None)
+        if not solve or build is None:
+            raise
+        progress.note(f"{e.what} is not stored: solving it first (--solve)")
+        build(progress)
+        return ask()

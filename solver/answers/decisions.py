@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ..errors import InputError
 from ..outcomes.dice import Outcome
 from ..outcomes.scoring import Choice
+from ..position import Position
 from ..rules import RuleSet
 from ..tables import Tables
 from ..turn.state import StateValues, TurnState
@@ -23,10 +24,12 @@ from ..turn.state import StateValues, TurnState
 
 @dataclass(frozen=True)
 class Values:
-    """The values of turn states under one objective ("points" or "game")."""
+    """The values of turn states under one objective ("points" or "game"); situation: by
+    P(win), which question the scores ask ("game", "last turn", "final round", ...)."""
 
     objective: str
     of: Callable[[TurnState], StateValues]
+    situation: Callable[[], str | None] = lambda: None
 
     def __call__(self, st: TurnState) -> StateValues:
         return self.of(st)
@@ -41,23 +44,30 @@ def points_values(tab: Tables, on_board: bool = True, zilches: int = 0) -> Value
 
 
 def game_values(
-    tab: Tables, score: int, opponents: list[int], zilches: tuple[int, int] = (0, 0)
+    tab: Tables,
+    score: int,
+    opponents: list[int],
+    zilches: tuple[int, int] = (0, 0),
+    pos: Position | None = None,
 ) -> Values:
     """Values by the probability of winning, from the scores (mine, then the others' in turn
-    order after me); InputError where there is none (no game table stored)."""
+    order after me), or a whole position (pos); TableMissing where the game's table is not
+    stored, InputError where there is no such chance."""
     from .endgame_advice import endgame_advice
 
+    if pos is None:
+        pos = Position(scores=(score, *opponents), zilches=zilches, beat=tab.rules.beat)
     cache: dict[TurnState, StateValues] = {}
+    seen: list[str] = []
 
     def values(st: TurnState) -> StateValues:
         if st not in cache:
-            a = endgame_advice(tab, st, score, opponents, None, zilches)
-            if a.p_win is None:
-                raise InputError(a.note or "no probability of winning here")
+            a = endgame_advice(tab, st, pos)
             cache[st] = a.p_win
+            seen[:] = [a.situation]
         return cache[st]
 
-    return Values("game", values)
+    return Values("game", values, lambda: seen[0] if seen else None)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from .base import (
     tables_of,
     turn_state,
 )
+from .position import aimed
 
 if TYPE_CHECKING:
     from ..tables import Tables
@@ -74,17 +75,20 @@ def endgame(
     beat: int = 0,
     frozen: str | Sequence[int] | None = None,
     challenging: bool = False,
+    target: int | None = None,
     tables: Tables_ = None,
 ) -> LastTurnAdvice | FinalRoundReport | Table:
     """Can I still win?  A last turn against a deficit (frozen: under pyramiding, the dice
     frozen since the last pick-up); the whole last-turn table; or a final round:
     everyone's chance and each player's stopping rule.  beat: with overtaking, the
     previous player's banked turn total (a bank must beat it).  challenging: under the
-    challenge rule, the last turn challenges the leader (its bank also comes off him)."""
+    challenge rule, the last turn challenges the leader (its bank also comes off him).
+    target: the game's (the last-turn table covers deficits up to it; the final round
+    starts where a score reaches it)."""
     from ..objectives.last_turn import check_deficit
     from .export import last_turn_rows
 
-    rs = rule_set(rules).beating(beat)
+    rs = aimed(rule_set(rules), target).beating(beat)
     tab = tables_of(rs, tables)
     if frozen is not None:  # (checked first: no answer is given without it)
         turn_state(rs, dice, turn, permanent, frozen)
@@ -123,7 +127,7 @@ def endgame(
     check_deficit(rs, deficit)
     on = not not_on_board
     if challenging:
-        from .challenge import challenge_last_turn
+        from .endgame_advice import challenge_last_turn
 
         v = challenge_last_turn(tab, deficit, state, on)
     else:

@@ -3,15 +3,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
+from ..errors import InputError
 from ..outcomes.frozen import faces_of
+from ..position import Position
+from ..rules import RuleSet
 from ..turn.state import StateValues, TurnState
 from .base import Answer, optional
 
 if TYPE_CHECKING:
     from ..tables import Tables
+    from ..variants import Turn
 
 
 @dataclass(frozen=True)
@@ -32,9 +36,8 @@ class EndgameAdvice(Answer):
     score: int
     opponents: list[int]
     situation: str
-    action: str | None
-    p_win: StateValues | None
-    solved: bool
+    action: str
+    p_win: StateValues
     leader: int | None = None
     tied: int | None = None
     still_to_play: list[int] = ()  # type: ignore[assignment]
@@ -54,26 +57,21 @@ class EndgameAdvice(Answer):
     p_win_seats: list[float] | None = optional()  # (three players or more: every seat's)
 
 
-def endgame_advice(
-    tab: Tables,
-    state: TurnState,
-    score: int,
-    opponents: list[int],
-    mode: str | None,
-    zilches: tuple[int, int] = (0, 0),
-    challenge: dict | None = None,
-) -> EndgameAdvice:
-    """zilches: mine and the opponent's zilches in a row, where the third costs a penalty
-    (they matter in a turn of the game going on; in a last turn or a final round a zilch
-    loses whatever it costs).  challenge: under the challenge rule, the options
-    challenges, on_board and challenging (answers/challenge.py)."""
-    from ..objectives.final_round import check_final_round, solve_final_round
-    from ..objectives.last_turn import check_deficit, reach_target_turn
+def endgame_advice(tab: Tables, state: TurnState, pos: Position) -> EndgameAdvice:
+    """ROLL or BANK by the probability of winning at a position with scores: a last turn or
+    a final round (solved on demand), reaching the target this turn, or a turn of the game
+    going on (its stored table: a query never starts a solve; TableMissing says how).
+    pos.zilches matter in a turn of the game going on (in a last turn or a final round a
+    zilch loses whatever it costs); under the challenge rule pos carries the challenges
+    left, the board flags and whether this turn challenges."""
+    from ..objectives.final_round import check_final_round
+    from ..objectives.last_turn import check_deficit
     from ..objectives.situation import situation
 
     rs = tab.rules
     tab.check(state)
-    sit = situation(rs, score, opponents, mode)
+    score, opponents = pos.me, pos.opponents
+    sit = situation(rs, score, opponents, pos.mode)
     # overtaking: the player before you (the last in turn order after you) banked rs.beat;
     # with two players at the end he is the one who reached the target
     ended = sit.kind in ("last turn", "final round") and len(opponents) == 1
@@ -84,9 +82,8 @@ def endgame_advice(
     elif sit.kind == "final round":
         assert sit.leader is not None
         check_final_round(rs, sit.leader, [score, *sit.remaining], state.turn)
-    on_board = rs.on_board(score)
 
-    def answer(kind: str, v: StateValues | None, **more) -> EndgameAdvice:
+    def answer(kind: str, v: StateValues, **more: Any) -> EndgameAdvice:
         return EndgameAdvice(
             rs.name,
             state.dice,
@@ -95,61 +92,65 @@ def endgame_advice(
             score,
             opponents,
             kind,
-            None if v is None else v.action,
+            v.action,
             v,
-            v is not None,
-            margin=None if v is None else v.margin,
+            margin=v.margin,
             frozen=faces_of(state.frozen) if rs.pyramiding else None,
             **more,
         )
 
-    g = None
-    if rs.challenge and len(opponents) == 1 and sit.kind != "final round":
-        from .challenge import advice
+    if rs.challenge:
+        from ..variants.challenge import usable
 
-        return advice(tab, state, score, opponents[0], sit, challenge or {}, answer)
-    if rs.challenge and sit.kind in ("last turn", "final round"):
-        from ..errors import InputError
+        check_challenging(rs, pos, usable(rs, score, (pos.challenges or (3, 3))[0]))
+        if len(opponents) != 1 and sit.kind in ("last turn", "final round"):
+            raise InputError(
+                f"{rs.name} has the challenge rule: a last turn or final round among more "
+                "than two players is not solved with challenges (each may challenge one of "
+                "the others)"
+            )
+        if sit.kind == "last turn":
+            return _challenge_last_turn(tab, state, pos, sit, answer)
+    if sit.kind in ("outside", "reach target"):
+        got = _game_turn(tab, state, pos, sit.kind)
+        if got is not None:
+            return answer("game", got.values, still_to_play=[], p_win_game=got.p_win, **got.more)
+    v, more = _end_of_game(tab, state, pos, sit)
+    return answer(sit.kind, v, **more)
 
-        raise InputError(
-            f"{rs.name} has the challenge rule: a last turn or final round among more than two "
-            "players is not solved with challenges (each may challenge one of the others)"
-        )
-    if rs.overtaking and sit.kind in ("outside", "reach target") and len(opponents) == 1:
-        return _overtaking_game_turn(tab, state, score, opponents[0], answer)
-    if rs.three_zilch_penalty and sit.kind in ("outside", "reach target") and len(opponents) == 1:
-        return _penalty_game_turn(tab, state, score, opponents, zilches, answer)
-    if sit.kind in ("outside", "reach target") and len(opponents) > 1:
-        got = _nplayer_game_turn(tab, state, score, opponents, answer)
-        if got.solved or sit.kind == "outside":
-            return got  # (reaching the target: without the table, the chance of reaching it)
-    if sit.kind in ("outside", "reach target") and len(opponents) == 1:
-        g = tab.game(solve_if_missing=False)  # a query never starts a solve
-    if sit.kind == "outside" and g is None:
-        return answer(
-            sit.kind,
-            None,
-            note=(
-                "nobody has reached the target yet: this turn may trigger the final round, and "
-                "its value depends on the game going on; that needs the full-game table, "
-                "which covers two players and must be solved first (zilch game --rules "
-                f"{rs.name}); no end-game advice is given rather than a guess"
-            ),
-        )
-    if g is not None:
-        note = (
-            "piggyback included: banking offers your dice left and turn total to the "
-            "opponent, who takes them over where that beats a fresh start"
-            if g.O is not None
-            else None
-        )
-        return answer(
-            "game",
-            g.turn(score, opponents[0]).value_at(state),
-            still_to_play=[],
-            p_win_game=g.p_win(score, opponents[0]),
-            note=note,
-        )
+
+def _game_turn(tab: Tables, state: TurnState, pos: Position, kind: str) -> Turn | None:
+    """A turn of the game going on, from its stored table; None where reaching the target
+    wins at once and no table is stored (that turn is then asked alone)."""
+    from .. import variants
+    from .base import missing
+
+    rs = replace(tab.rules, beat=0)
+    try:
+        v = variants.of(rs, pos.players)
+        key = v.key(pos.players)
+    except InputError as e:
+        if kind == "reach target":
+            return None
+        raise InputError(f"no advice by P(win) for {pos.players} players: {e}") from None
+    if pos.players == 2:  # (scores checked before the table is looked for)
+        v.check_scores(key, pos, ("score", "opponents"))
+    g = tab.game_table(key)
+    if g is None:
+        if kind == "reach target":
+            return None
+        raise missing(tab, v, key)
+    return v.turn(g, pos, state)
+
+
+def _end_of_game(tab: Tables, state: TurnState, pos: Position, sit: Any) -> tuple:
+    """(the values, the answer's other fields) of a last turn, a final round, or a turn that
+    may reach the target and win at once (without the game's table)."""
+    from ..objectives.final_round import solve_final_round
+    from ..objectives.last_turn import reach_target_turn
+
+    rs, score = tab.rules, pos.me
+    on_board = rs.on_board(score)
     chances = note = None
     if sit.kind == "reach target":
         assert rs.target is not None
@@ -159,112 +160,73 @@ def endgame_advice(
             "once); it is not the chance of winning the game"
         )
     elif sit.kind == "last turn":
-        assert sit.leader is not None
-        assert sit.tied is not None
         v = tab.last_turn.value_at(sit.leader - score, state, on_board, sit.tied)
     else:
-        assert sit.leader is not None and sit.tied is not None
         fr = solve_final_round(
             tab.model, sit.leader, sit.tied, [score, *sit.remaining], tab.reach_bound, state.turn
         )
         v = fr.players[0].levels(0).value_at(state)
         chances = FinalRoundChances(fr.p_leaders, fr.p_players[0], fr.p_players[1:])
-    return answer(
-        sit.kind,
-        v,
-        leader=sit.leader,
-        tied=sit.tied,
-        still_to_play=list(sit.remaining),
-        p_win_all=chances,
-        note=note,
-    )
+    more = {
+        "leader": sit.leader,
+        "tied": sit.tied,
+        "still_to_play": list(sit.remaining),
+        "p_win_all": chances,
+        "note": note,
+    }
+    return v, more
 
 
-def _overtaking_game_turn(tab, state, score, opp, answer) -> EndgameAdvice:
-    """A turn of the two-player game under overtaking, from its stored table (zilch game
-    solves it; a query never starts a solve); tab.rules carries the total to beat."""
-    from dataclasses import replace
-
-    from ..errors import InputError
-    from ..turn import TurnLevels
-    from .base import tables_of
+def _challenge_last_turn(tab: Tables, state: TurnState, pos: Position, sit: Any, answer):
+    """The last turn behind one leader under the challenge rule: plain, or challenging him
+    (its bank also comes off him: a challenge needs half the deficit); at the start of the
+    turn, whether to challenge."""
+    from ..variants.challenge import NAMES, usable
 
     rs = tab.rules
-    g = tables_of(replace(rs, beat=0), tab.store).overtaking_game(solve_if_missing=False)
-    if g is None:
+    score = pos.me
+    left = pos.challenges or (3, 3)
+    boards = pos.boards or (rs.on_board(score), rs.on_board(pos.opponents[0]))
+    can = usable(rs, score, left[0])
+    if sit.tied != 1:
+        raise InputError("a last turn under the challenge rule is solved behind one leader")
+    d = sit.leader - score
+    plain = tab.last_turn.value_at(d, state, boards[0], 1)
+    chal = challenge_last_turn(tab, d, state, boards[0]) if can else None
+    more: dict[str, Any] = {"challenges": [NAMES[x] for x in left], "challenging": pos.challenging}
+    fresh = state.turn == 0 and state.dice == rs.dice and not state.permanent
+    if fresh and chal is not None and not pos.challenging:
+        more.update(p_win_no_challenge=plain.best, p_win_challenge=chal.best)
+        more.update(challenge=chal.best > plain.best)
+    v = chal if pos.challenging else plain
+    return answer(sit.kind, v, leader=sit.leader, tied=sit.tied, still_to_play=[], **more)
+
+
+def check_challenging(rs: RuleSet, pos: Position, can: int) -> None:
+    """InputError for a turn announced as a challenge by a player with none to use."""
+    from ..objectives.challenge_game import Statuses
+
+    if pos.challenging and not can:
+        st = Statuses.of(rs)
+        side = "below" if pos.me // rs.unit < st.thr else "at or above"
         raise InputError(
-            f"{rs.name} has overtaking: advice with scores before the final round needs the "
-            f"two-player game table with it, solved first (zilch game --rules {rs.name}); "
-            "no advice is given rather than one without it"
+            f"--challenging: you have no challenge left to use at {pos.me} (the one {side} "
+            f"{rs.challenge_threshold}; --challenges says which are left)"
         )
-    turn = TurnLevels(rs, (g.turn(score, opp, rs.beat),))
-    return answer(
-        "game", turn.value_at(state), still_to_play=[], p_win_game=g.p_win(score, opp, rs.beat)
-    )
 
 
-def _penalty_game_turn(tab, state, score, opponents, zilches, answer) -> EndgameAdvice:
-    """A turn of the two-player game where the third zilch in a row costs a penalty, from
-    its stored table (zilch game solves it; a query never starts a solve)."""
-    from ..errors import InputError
-    from ..objectives.penalty_game import check_supported
-    from ..turn import TurnLevels
+def challenge_last_turn(tab: Tables, deficit: int, state: TurnState, on_board: bool):
+    """Rolling and banking in a last turn that challenges the leader `deficit` points ahead:
+    its bank x also comes off him, so it wins where 2x beats the deficit (solved on
+    demand: one row)."""
+    import numpy as np
+
+    from ..objectives.challenge_game import challenge_last_payoff
+    from ..objectives.last_turn import check_deficit
+    from ..turn import solve_levels
 
     rs = tab.rules
-    check_supported(rs)
-    g = tab.penalty_game(solve_if_missing=False)
-    if g is None:
-        raise InputError(
-            f"{rs.name} charges a penalty for the third zilch in a row: advice with scores "
-            "before the final round needs the two-player game table with it, solved first "
-            f"(zilch game --rules {rs.name}); no advice is given rather than one without it"
-        )
-    low = g.lo * rs.unit
-    for what, x in (("--score", score), ("--opponents", opponents[0])):
-        if x < low:
-            raise InputError(
-                f"{what} {x}: the stored game keeps scores down to {low} (its lowest score; "
-                "a penalty stops there)"
-            )
-    k, k_opp = zilches
-    turn = TurnLevels(rs, (g.turn(score, opponents[0], k, k_opp),))
-    return answer(
-        "game",
-        turn.value_at(state),
-        still_to_play=[],
-        p_win_game=g.p_win(score, opponents[0], k, k_opp),
-        zilches=[k, k_opp],
-    )
-
-
-def _nplayer_game_turn(tab, state, score, opponents, answer) -> EndgameAdvice:
-    """A turn of the game among three players or more, by the stored N-player table (a
-    query never starts a solve; without the table, no advice and how to build it)."""
-    from ..errors import InputError
-    from ..objectives.nplayer_game import MAX_PLAYERS, check_supported
-    from .nplayer import missing_table
-
-    rs, N = tab.rules, len(opponents) + 1
-    try:
-        if N > MAX_PLAYERS:
-            raise InputError(f"the game is solved for up to {MAX_PLAYERS} players")
-        check_supported(rs, N)
-    except InputError as e:
-        return answer("outside", None, note=f"no end-game advice for {N} players: {e}")
-    g = tab.nplayer_game(N, solve_if_missing=False)
-    if g is None:
-        return answer(
-            "outside",
-            None,
-            note=(
-                f"this turn's value depends on the game among {N} players going on: "
-                + missing_table(rs, N)
-                + "; no end-game advice is given rather than a guess"
-            ),
-        )
-    from ..turn import TurnLevels
-
-    seats = [score, *opponents]
-    turn = TurnLevels(rs, (g.turn(seats).sol,))
-    p = [float(x) for x in g.p_win(seats)]
-    return answer("game", turn.value_at(state), still_to_play=[], p_win_game=p[0], p_win_seats=p)
+    check_deficit(rs, deficit)
+    d = np.array([deficit // rs.unit])
+    pay = challenge_last_payoff(rs.share(2), d, int(d[0]) // 2 + 2)
+    return solve_levels(tab.model, pay, np.ones(1), on_board).value_at(state)

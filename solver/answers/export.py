@@ -19,8 +19,10 @@ from ..errors import InputError
 from ..files import replacing
 from ..limits import MAX_UNITS, check_points
 from ..outcomes.frozen import faces_of, turn_states
+from ..progress import SILENT, Progress
 from ..tables import Tables
-from .base import Answer, Rules, Tables_, refuse_challenge, rule_set, tables_of
+from .base import Answer, Rules, Tables_, refuse_challenge, rule_set, solving, tables_of
+from .position import aimed
 
 FORMATS = ("csv", "json", "parquet")
 
@@ -236,124 +238,15 @@ def last_turn_rows(tab: Tables) -> Table:
     return Table(_meta(tab, "last-turn"), cols)
 
 
-def game_rows(tab: Tables) -> Table:
-    """The stored two-player table: P(the player to move wins) for every pair of scores."""
-    rs = tab.rules
-    if rs.three_zilch_penalty:
-        return _penalty_game_rows(tab)
-    if rs.overtaking:
-        return _overtaking_game_rows(tab)
-    if rs.challenge:
-        return _challenge_game_rows(tab)
-    g = tab.game(solve_if_missing=False)
-    if g is None:
-        raise InputError(
-            f"no game table for {rs.name} yet: solve it first with zilch game --rules {rs.name}"
-        )
-    R = g.W.shape[0]
-    a, b = np.meshgrid(np.arange(R), np.arange(R), indexing="ij")
-    return Table(
-        _meta(tab, "game"),
-        {
-            "score": (a.ravel() * rs.unit).tolist(),
-            "opponent": (b.ravel() * rs.unit).tolist(),
-            "p_win": g.W.ravel().tolist(),
-        },
-    )
+def game_rows(tab: Tables, players: int = 2) -> Table:
+    """The stored game table of its variant (variants/): P(win) of the player to move for
+    every state of the game (its scores, and what the variant adds to them), or among more
+    players every seat's chance; TableMissing where nobody solved it."""
+    from .base import stored_game
 
-
-def nplayer_rows(tab: Tables, players: int) -> Table:
-    """The stored N-player table: every seat's chance for every tuple of scores (seat 1 the
-    player to move, then the others in turn order)."""
-    from ..objectives.nplayer_game import check_supported
-
-    rs = tab.rules
-    check_supported(rs, players)
-    g = tab.nplayer_game(players, solve_if_missing=False)
-    if g is None:
-        from .nplayer import missing_table
-
-        raise InputError(missing_table(rs, players))
-    states = np.indices(g.V.shape[:-1]).reshape(players, -1)
-    p = g.V.reshape(-1, players)
-    cols = {f"score_{k + 1}": (states[k] * rs.unit).tolist() for k in range(players)}
-    cols.update({f"p_win_{k + 1}": p[:, k].tolist() for k in range(players)})
-    return Table(dict(_meta(tab, "game"), players=players), cols)
-
-
-def _challenge_game_rows(tab: Tables) -> Table:
-    """Under the challenge rule: every pair of scores down to the game's lowest, the
-    challenges left to each (both, below, above, none) and where it matters the board
-    flags (a player off the board never has a positive score)."""
-    from .challenge import NAMES
-
-    rs = tab.rules
-    g = tab.challenge_game(solve_if_missing=False)
-    if g is None:
-        raise InputError(
-            f"no game table for {rs.name} yet: solve it first with zilch game --rules {rs.name}"
-        )
-    sa, sb, a, b = np.nonzero(np.isfinite(g.W))
-    st, u = g.st, rs.unit
-    return Table(
-        _meta(tab, "game"),
-        {
-            "score": ((a + g.lo) * u).tolist(),
-            "opponent": ((b + g.lo) * u).tolist(),
-            "challenges": [NAMES[x] for x in (sa & 3).tolist()],
-            "opp_challenges": [NAMES[x] for x in (sb & 3).tolist()],
-            "on_board": st.on(sa).tolist(),
-            "opp_on_board": st.on(sb).tolist(),
-            "p_win": g.W[sa, sb, a, b].tolist(),
-        },
-    )
-
-
-def _overtaking_game_rows(tab: Tables) -> Table:
-    """Under overtaking: every pair of scores and every last bank of the opponent that
-    his score allows (column "beat"; 0: he zilched, or nobody has played)."""
-    rs = tab.rules
-    g = tab.overtaking_game(solve_if_missing=False)
-    if g is None:
-        raise InputError(
-            f"no game table for {rs.name} yet: solve it first with zilch game --rules {rs.name}"
-        )
-    a, b, T = np.nonzero(~np.isnan(g.W))
-    return Table(
-        _meta(tab, "game"),
-        {
-            "score": (a * rs.unit).tolist(),
-            "opponent": (b * rs.unit).tolist(),
-            "beat": (T * rs.unit).tolist(),
-            "p_win": g.W[a, b, T].tolist(),
-        },
-    )
-
-
-def _penalty_game_rows(tab: Tables) -> Table:
-    """With a penalty for the third zilch in a row: every pair of scores (down to the
-    lowest kept) and both players' zilches in a row."""
-    rs = tab.rules
-    g = tab.penalty_game(solve_if_missing=False)
-    if g is None:
-        raise InputError(
-            f"no game table for {rs.name} yet (with its default lowest score): solve it "
-            f"first with zilch game --rules {rs.name}"
-        )
-    n = g.W.shape[2]
-    ka, kb, a, b = np.meshgrid(
-        np.arange(3), np.arange(3), np.arange(n), np.arange(n), indexing="ij"
-    )
-    return Table(
-        dict(_meta(tab, "game"), lowest=g.lo * rs.unit),
-        {
-            "score": ((a.ravel() + g.lo) * rs.unit).tolist(),
-            "opponent": ((b.ravel() + g.lo) * rs.unit).tolist(),
-            "zilches": ka.ravel().tolist(),
-            "opponent_zilches": kb.ravel().tolist(),
-            "p_win": g.W.ravel().tolist(),
-        },
-    )
+    v, g = stored_game(tab, players)
+    extra, cols = v.rows(g)
+    return Table(dict(_meta(tab, "game"), **extra), cols)
 
 
 MAX_BEAT = 5000  # points: the overtaking cards exported by default, to beat 0 .. this
@@ -410,19 +303,24 @@ def export(
     max_beat: int | None = None,
     tables: Tables_ = None,
     players: int = 2,
+    target: int | None = None,
+    solve: bool = False,
+    progress: Progress = SILENT,
 ) -> Table:
     """The whole policy as rows: expected points ("score"), the last turn by deficit
-    ("last-turn"), the two-player game's start-of-turn table ("game", solved first with
-    zilch game), or with overtaking the strategy card for every total to beat ("beat", up
-    to max_beat points).  beat: with overtaking, the "score" or "last-turn" table of turns
-    whose banks must beat it.  players: with "game", the table of the game among that many
-    players (solved first with zilch game --players)."""
-    rs = rule_set(rules).beating(beat)
+    ("last-turn"), the game's start-of-turn table ("game", solved first with zilch game, or
+    here with solve=True), or with overtaking the strategy card for every total to beat
+    ("beat", up to max_beat points).  beat: with overtaking, the "score" or "last-turn"
+    table of turns whose banks must beat it.  players: with "game", the table of the game
+    among that many players.  target: the game's (last-turn and game tables)."""
+    if target is not None and objective not in ("last-turn", "game"):
+        raise InputError("--target is for --objective last-turn or game (a game's tables)")
+    rs = aimed(rule_set(rules), target).beating(beat)
     tab = tables_of(rs, tables)
     if players != 2 and (objective != "game" or max_beat is not None or beat):
         raise InputError("--players is for --objective game (without --beat or --max-beat)")
-    if players != 2:
-        return nplayer_rows(tab, players)
+    if players != 2 or objective == "game":
+        return solving(solve, progress, lambda: game_rows(tab, players))
     builders = {"score": score_rows, "last-turn": last_turn_rows, "game": game_rows}
     if beat and objective not in ("score", "last-turn"):
         raise InputError(

@@ -25,6 +25,7 @@ from .base import (
 )
 from .checks import resolve_policy
 from .export import atomic_file
+from .position import aimed
 
 
 @dataclass(frozen=True)
@@ -191,46 +192,35 @@ def plot_game(
     game's own turn (piggyback offers and permanent points included).  players: more than
     two, every seat's chance over (the mover's score, the next player's) with the others'
     scores fixed at `others` points (plot_nplayer)."""
-    rs = rule_set(rules)
+    from .base import stored_game
+
+    rs = aimed(rule_set(rules), target)
     if players != 2:
         if step is not None:
             raise InputError("--step is for the two-player picture (its bank heat maps)")
-        return plot_nplayer(rs, out, target, tables, players, others)
+        return plot_nplayer(rs, out, tables, players, others)
     if others:
         raise InputError("--others is for --players 3 or more")
     refuse_pyramiding(rs, "zilch plot game")
-    if rs.three_zilch_penalty:
-        raise InputError(
-            f"{rs.name} charges a penalty for the third zilch in a row: the game's picture is "
-            "not drawn with it yet (zilch game and zilch export --objective game give its table)"
-        )
-    if rs.challenge:
-        raise InputError(
-            f"{rs.name} has the challenge rule: the game's picture is not drawn with it yet "
-            "(zilch game and zilch export --objective game give its table)"
-        )
-    if rs.overtaking:
-        raise InputError(
-            f"{rs.name} has overtaking: the game's picture is not drawn with it yet (zilch "
-            "game and zilch export --objective game give its table)"
-        )
+    from .. import variants
+
+    v = variants.of(rs, players)
+    if not v.draws:
+        v.refuse("the game's picture")
     out = _picture(out)
-    g = tables_of(rs, tables).game(target, solve_if_missing=False)
-    if g is None:
+    R, u = rs.reach_units(), rs.unit
+    if step is not None and (step <= 0 or step % u or step >= R * u):
         raise InputError(
-            f"no game table for {rs.name} yet: solve it first with zilch game "
-            f"--rules {rs.name}" + (f" --target {target}" if target else "")
+            f"--step must be a positive multiple of {u} below {R * u} (the target), got {step}"
         )
-    W = g.W
-    R, u = W.shape[0], rs.unit
-    if step is not None and (step <= 0 or step % u):
-        raise InputError(f"--step must be a positive multiple of {u}, got {step}")
     step_u = max(1, (step // u) if step else R // 20)
     if (R // step_u + 1) ** 2 > 10_000:
         raise InputError(
             f"--step {step}: {(R // step_u + 1) ** 2} score pairs to solve; "
             f"use a step of at least {u * -(-R // 99)}"
         )
+    _, g = stored_game(tables_of(rs, tables))  # (its inputs checked first)
+    W = g.W
     pts = np.arange(0, R, step_u)
     first = bank_from(g, pts)
     plt = _pyplot()
@@ -266,20 +256,13 @@ def plot_game(
     return Picture(out)
 
 
-def plot_nplayer(rs, out: str, target, tables, players: int, others: int) -> Picture:
+def plot_nplayer(rs, out: str, tables, players: int, others: int) -> Picture:
     """Each seat's P(win) (a panel per seat) over the scores of the player to move and of the
     next player, the other players' scores fixed (a slice of the N-player table)."""
-    from ..objectives.nplayer_game import check_supported
+    from .base import stored_game
 
-    check_supported(rs, players)
     out = _picture(out)
-    if target is not None and (target <= 0 or target % rs.unit):
-        raise InputError(f"--target must be a positive multiple of {rs.unit}")
-    g = tables_of(rs, tables).nplayer_game(players, target, solve_if_missing=False)
-    if g is None:
-        from .nplayer import missing_table
-
-        raise InputError(missing_table(rs, players, target))
+    _, g = stored_game(tables_of(rs, tables), players)
     u, R = rs.unit, g.R
     if others % u or not 0 <= others < R * u:
         raise InputError(

@@ -72,9 +72,10 @@ def offer(tab: Tables, spec: str | Sequence[int]) -> tuple[int, int]:
     return dice, total
 
 
-def piggyback(tab: Tables, spec, on_board: bool, zilches: int = 0) -> TakeOver:
+def piggyback(tab: Tables, given: tuple[int, int], on_board: bool, zilches: int = 0) -> TakeOver:
+    """By expected points: take over the offer's dice and total, or start fresh?"""
     rs = tab.rules
-    dice, total = offer(tab, spec)
+    dice, total = given
     pol = tab.score.card(zilches)
     over = pol.value_at(TurnState(dice, total), on_board).roll  # taking over: rolling them
     fresh = pol.value_at(TurnState(rs.dice), on_board).roll
@@ -87,9 +88,12 @@ def piggyback(tab: Tables, spec, on_board: bool, zilches: int = 0) -> TakeOver:
     )
 
 
-def take_over_game(tab: Tables, spec, score: int, opponent: int) -> GameTakeOver:
+def take_over_game(tab: Tables, given: tuple[int, int], score: int, opponent: int) -> GameTakeOver:
+    """In the two-player game, by P(win) from its stored table."""
+    from .base import stored_game
+
     rs = tab.rules
-    dice, total = offer(tab, spec)
+    dice, total = given
     for what, x in (("--score", score), ("--opponents", opponent)):
         rs.check_score(what, x)
         if rs.target is not None and rs.reached(x):
@@ -99,12 +103,8 @@ def take_over_game(tab: Tables, spec, score: int, opponent: int) -> GameTakeOver
             f"--take-over {dice},{total}: impossible offer (the total is at most "
             f"the opponent's score {opponent}, which includes it)"
         )
-    g = tab.game(solve_if_missing=False)
-    if g is None or g.O is None:
-        raise InputError(
-            f"the {rs.name} game table is not stored: solve it first with "
-            f"zilch game --rules {rs.name}"
-        )
+    _, g = stored_game(tab)
+    assert g.O is not None  # (the piggyback game stores its offers)
     over, fresh = g.take_over(score, opponent, dice, total), g.p_win(score, opponent)
     return GameTakeOver(
         rs.name,

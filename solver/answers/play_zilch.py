@@ -80,19 +80,14 @@ class ZilchGame:
     def _game_table(self):
         """The stored game table the computers play by, if any (none where the rules have
         no such table: they play by expected points)."""
-        from ..objectives.game import check_supported as two_player
-        from ..objectives.nplayer_game import check_supported
+        from .. import variants
 
+        v = variants.of(self.tab.rules, self.players)
         try:
-            if self.players == 2:
-                two_player(self.tab.rules)
-            else:
-                check_supported(self.tab.rules, self.players)
+            key = v.key(self.players)
         except InputError:
             return None
-        if self.players == 2:
-            return self.tab.game(solve_if_missing=False)
-        return self.tab.nplayer_game(self.players, solve_if_missing=False)
+        return self.tab.game_table(key)
 
     # --- the game ------------------------------------------------------------------------
     def play(self) -> list[Seat]:

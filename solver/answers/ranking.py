@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
+from ..position import Position
 from ..rules import RuleSet
-from ..turn.state import TurnState
+from ..turn.state import StateValues, TurnState
 from .base import Answer, hidden, optional
 
 if TYPE_CHECKING:
@@ -45,20 +46,24 @@ class Ranking(Answer):
     action: str | None
     zilches: int | None = optional()  # (with a penalty: values by the long-run average)
     frozen: list[int] | None = optional()  # (pyramiding: the dice frozen before the roll)
+    # (with scores: values are the probability of winning, in this situation)
+    objective: str | None = optional()
+    score: int | None = optional()
+    opponents: list[int] | None = optional()
+    situation: str | None = optional()
     ruleset: RuleSet = hidden()
 
 
 def ranking(
-    tab: Tables,
-    state: TurnState,
-    faces: list[int],
-    matched: bool,
-    on_board: bool,
-    zilches: int = 0,
+    tab: Tables, state: TurnState, faces: list[int], matched: bool, pos: Position
 ) -> Ranking:
+    """Every set-aside of the roll `faces`, ranked by the value of what follows: expected
+    points (the score card of pos.zilches[0]), or with scores the probability of winning —
+    the values `zilch play`'s hint shows (decisions.game_values)."""
     from ..outcomes.dice import colour_match_probability
     from ..outcomes.frozen import choices, faces_of
     from ..outcomes.scoring import parse_roll, score_outcome
+    from .decisions import game_values
 
     rs = tab.rules
     if len(faces) != state.dice:
@@ -67,15 +72,21 @@ def ranking(
     outcome = parse_roll(rs, faces, matched)
     if matched and not (rs.colour_pairs and colour_match_probability(outcome.counts)):
         raise InputError(f"--matched: these dice cannot form three colour pairs under {rs.name}")
+    on_board = rs.on_board(pos.me) if pos.by_game else pos.on_board
+    by_game = game_values(tab, pos.me, pos.opponents, pos=pos) if pos.by_game else None
+    pol = tab.score.card(pos.zilches[0])
+
+    def value_at(st: TurnState) -> StateValues:
+        return by_game(st) if by_game is not None else pol.value_at(st, on_board)
+
     found = []
-    pol = tab.score.card(zilches)
     pyr = rs.pyramiding
     frozen = state.frozen or (0,) * 6
     for c in choices(rs, outcome, frozen) if pyr else score_outcome(rs, outcome).choices:
         held = c.frozen if pyr else ()  # type: ignore[union-attr]
         turn, perm = state.turn + c.points, state.permanent + c.permanent
         after = TurnState(c.left or rs.dice, turn, perm, held)
-        v = pol.value_at(after, on_board)
+        v = value_at(after)
         value = v.best  # of what follows: rolling, or banking where that is better
         found.append((faces_of(c.kept), c, after, v.action, value))
     found.sort(key=lambda o: -o[4])
@@ -95,6 +106,7 @@ def ranking(
         )
         for keep, c, after, then, value in found
     )
+    game = pos.by_game
     return Ranking(
         rs.name,
         state.dice,
@@ -106,7 +118,19 @@ def ranking(
         rs.recorded_after_zilch(state.permanent, on_board),
         options,
         options[0].then if options else None,
-        zilches if rs.three_zilch_penalty else None,
+        pos.zilches[0] if rs.three_zilch_penalty else None,
         faces_of(state.frozen) if pyr else None,
-        rs,
+        objective="P(win)" if game else None,
+        score=pos.me if game else None,
+        opponents=pos.opponents if game else None,
+        situation=(by_game.situation() or _situation(tab, pos)) if by_game else None,
+        ruleset=rs,
     )
+
+
+def _situation(tab: Tables, pos: Position) -> str:
+    """Which question the scores ask, where no option was valued (a zilch)."""
+    from ..objectives.situation import situation
+
+    kind = situation(tab.rules, pos.me, pos.opponents, pos.mode).kind
+    return "game" if kind == "outside" else kind

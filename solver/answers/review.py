@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, TableMissing
 from ..play.log import YAHTZEE_KEYS, ZILCH_KEYS, Line, at_line, read_log
 from ..rules import RuleSet
 from ..tables import Tables
@@ -139,7 +139,7 @@ def review(
                 _line_values(tab, ln, "points")  # (the line's own checks: errors stay errors)
             try:  # (without P(win) at some line: by expected points, and the note says why)
                 _line_values(tab, ln, "game")(TurnState(tab.rules.dice, 0, 0))
-            except InputError as e:
+            except (InputError, TableMissing) as e:
                 objective, note = "points", f"by expected points: line {ln.number}: {e}"
                 break
     items = []
@@ -248,9 +248,11 @@ def _zilch_item(tab: Tables, line: Line, objective: str) -> Item | None:
 
 
 def _take_over_item(tab: Tables, line: Line, objective: str) -> Item:
-    from .piggyback import piggyback, take_over_game
+    from .piggyback import offer, piggyback, take_over_game
 
     spec = line.ints("take_over")
+    assert spec is not None
+    given = offer(tab, spec)  # (checked: a bank can leave it)
     then = line.choice("then", ("take", "fresh"))
     if objective == "game":
         if "score" not in line.fields or "opponents" not in line.fields:
@@ -259,12 +261,12 @@ def _take_over_item(tab: Tables, line: Line, objective: str) -> Item:
         assert opp is not None and spec is not None
         if len(opp) != 1:
             raise line.fail("a piggyback offer with scores is for two players: one opponent")
-        g = take_over_game(tab, spec, line.whole("score"), opp[0])
+        g = take_over_game(tab, given, line.whole("score"), opp[0])
         v = g.p_win
     else:
         assert spec is not None
         k = zilches_of(tab.rules, line.whole("zilches", 0), "'zilches'")
-        v = piggyback(tab, spec, _on_board(tab.rules, line), k).values
+        v = piggyback(tab, given, _on_board(tab.rules, line), k).values
     best = "take" if v.take_over >= v.fresh else "fresh"
     value = {"take": v.take_over, "fresh": v.fresh}
     return _item(

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .. import store
-from ..answers.progress import Progress
 from ..errors import InputError, TableMissing, flagged
+from ..progress import Progress
 
 if TYPE_CHECKING:
     from ..answers.base import Answer
@@ -87,25 +87,60 @@ def emit(answer: Answer, as_json: bool, text: Callable[[Any], str]) -> None:
 
 
 class Bar(Progress):
-    """A progress bar on stderr, drawn once long work starts (on a terminal: a log or a
-    pipe gets no progress lines, only the answer or the one line of an error)."""
+    """Progress on stderr: on a terminal a bar, drawn once long work starts; elsewhere (a log,
+    a pipe) a line once a piece of work has run for LONG seconds, one a minute after, and
+    one when it ends, with its time: long work is never silent, short work says nothing.
+    Notes (what a long solve is, its estimate; where an interrupted solve's checkpoint is)
+    are printed either way."""
+
+    LONG = 2.0  # seconds: work shorter than this prints nothing off a terminal
+    EVERY = 60.0  # seconds between the lines of work still going on
 
     def __init__(self) -> None:
         self._bar: Any = None
+        self._label = ""
+        self._since = self._said = 0.0
+        self._done = self._total = 0
+
+    def note(self, text: str) -> None:
+        click.echo(text, err=True)
 
     def start(self, label: str, total: int) -> None:
+        import time
+
+        self._label, self._since, self._said = label, time.monotonic(), 0.0
+        self._done, self._total = 0, total
         if sys.stderr.isatty():
             self._bar = click.progressbar(length=total, label=label, file=sys.stderr)
             self._bar.__enter__()
 
     def advance(self, n: int = 1) -> None:
+        import time
+
+        self._done += n
         if self._bar is not None:
             self._bar.update(n)
+            return
+        now = time.monotonic()
+        late = now - self._since >= self.LONG if not self._said else now - self._said >= self.EVERY
+        if self._label and late:
+            self._said = now
+            click.echo(
+                f"{self._label}: {self._done} of {self._total} steps after "
+                f"{now - self._since:.0f} s ...",
+                err=True,
+            )
 
     def finish(self) -> None:
+        import time
+
         if self._bar is not None:
             self._bar.__exit__(None, None, None)
             self._bar = None
+        elif self._label and self._said:
+            took = time.monotonic() - self._since
+            click.echo(f"{self._label}: done in {took:.1f} s", err=True)
+        self._label = ""
 
 
 FORMAT_OPT = click.option(

@@ -29,6 +29,24 @@ def presets(a) -> str:
     return "\n".join(lines)
 
 
+def stored_tables(a) -> str:
+    from ..limits import size
+
+    lines = [f"tables in {a.folder}: {len(a.tables)}, {size(a.total_bytes)}"]
+    if a.removed is not None:
+        lines.insert(0, f"removed {len(a.removed)}: " + (", ".join(a.removed) or "nothing"))
+    for t in a.tables:
+        target = "" if t.target is None else f" to {t.target}"
+        players = "" if t.players in (None, 2) else f", {t.players} players"
+        players += "" if t.lowest is None else f", scores from {t.lowest}"
+        partial = ", PARTIAL (an interrupted solve: the next run resumes it)"
+        lines.append(
+            f"  {t.name}\n    {t.rules}: {t.kind}{target}{players}, {size(t.bytes)}"
+            + (partial if t.state == "partial" else "")
+        )
+    return "\n".join(lines)
+
+
 def rule_set(a) -> str:
     rs = a.ruleset
     lines = [
@@ -126,7 +144,10 @@ def ranking(a) -> str:
         + _zilches_text(a.zilches),
         f"rolled {' '.join(map(str, a.roll))}",
     ]
-    if a.zilches is not None:
+    if a.objective == "P(win)":
+        lines[0] += f"; score {a.score}, opponents {', '.join(map(str, a.opponents))}"
+        lines.append(f"situation: {a.situation}; values: P(win)")
+    elif a.zilches is not None:
         lines.append("(values: points by the long-run average, a zilch counted at its cost)")
     if not a.options:
         cost = ""
@@ -135,11 +156,13 @@ def ranking(a) -> str:
         lines.append(f"ZILCH: the turn ends, {a.zilch_keeps} points kept{cost}")
         return "\n".join(lines)
     lines.append("  set aside        points  turn total  dice left  then   value    loss")
+    wide = a.objective == "P(win)"  # (chances: six decimals)
     for o in a.options:
         kept = " ".join(map(str, o.keep))
+        value = f"{o.value:>8.6f} {o.loss:>8.6f}" if wide else f"{o.value:>8.2f} {o.loss:>7.2f}"
         lines.append(
             f"  {kept:<16} {o.points:>6}  {o.turn:>10}  {o.dice_left:>9}  "
-            f"{o.then:<5} {o.value:>8.2f} {o.loss:>7.2f}"
+            f"{o.then:<5} {value}"
             + ("" if o.frozen is None else f"  frozen {','.join(map(str, o.frozen)) or '-'}")
         )
     return "\n".join(lines)
@@ -170,8 +193,6 @@ def endgame_advice(a) -> str:
         f"{'' if a.frozen is None else ', frozen ' + (','.join(map(str, a.frozen)) or 'nothing')}; "
         f"score {a.score}, opponents {', '.join(map(str, a.opponents))}"
     )
-    if not a.solved:
-        return f"{head}\nNOT SOLVED: {a.note}"
     what = "P(reach the target this turn)" if a.situation == "reach target" else "P(win)"
     where = ""
     if a.leader is not None:

@@ -89,6 +89,22 @@ ON_BOARD_OPT = click.option(
 )
 
 
+TARGET_OPT = click.option(
+    "--target",
+    type=int,
+    default=None,
+    metavar="POINTS",
+    help="The game's target instead of the rules' (its tables are the ones zilch game "
+    "--target builds).",
+)
+SOLVE_OPT = click.option(
+    "--solve",
+    is_flag=True,
+    help="Where the game's table is not stored yet: solve it first (estimate, progress), "
+    "then answer (without: exit code 3 and the command that builds it).",
+)
+
+
 FROZEN_OPT = click.option(
     "--frozen",
     default=None,
@@ -201,6 +217,8 @@ def odds(as_json, **opts):
     is_flag=True,
     help="Challenge rule: this turn is a challenge (announced before rolling).",
 )
+@TARGET_OPT
+@SOLVE_OPT
 @TABLES_OPT
 @JSON_OPT
 def advise(as_json, **opts):
@@ -209,9 +227,10 @@ def advise(as_json, **opts):
     Without scores: by expected points this turn (where the rules charge a penalty for
     the third zilch in a row: by the long-run average points per turn, after --zilches
     zilches in a row).  With --score and --opponents near the end of a game: by the
-    probability of winning (last turn, final round; Zonk: reaching the target this turn).
+    probability of winning (last turn, final round, a turn of the game from its stored
+    table; Zonk: reaching the target this turn), a roll's set-asides too.
     """
-    emit(_api().advise(**opts), as_json, render.text)
+    emit(_api().advise(progress=Bar(), **opts), as_json, render.text)
 
 
 @main.command()
@@ -249,6 +268,7 @@ def strategy(as_json, **opts):
     is_flag=True,
     help="Challenge rule: the last turn challenges the leader (its bank also comes off him).",
 )
+@TARGET_OPT
 @TABLES_OPT
 @JSON_OPT
 def endgame(as_json, fmt, out, **opts):
@@ -561,11 +581,30 @@ def plot_distribution(**opts):
     "and p_win_1.., seat 1 the player to move; solved first with zilch game --players).",
 )
 @BEAT_OPT
+@TARGET_OPT
+@SOLVE_OPT
 @TABLES_OPT
 def export(fmt, out, **opts):
     """The whole policy table, one row per reachable state."""
     table_destination(fmt, out)
-    write_table(_api().export(**opts), fmt, out)
+    write_table(_api().export(progress=Bar(), **opts), fmt, out)
+
+
+@main.command("tables")
+@click.option(
+    "--remove",
+    multiple=True,
+    metavar="NAME",
+    help="Delete this stored table or checkpoint (its name as listed; a pattern such as "
+    "'farkle-*' is fine; repeatable).",
+)
+@click.option("--remove-partial", is_flag=True, help="Delete every checkpoint of a solve.")
+@TABLES_OPT
+@JSON_OPT
+def tables_cmd(as_json, **opts):
+    """The stored tables: rules, kind, target, size, complete or partial (an interrupted
+    solve's checkpoint, which the next run resumes); --remove deletes what you name."""
+    emit(_api().stored_tables(**opts), as_json, render.stored_tables)
 
 
 @main.command()

@@ -1,0 +1,292 @@
+"""What every game variant answers: which table (GameKey), what its solve costs (Cost), how
+it is stored, loaded and solved (Variant.open, Variant.solve), and what the questions read
+from it (its chance, its fairest head start, a turn of it, its rows).
+
+A variant is the one place that knows its game: the answers look it up (variants.of) and ask
+it; `Tables.game_table` is the one door to every stored game.  Messages name the Python
+API's fields ("target", "lowest"); the command line shows their flags (errors.flagged).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from ..errors import InputError
+from ..limits import check_memory, check_points, check_time, duration, size
+from ..progress import SILENT, Progress
+from ..rules import RuleSet
+from ..store import Arrays
+
+if TYPE_CHECKING:
+    from ..position import Position
+    from ..tables import Tables
+    from ..turn.state import StateValues, TurnState
+
+SCORES = ("scores (mine)", "scores (the opponent's)")  # (the game's; advice: score, opponents)
+QUICK = 2.0  # seconds: a solve estimated shorter says nothing before it starts
+Game = Any  # a variant's table object (GameTable, OvertakingGame, ... NPlayerGame)
+
+
+@dataclass(frozen=True)
+class GameKey:
+    """Which table of a variant: the target (points), the players, the lowest score kept
+    (points; where a penalty or a challenge can take a score below zero, else None)."""
+
+    target: int
+    players: int = 2
+    lowest: int | None = None
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A solve's estimate, from the sizes it allocates and its measured cost per state."""
+
+    memory: float  # bytes
+    seconds: float
+    disk: float  # bytes of the stored table
+
+    def text(self) -> str:
+        return (
+            f"about {duration(self.seconds)}, {size(self.memory)} of memory, "
+            f"{size(self.disk)} on disk"
+        )
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A turn of the game as advice reads it: the values of the turn state asked about, the
+    mover's chance at the start of his turn, and what else the variant says of it."""
+
+    values: StateValues
+    p_win: float
+    more: dict[str, Any]
+
+
+class Variant:
+    """One game variant of one rule set.  Subclasses set `name` and `applies`, and fill in
+    the stored layout (objective, sound, build, wrap) and the questions (chance, fairness,
+    turn, rows); what they cannot answer they refuse in one line."""
+
+    name: ClassVar[str]
+    draws: ClassVar[bool] = False  # zilch plot game draws its table
+    plays: ClassVar[bool] = False  # zilch play plays it by P(win)
+    lowers: ClassVar[bool] = False  # scores may fall below zero: a lowest score is kept
+    having: ClassVar[str] = ""  # what the rules have, in a refusal ("has overtaking")
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.rules = rules
+
+    @staticmethod
+    def applies(rules: RuleSet, players: int) -> bool:
+        raise NotImplementedError
+
+    # --- which table --------------------------------------------------------------------
+    def check(self, players: int = 2) -> None:
+        """InputError where this variant's solver does not take the rules."""
+
+    def key(self, players: int = 2, lowest: int | None = None) -> GameKey:
+        """The table of a game to the rules' target (RuleSet.aimed sets another)."""
+        rules = self.rules
+        if rules.target is None:
+            raise InputError(f"{rules.name} has no target: there is no game to solve")
+        self.check(players)
+        if lowest is not None and not self.lowers:
+            raise InputError(
+                f"lowest: {rules.name} has no penalty or challenge that lowers a score", "lowest"
+            )
+        return GameKey(rules.target, players, self.lowest(lowest) if self.lowers else None)
+
+    def lowest(self, lowest: int | None) -> int | None:
+        """The lowest score kept (points), checked (variants whose scores fall below 0)."""
+        return None
+
+    def objective(self, key: GameKey) -> str:
+        return f"game{key.target}"
+
+    def describe(self, key: GameKey) -> str:
+        return f"the {self.rules.name} game to {key.target}"
+
+    def solve_with(self, key: GameKey) -> dict[str, Any]:
+        """The API call (`ds.game`'s keywords) that builds this table."""
+        kw: dict[str, Any] = {"rules": self.rules.source or self.rules.name}
+        kw["target"] = key.target
+        if key.players != 2:
+            kw["players"] = key.players
+        if key.lowest is not None and key.lowest != self.lowest(None):
+            kw["lowest"] = key.lowest
+        return kw
+
+    def estimate(self, tab: Tables, key: GameKey, workers: int | None = None) -> Cost:
+        raise NotImplementedError
+
+    hint = "choose a lower `target`"  # what lowers a solve's cost (the API's field names)
+
+    # --- the stored table: one file of the Store (the N-player variant overrides open) ---
+    def sound(self, key: GameKey, header: dict, arrays: Arrays) -> bool:
+        """Does a loaded table hold what this variant reads?  (its shapes and dtypes)"""
+        raise NotImplementedError
+
+    def build(self, tab: Tables, key: GameKey, progress: Progress, checkpoint: Any) -> tuple:
+        """Solve the table: (header, arrays) to store."""
+        raise NotImplementedError
+
+    def wrap(self, tab: Tables, key: GameKey, header: dict, arrays: Arrays) -> Game:
+        raise NotImplementedError
+
+    def open(
+        self,
+        tab: Tables,
+        key: GameKey,
+        progress: Progress = SILENT,
+        solve: bool = False,
+        **run: Any,
+    ) -> Game | None:
+        """The stored table, or None where it is missing, corrupt or stale; solve: build it
+        then (the caller has estimated it: Variant.solve)."""
+        rules, store = tab.rules, tab.store
+        objective = self.objective(key)
+
+        def check(h: dict, a: Arrays) -> bool:
+            return self.sound(key, h, a)
+
+        got = store.load(rules.name, rules.table_key(), objective, check=check)
+        if got is None:
+            if not solve:
+                return None
+            ck = store.checkpoint(rules.name, rules.table_key(), objective)
+
+            def build() -> tuple:
+                header, arrays = self.build(tab, key, progress, ck)
+                return dict(header, rules_name=rules.name, target=key.target), arrays
+
+            got = store.cached(rules.name, rules.table_key(), objective, build, check=check)
+        return self.wrap(tab, key, *got)
+
+    def checkpoint_path(self, tab: Tables, key: GameKey) -> Path:
+        """Where an interrupted solve of this table keeps its progress."""
+        rules = tab.rules
+        return tab.store.checkpoint(rules.name, rules.table_key(), self.objective(key)).path
+
+    def solve(self, tab: Tables, key: GameKey, progress: Progress = SILENT, **run: Any) -> Game:
+        """The table, solved first where it is missing, where this machine can: the solve
+        is estimated first (memory and time refused beyond the machine, with the option that
+        lowers them), the estimate goes to progress.note, and an interrupted solve says
+        where its checkpoint is."""
+        got = self.open(tab, key)
+        if got is not None:
+            return got
+        what = self.describe(key)
+        if run.get("scheduler") is None:
+            cost = self.estimate(tab, key, run.get("workers"))
+            check_memory(cost.memory, what, self.hint)
+            check_time(cost.seconds, what, self.hint)
+            if cost.seconds >= QUICK:
+                progress.note(f"solving {what}: {cost.text()}")
+        with interrupted(progress, self.checkpoint_path(tab, key)):
+            got = self.open(tab, key, progress, True, **run)
+        assert got is not None
+        return got
+
+    # --- the questions --------------------------------------------------------------------
+    def check_scores(self, key: GameKey, pos: Position, names: tuple = SCORES) -> None:
+        """InputError unless the position's scores are a state of this table (names: how
+        the message names them, its first word the field)."""
+        rules = self.rules
+        top = rules.reach_units() * rules.unit
+        for what, v in zip(names, pos.scores):
+            field = what.split()[0]
+            rules.check_score(what, v, field)
+            if v >= top:
+                raise InputError(f"{what} {v}: a game to {rules.target} is over there", field)
+
+    def chance(self, g: Game, pos: Position) -> dict[str, Any]:
+        """P(the player to move wins) and what else the variant says: the fields of the
+        answer (answers/game.py: GameChance)."""
+        raise NotImplementedError
+
+    def fairness(self, g: Game, pos: Position) -> tuple[int, float, float, str | None]:
+        """The head start (points) for the second player that brings the game closest to
+        even, the first player's chance with it and without, a note."""
+        raise NotImplementedError
+
+    def turn(self, g: Game, pos: Position, state: TurnState) -> Turn:
+        """A turn of the game from the stored table (advice by P(win))."""
+        raise NotImplementedError
+
+    def rows(self, g: Game) -> tuple[dict[str, Any], dict[str, list]]:
+        """The table as rows for export: (what the header adds, the columns)."""
+        raise NotImplementedError
+
+    def refuse(self, what: str) -> None:
+        """InputError: `what` does not show this variant (a plot, a game to play)."""
+        raise InputError(
+            f"{self.rules.name} {self.having}: {what} is not drawn with it yet (zilch game and "
+            "zilch export --objective game give its table)"
+        )
+
+
+@contextlib.contextmanager
+def interrupted(progress: Progress, checkpoint: Path) -> Iterator[None]:
+    """An interrupted solve (Ctrl-C) says where its checkpoint is and how large, before
+    the interruption goes on."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        found = [p for p in (checkpoint, checkpoint.with_suffix(".zarr.partial")) if p.exists()]
+        for p in found:
+            progress.note(
+                f"interrupted: the next run resumes from {p} ({size(disk_size(p))}); "
+                "zilch tables --remove removes it"
+            )
+        raise
+
+
+def disk_size(path: Path) -> int:
+    """Bytes of a file, or of every file under a folder."""
+    if path.is_dir():
+        return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+    return path.stat().st_size if path.exists() else 0
+
+
+def check_target(rules: RuleSet, target: Any) -> None:
+    """InputError unless `target` is a target a game of these rules can have."""
+    if target is None:
+        return
+    if isinstance(target, bool) or not isinstance(target, (int, np.integer)):
+        raise InputError(f"target must be a whole number of points, got {target!r}", "target")
+    check_points(int(target), "target", "target")
+    if target <= 0 or target % rules.unit:
+        raise InputError(f"target must be a positive multiple of {rules.unit}", "target")
+
+
+def bar_of_sums(progress: Progress) -> contextlib.AbstractContextManager[Callable[[int], None]]:
+    """A step callback over the score sums of a game solve (from the top down: the first
+    one reported gives their number)."""
+    from ..progress import started_by_first_step
+
+    return started_by_first_step(progress, "solving score sums", lambda sigma: sigma + 1)
+
+
+def by_flag(arrays: Arrays, **parts: dict | None) -> Arrays:
+    """arrays with each part's arrays by board flag stored as "name.0" / "name.1"."""
+    for name, part in parts.items():
+        for flag, arr in (part or {}).items():
+            arrays[f"{name}.{int(flag)}"] = arr
+    return arrays
+
+
+def flagged(arrays: Arrays, name: str) -> dict[bool, np.ndarray] | None:
+    """The arrays stored as "name.0" / "name.1" by board flag (None: none stored)."""
+    found = {bool(int(k.split(".")[1])): v for k, v in arrays.items() if k.startswith(name + ".")}
+    return found or None
+
+
+def board_flags(rules: RuleSet) -> set[int]:
+    """The board flags a player's last turn can have (0 where an entry minimum applies)."""
+    return {int(rules.on_board(0)), int(rules.on_board(1))}

@@ -1,0 +1,179 @@
+"""The two-player game with the challenge rule (objectives/challenge_game.py):
+W[sa, sb, a - lo, b - lo], the challenges left and board flags of both players part of the
+state, scores down to the lowest any game from 0-0 reaches (or a lowest kept)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import InputError
+from ..progress import Progress
+from ..rules import RuleSet
+from ..store import Arrays
+from .base import SCORES, Cost, GameKey, Turn, Variant, bar_of_sums, board_flags, by_flag, flagged
+from .penalty import check_scores_from
+
+if TYPE_CHECKING:
+    from ..objectives.challenge_game import ChallengeGame
+    from ..position import Position
+    from ..tables import Tables
+    from ..turn.state import TurnState
+
+LEFT = {"both": 3, "below": 1, "above": 2, "none": 0}  # the challenges a player has left
+NAMES = {v: k for k, v in LEFT.items()}
+
+
+class Challenge(Variant):
+    name = "challenge"
+    lowers = True
+    having = "has the challenge rule"
+
+    @staticmethod
+    def applies(rules: RuleSet, players: int) -> bool:
+        return players == 2 and rules.challenge
+
+    def check(self, players: int = 2) -> None:
+        from ..objectives.challenge_game import check_supported
+
+        check_supported(self.rules)
+
+    def lowest(self, lowest: int | None) -> int:
+        from ..objectives.challenge_game import lowest_units
+
+        return lowest_units(self.rules, lowest, self.rules.target) * self.rules.unit
+
+    def objective(self, key: GameKey) -> str:
+        return f"game{key.target}-lowest{key.lowest}"
+
+    def describe(self, key: GameKey) -> str:
+        return f"the {self.rules.name} game to {key.target} with challenges"
+
+    hint = "choose a lower `target`, or a higher `lowest` (scores below it are cut)"
+
+    def estimate(self, tab: Tables, key: GameKey, workers: int | None = None) -> Cost:
+        from ..objectives.challenge_game import Statuses, estimate
+
+        nbytes, seconds = estimate(tab.model, key.target, key.lowest)
+        assert key.lowest is not None
+        S, n = Statuses.of(self.rules).S, self.rules.reach_units() - key.lowest // self.rules.unit
+        return Cost(nbytes, seconds, 8.0 * S * S * n * n)
+
+    def sound(self, key: GameKey, header: dict, a: Arrays) -> bool:
+        from ..objectives.challenge_game import Statuses
+
+        assert key.lowest is not None
+        st = Statuses.of(self.rules)
+        N = self.rules.reach_units() - key.lowest // self.rules.unit
+        ok = a["W"].shape == (st.S, st.S, N, N) and a["W"].dtype == np.float64
+        if self.rules.end != "instant":
+            for f in board_flags(self.rules):
+                for k in (f"plain.{f}", f"challenge.{f}"):
+                    ok &= k in a and a[k].ndim == 1 and a[k].shape[0] > 2
+        return bool(ok) and int(header.get("span", 0)) > N
+
+    def build(self, tab: Tables, key: GameKey, progress: Progress, checkpoint: Any) -> tuple:
+        from ..objectives.challenge_game import solve_challenge_game
+
+        bound = 0 if self.rules.end == "instant" else tab.reach_bound
+        with bar_of_sums(progress) as step:
+            g = solve_challenge_game(tab.model, bound, key.target, key.lowest, step, checkpoint)
+        fin = g.finals
+        return {"span": fin.span}, by_flag({"W": g.W}, plain=fin.plain, challenge=fin.challenge)
+
+    def wrap(self, tab: Tables, key: GameKey, header: dict, arrays: Arrays) -> ChallengeGame:
+        from ..objectives.challenge_game import ChallengeFinals, ChallengeGame, Statuses
+
+        assert key.lowest is not None
+        plain, chal = flagged(arrays, "plain"), flagged(arrays, "challenge")
+        finals = ChallengeFinals(plain, chal, Statuses.of(self.rules), int(header["span"]))
+        lo = key.lowest // self.rules.unit
+        return ChallengeGame(tab.model, key.target, lo, arrays["W"], finals)
+
+    # --- the questions --------------------------------------------------------------------
+    def check_scores(self, key: GameKey, pos: Position, names: tuple = SCORES) -> None:
+        assert key.lowest is not None
+        top = self.rules.reach_units() * self.rules.unit
+        floor = "the lowest score the game keeps"
+        check_scores_from(self.rules, pos.scores, key.lowest, top, floor, names)
+
+    def _left(self, pos: Position) -> tuple[int, int]:
+        return pos.challenges if pos.challenges is not None else (LEFT["both"], LEFT["both"])
+
+    def _boards(self, pos: Position) -> tuple[bool, bool]:
+        if pos.boards is not None:
+            return pos.boards
+        me, opp = pos.scores
+        return self.rules.on_board(me), self.rules.on_board(opp)
+
+    def chance(self, g: ChallengeGame, pos: Position) -> dict[str, Any]:
+        me, opp = pos.scores
+        left, boards = self._left(pos), self._boards(pos)
+        ch = g.choices(me, opp, *left, *boards)
+        return {
+            "p_win": g.p_win(me, opp, *left, *boards),
+            "note": None,
+            "lowest": g.lo * self.rules.unit,
+            "challenges": [NAMES[x] for x in left],
+            "on_board": list(boards),
+            "p_win_no_challenge": ch["plain"],
+            "p_win_challenge": ch["challenge"],
+            "challenge": None if ch["challenge"] is None else ch["challenge"] > ch["plain"],
+        }
+
+    def fairness(self, g: ChallengeGame, pos: Position) -> tuple[int, float, float, str | None]:
+        from ..objectives.challenge_game import BOTH
+        from ..objectives.game import closest_to_even
+
+        top = g.R * self.rules.unit
+        first = [g.p_win(0, h, BOTH, BOTH) for h in range(0, top, self.rules.unit)]
+        h, p = closest_to_even(np.array(first), self.rules.unit)
+        return h, p, first[0], None
+
+    def turn(self, g: ChallengeGame, pos: Position, state: TurnState) -> Turn:
+        from ..turn import TurnLevels
+
+        rs = self.rules
+        low = g.lo * rs.unit
+        for what, x in zip(("score", "opponents"), pos.scores):
+            if x < low:
+                raise InputError(
+                    f"{what} {x}: the stored game keeps scores down to {low} (its lowest score)",
+                    what,
+                )
+        me, opp = pos.scores
+        left, boards = self._left(pos), self._boards(pos)
+        states = g.state(me, opp, *left, *boards)
+        more: dict[str, Any] = {
+            "challenges": [NAMES[x] for x in left],
+            "challenging": pos.challenging,
+        }
+        fresh = state.turn == 0 and state.dice == rs.dice and not state.permanent
+        if fresh and usable(rs, me, left[0]) and not pos.challenging:
+            ch = g.choices(me, opp, *left, *boards)
+            more.update(p_win_no_challenge=ch["plain"], p_win_challenge=ch["challenge"])
+            more.update(challenge=ch["challenge"] > ch["plain"])
+        turn = TurnLevels(rs, (g.turns(states, challenge=pos.challenging),))
+        return Turn(turn.value_at(state), g.p_win(me, opp, *left, *boards), more)
+
+    def rows(self, g: ChallengeGame) -> tuple[dict[str, Any], dict[str, list]]:
+        sa, sb, a, b = np.nonzero(np.isfinite(g.W))
+        st, u = g.st, self.rules.unit
+        cols = {
+            "score": ((a + g.lo) * u).tolist(),
+            "opponent": ((b + g.lo) * u).tolist(),
+            "challenges": [NAMES[x] for x in (sa & 3).tolist()],
+            "opp_challenges": [NAMES[x] for x in (sb & 3).tolist()],
+            "on_board": st.on(sa).tolist(),
+            "opp_on_board": st.on(sb).tolist(),
+            "p_win": g.W[sa, sb, a, b].tolist(),
+        }
+        return {}, cols
+
+
+def usable(rules: RuleSet, score: int, left: int) -> int:
+    """Which challenge (a bit of LEFT) the player may use at this score (0: none)."""
+    from ..objectives.challenge_game import Statuses
+
+    return int(Statuses.of(rules).usable(score // rules.unit, left))

@@ -1,0 +1,198 @@
+"""The game among three players or more (objectives/nplayer_game.py): every seat's chance
+for every tuple of scores, solved on Dask (cluster.py) into a Zarr folder (layer_store.py)
+filled score sum by score sum; an interrupted solve resumes at the next sum."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import InputError
+from ..limits import check_points
+from ..progress import SILENT, Progress, started_by_first_step
+from ..rules import RuleSet
+from .base import Cost, GameKey, Turn, Variant
+
+if TYPE_CHECKING:
+    from ..layer_store import LayerStore
+    from ..objectives.nplayer_game import NPlayerGame
+    from ..position import Position
+    from ..tables import Tables
+    from ..turn.state import TurnState
+
+# seconds per state (one worker), by hot dice: farkle to 2000 (three players, 64 000
+# states) 0.45 ms; zilch to 1000 (8 000 states) 8.4 ms (mandatory hot dice); each player
+# more about doubles it (farkle, four players to 1000: 0.73 ms; five to 400: 2.7 ms)
+SECONDS_PER_STATE = {"optional": 4.5e-4, "mandatory": 8.4e-3}
+# seconds per final-round key (one worker, one thread) / (players - 1)^2, by hot dice, the
+# largest measured: farkle 0.13 s (3 players, to 1000) .. 1.6 s (6 players, to 10000),
+# 0.032 .. 0.068 per (players - 1)^2; zilch 0.14 .. 2.3 s, 0.035 .. 0.090
+SECONDS_PER_KEY = {"optional": 0.07, "mandatory": 0.1}
+
+
+class NPlayer(Variant):
+    name = "players"
+    draws = True
+    plays = True
+
+    @staticmethod
+    def applies(rules: RuleSet, players: int) -> bool:
+        return players != 2
+
+    def check(self, players: int = 2) -> None:
+        from ..objectives.nplayer_game import check_supported
+
+        check_supported(self.rules, players)
+
+    def objective(self, key: GameKey) -> str:
+        return f"game{key.target}-players{key.players}"
+
+    def describe(self, key: GameKey) -> str:
+        return f"the {self.rules.name} game among {key.players} players to {key.target}"
+
+    hint = "choose a lower `target`, or a cluster (`scheduler`)"
+
+    def estimate(self, tab: Tables, key: GameKey, workers: int | None = None) -> Cost:
+        """Each worker and the client keep every state's chances and the final-round table
+        (a row of every leader score per key); time from measured solves, shared by the
+        workers."""
+        from ..cluster import check_workers
+        from ..objectives.nplayer_game import final_key_count
+
+        rules, players = self.rules, key.players
+        n = check_workers(workers)
+        R = rules.reach_units()
+        states = float(R) ** players
+        keys = float(final_key_count(rules, R, players))
+        finals = 8.0 * players * keys * (R + (tab.reach_bound if keys else 0) + 1)
+        nbytes = (8.0 * players * states + finals) * (n + 1) + 2e8 * n
+        work = SECONDS_PER_STATE[rules.hot_dice] * 2.0 ** (players - 3) * states
+        work += SECONDS_PER_KEY[rules.hot_dice] * (players - 1) ** 2 * keys
+        return Cost(nbytes, work / max(n, 1), 8.0 * players * states + finals)
+
+    def layers(self, tab: Tables, key: GameKey) -> LayerStore:
+        from ..cluster import BATCH
+        from ..layer_store import LayerStore, nplayer_meta
+
+        rules = tab.rules
+        R = rules.reach_units()
+        D = 0 if rules.end == "instant" else tab.reach_bound
+        meta = nplayer_meta(rules, key.players, key.target, R, D, BATCH)
+        path = tab.store.find(rules.name, rules.table_key(), self.objective(key), ".zarr")
+        return LayerStore(path, meta)
+
+    def checkpoint_path(self, tab: Tables, key: GameKey) -> Path:
+        return self.layers(tab, key).path.with_suffix(".zarr.partial")
+
+    def open(
+        self,
+        tab: Tables,
+        key: GameKey,
+        progress: Progress = SILENT,
+        solve: bool = False,
+        **run: Any,
+    ) -> NPlayerGame | None:
+        """The stored table, or (solve) solved on Dask: a LocalCluster of run["workers"],
+        or the cluster at run["scheduler"]; progress: the final round's tasks, then the
+        score sums."""
+        from ..objectives.nplayer_game import FinalTable, NPlayerGame
+
+        rules = tab.rules
+        store = self.layers(tab, key)
+        got = store.read()
+        if got is None and not solve:
+            return None
+        if got is None:
+            from ..cluster import client_for, solve_nplayer
+
+            R = rules.reach_units()
+            D = 0 if rules.end == "instant" else tab.reach_bound
+            with tab.store.lock(store.path):
+                got = store.read()  # solved meanwhile by the process we waited for?
+                if got is None:
+                    with (
+                        client_for(run.get("workers"), run.get("scheduler")) as client,
+                        _final_bar(progress) as final_step,
+                        started_by_first_step(progress, "solving score sums", _sums) as step,
+                    ):
+                        solve_nplayer(
+                            rules, key.players, R, D, store, client, step,
+                            final_progress=final_step,
+                        )  # fmt: skip
+                    got = store.read()
+            if got is None:
+                raise InputError(f"{store.path}: the solved table did not read back")
+        values, keys, rel = got
+        R = rules.reach_units()
+        D = 0 if rules.end == "instant" else tab.reach_bound
+        finals = FinalTable.of(rules, R, D, keys, rel)
+        return NPlayerGame.from_values(tab.model, key.target, key.players, R, values, finals)
+
+    # --- the questions --------------------------------------------------------------------
+    def check_scores(self, key: GameKey, pos: Position, names: tuple = ()) -> None:
+        rules, players = self.rules, key.players
+        if len(pos.scores) != players:
+            raise InputError(
+                f"scores: {len(pos.scores)} scores given for {players} players (one per seat, "
+                "the player to move first)",
+                "scores",
+            )
+        for i, v in enumerate(pos.scores):
+            what = f"scores (seat {i + 1})"
+            check_points(v, what, "scores")
+            rules.check_score(what, v, "scores")
+            if v >= rules.reach_units() * rules.unit:
+                raise InputError(f"{what} {v}: a game to {key.target} is over there", "scores")
+
+    def chance(self, g: NPlayerGame, pos: Position) -> dict[str, Any]:
+        return {"p_win": [float(x) for x in g.p_win(list(pos.scores))]}
+
+    def fairness(self, g: NPlayerGame, pos: Position) -> tuple[int, float, float, str | None]:
+        raise NotImplementedError  # (every seat's chance: answers/game.py, SeatFairness)
+
+    def turn(self, g: NPlayerGame, pos: Position, state: TurnState) -> Turn:
+        from ..turn import TurnLevels
+
+        seats = list(pos.scores)
+        turn = TurnLevels(self.rules, (g.turn(seats).sol,))
+        p = [float(x) for x in g.p_win(seats)]
+        return Turn(turn.value_at(state), p[0], {"p_win_seats": p})
+
+    def rows(self, g: NPlayerGame) -> tuple[dict[str, Any], dict[str, list]]:
+        players, u = g.players, self.rules.unit
+        states = np.indices(g.V.shape[:-1]).reshape(players, -1)
+        p = g.V.reshape(-1, players)
+        cols = {f"score_{k + 1}": (states[k] * u).tolist() for k in range(players)}
+        cols.update({f"p_win_{k + 1}": p[:, k].tolist() for k in range(players)})
+        return {"players": players}, cols
+
+
+def _sums(sigma: int) -> int:
+    return sigma + 1
+
+
+class _final_bar:
+    """The final round's bar (its tasks as they end), drawn before the score sums' and
+    finished on an interruption too."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.drawn = False
+
+    def step(self, done: int, total: int) -> None:
+        if done == 1:
+            self.progress.start("solving the final round", total)
+            self.drawn = True
+        self.progress.advance(1)
+        if done == total:
+            self.progress.finish()
+            self.drawn = False
+
+    def __enter__(self) -> Any:
+        return self.step
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.drawn:
+            self.progress.finish()

@@ -1,0 +1,120 @@
+"""The plain two-player game (objectives/game.py), Zonk's piggyback offers included: W[a, b],
+the chance of the player to move with a against b."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..progress import Progress
+from ..rules import RuleSet
+from ..store import Arrays
+from .base import Cost, GameKey, Turn, Variant, bar_of_sums, board_flags, by_flag, flagged
+
+if TYPE_CHECKING:
+    from ..objectives.game import GameTable
+    from ..position import Position
+    from ..tables import Tables
+    from ..turn.state import TurnState
+
+PIGGYBACK_NOTE = (
+    "piggyback included: a bank offers the dice left and the turn total to the other player"
+)
+PIGGYBACK_ADVICE = (
+    "piggyback included: banking offers your dice left and turn total to the opponent, who "
+    "takes them over where that beats a fresh start"
+)
+
+
+class Plain(Variant):
+    name = "plain"
+    draws = True
+    plays = True
+
+    @staticmethod
+    def applies(rules: RuleSet, players: int) -> bool:
+        return players == 2
+
+    def check(self, players: int = 2) -> None:
+        from ..objectives.game import check_supported
+
+        check_supported(self.rules)
+
+    def estimate(self, tab: Tables, key: GameKey, workers: int | None = None) -> Cost:
+        from ..objectives.game import estimate
+
+        nbytes, seconds = estimate(tab.model, key.target)
+        R = self.rules.reach_units()
+        disk = 8.0 * R * R + (8.0 * R**3 * tab.model.states if self.rules.piggyback else 0)
+        return Cost(nbytes, seconds, disk)
+
+    def sound(self, key: GameKey, header: dict, a: Arrays) -> bool:
+        rules = self.rules
+        R = rules.reach_units()
+        W = a["W"]
+        ok = W.shape == (R, R) and W.dtype == np.float64
+        if rules.end != "instant":  # the opponent's last turn, by deficit
+            flags = {f"opp.{f}" for f in board_flags(rules)}
+            ok &= {k for k in a if k.startswith("opp.")} == flags and all(
+                a[k].ndim == 1 and a[k].shape[0] > R for k in flags
+            )
+        if rules.piggyback:
+            shape = tuple(int(x) for x in a["O.shape"])
+            idx = a["O.idx"]
+            ok &= (
+                shape == (R, R, rules.dice + 1, R)
+                and a["O.val"].shape == idx.shape
+                and (not len(idx) or 0 <= idx.min() <= idx.max() < R * R * R * shape[2])
+                and bool(np.all(np.diff(idx) > 0))
+            )
+        return bool(ok)
+
+    def build(self, tab: Tables, key: GameKey, progress: Progress, checkpoint: Any) -> tuple:
+        from ..objectives.game import solve_game
+
+        bound = 0 if self.rules.end == "instant" else tab.reach_bound  # (no final round)
+        with bar_of_sums(progress) as step:
+            g = solve_game(tab.model, bound, key.target, step, checkpoint)
+        arrays = by_flag({"W": g.W}, opp=g.finals.opp)
+        if g.O is not None:
+            arrays.update({"O.shape": np.array(g.O.shape), "O.idx": g.O.idx, "O.val": g.O.val})
+        return {}, arrays
+
+    def wrap(self, tab: Tables, key: GameKey, header: dict, arrays: Arrays) -> GameTable:
+        from ..objectives.game import Finals, GameTable, Offers
+
+        W = arrays["W"]
+        offers = None
+        if "O.idx" in arrays:
+            shape = tuple(int(x) for x in arrays["O.shape"])
+            offers = Offers(shape, arrays["O.idx"], arrays["O.val"])
+        finals = Finals(self.rules, W.shape[0], flagged(arrays, "opp"))
+        return GameTable(tab.model, key.target, W, finals, offers)
+
+    # --- the questions --------------------------------------------------------------------
+    def chance(self, g: GameTable, pos: Position) -> dict[str, Any]:
+        me, opp = pos.scores
+        note = PIGGYBACK_NOTE if g.O is not None else None
+        return {"p_win": g.p_win(me, opp), "note": note}
+
+    def fairness(self, g: GameTable, pos: Position) -> tuple[int, float, float, str | None]:
+        from ..objectives.game import fairest_head_start
+
+        h, p = fairest_head_start(g)
+        return h, p, float(g.W[0, 0]), PIGGYBACK_NOTE if g.O is not None else None
+
+    def turn(self, g: GameTable, pos: Position, state: TurnState) -> Turn:
+        me, opp = pos.scores
+        note = PIGGYBACK_ADVICE if g.O is not None else None
+        return Turn(g.turn(me, opp).value_at(state), g.p_win(me, opp), {"note": note})
+
+    def rows(self, g: GameTable) -> tuple[dict[str, Any], dict[str, list]]:
+        R, u = g.W.shape[0], self.rules.unit
+        a, b = np.meshgrid(np.arange(R), np.arange(R), indexing="ij")
+        cols = {
+            "score": (a.ravel() * u).tolist(),
+            "opponent": (b.ravel() * u).tolist(),
+            "p_win": g.W.ravel().tolist(),
+        }
+        return {}, cols
