@@ -10,6 +10,7 @@ same situation, by construction: the same functions are called.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -75,7 +76,9 @@ def after(rules: RuleSet, state: TurnState, c: Choice) -> TurnState:
     return TurnState(c.left or rules.dice, state.turn + c.points, state.permanent + c.permanent)
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def roll_choices(rules: RuleSet, outcome: Outcome) -> tuple[Choice, ...]:
+    """The set-asides the rules list for the roll (a game asks each roll several times)."""
     from ..outcomes.scoring import score_outcome
 
     return score_outcome(rules, outcome).choices

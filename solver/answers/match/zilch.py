@@ -168,6 +168,7 @@ class ZilchMatch:
         rs = rule_set(rules)
         check_rules(rs)
         self.rules = rs
+        self.digest = rs.digest()
         self.tab = tables_of(rs, tables)
         # the rules as log lines name them (a preset, or a rule file's path: `zilch review`
         # reads them again); None: the lines name none (the review is given the rules)
@@ -198,7 +199,7 @@ class ZilchMatch:
         rs = self.rules
         s = ZilchState(
             rs.name,
-            rs.digest(),
+            self.digest,
             tuple(Seat(n, c) for n, c in seats),
             dice_from,
             seed,
@@ -268,6 +269,7 @@ class ZilchMatch:
             "turn_total": total,
             "permanent": (s.after or s.at).permanent,
             "roll": list(s.roll),
+            "choices": self.choices(s),
             "kept": list(s.keep),
             "dice_left": s.after.dice if s.after is not None else None,
             "allowed": self.allowed(s),
@@ -278,6 +280,16 @@ class ZilchMatch:
             "dice_from": s.dice_from,
             "seed": s.seed,
         }
+
+    def choices(self, s: ZilchState) -> list[list[int]]:
+        """The set-asides the rules list for the roll (most points first; under free
+        set-aside a split of the same dice worth less is allowed too): what a page can
+        offer to tap."""
+        from ...outcomes.frozen import faces_of
+
+        if s.phase not in ("keep", "move"):
+            return []
+        return [faces_of(c.kept) for c in D.roll_choices(self.rules, self._outcome(s))]
 
     # --- the transitions ---------------------------------------------------------------
     def apply(self, s: ZilchState, action: str | dict) -> Step:
@@ -348,7 +360,8 @@ class ZilchMatch:
         if s.phase == "keep":  # (roll, bank)
             return f"set dice aside first: keep which of {dice_text(s.roll)}?"
         if name == "bank" and s.at.turn:
-            return "the dice are to be rolled first (you chose to roll again)"
+            why = self.no_bank(s, s.at)
+            return f"you must roll: {why}" if why else "roll first: you chose to roll again"
         if name == "bank":
             return "roll first: a turn starts with a roll"
         if name == "keep":
@@ -358,7 +371,7 @@ class ZilchMatch:
     def _check(self, s: ZilchState) -> None:
         if not isinstance(s, ZilchState):
             raise InputError(f"not a zilch game state: {type(s).__name__}")
-        if s.digest != self.rules.digest():
+        if s.digest != self.digest:
             raise InputError(f"this game is played under other rules than {self.rules.name}")
         if not 0 <= s.seat < len(s.seats) or s.phase not in ("roll", "keep", "move", "over"):
             raise InputError("the game state is not one this engine makes (seat or phase)")
@@ -471,10 +484,11 @@ class ZilchMatch:
             out.say("must_roll", f"{seat.name} must roll {dice}: {why}", why=why)
         return self._decided(s, "roll", out)
 
-    def no_bank(self, s: ZilchState) -> str | None:
-        """Why the seat may not bank after the set-aside taken (None: it may)."""
+    def no_bank(self, s: ZilchState, after: TurnState | None = None) -> str | None:
+        """Why the seat may not bank at `after` (default: after the set-aside taken; None:
+        it may)."""
         rs = self.rules
-        after = s.after
+        after = after or s.after
         assert after is not None
         if after.index(rs) == 0:
             return f"hot dice: all {rs.dice} dice scored, and {rs.name} has them rolled again"
