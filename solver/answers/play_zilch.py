@@ -61,8 +61,7 @@ def play_game(
         term.show(first, hint_lines)
         ended = drive(session, term, lambda s: _action(s, term), hint_lines)
     if not ended:
-        turns = f"{session.state.turn} turn" + ("s" if session.state.turn != 1 else "")
-        say(f"game left after {turns}; the log is in {path}")
+        say(f"the log is in {path}")
     reviews = engine.reviews(session.state, path)
     return [r for name in humans for r in reviews.get(name, [])]
 
@@ -88,7 +87,7 @@ def _action(session: Session, term: Terminal) -> Any:
         text = term.line(f"  {who}keep which dice? (e.g. 1 5; hint; best; quit) > ")
         return _named(text) or {"action": "keep", "dice": text}
     total = session.view["turn_total"]
-    text = term.line(f"  {who}turn total {total}: roll or bank? (r/b; hint; best; quit) > ")
+    text = term.line(f"  {who}roll or bank at turn total {total}? (r/b; hint; best; quit) > ")
     move = {"r": "roll", "roll": "roll", "b": "bank", "bank": "bank"}.get(text) or _named(text)
     if move is None:
         raise InputError("type r (roll) or b (bank)")

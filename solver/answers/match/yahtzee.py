@@ -208,10 +208,7 @@ class YahtzeeMatch:
                 events.append(event("best", f"best: {best['box']}", box=best["box"]))
                 s = self._box(s, self.rules.boxes.index(best["box"]), events, log)
             else:
-                keep = tuple(best["keep"])
-                what = "all five" if len(keep) == 5 else dice_text(keep) if keep else "nothing"
-                events.append(event("best", f"best: keep {what}", keep=list(keep)))
-                s = self._keep(s, keep, events, log)
+                s = self._keep(s, tuple(best["keep"]), events, log, best=True)
         if name in ("keep", "best") and s.phase == "roll" and s.dice_from == "seed":
             s = self._roll(s, None, events)  # (the dice not kept: rolled at once)
         if log:
@@ -233,6 +230,7 @@ class YahtzeeMatch:
         if s.rules != self.rules.name:
             raise InputError(f"this game is played under {s.rules}, not {self.rules.name}")
         bad = s.phase not in ("roll", "keep", "box", "over") or not 0 <= s.rolls_left <= 2
+        bad |= any(not 1 <= f <= 6 for f in s.hand)
         bad |= s.phase in ("keep", "box") and len(s.hand) != 5
         bad |= s.phase == "roll" and len(s.hand) >= 5
         bad |= (s.phase == "box" and s.rolls_left != 0) or (s.phase == "keep" and not s.rolls_left)
@@ -291,15 +289,22 @@ class YahtzeeMatch:
         return rec
 
     def _keep(
-        self, s: YahtzeeState, keep: tuple[int, ...], events: list[dict], log: list[dict]
+        self,
+        s: YahtzeeState,
+        keep: tuple[int, ...],
+        events: list[dict],
+        log: list[dict],
+        best: bool = False,
     ) -> YahtzeeState:
+        """The dice kept (best: the best keep, said so); keeping all five rolls nothing:
+        the next decision comes at once."""
         log.append(self._line(s, keep=list(keep)))
         rolls_left = s.rolls_left - 1
-        if len(keep) == 5:  # (nothing to roll: the next decision at once)
-            events.append(event("keep", f"kept all five: {dice_text(keep)}", keep=list(keep)))
+        what = "all five" if len(keep) == 5 else dice_text(keep) if keep else "nothing"
+        text = f"best: keep {what}" if best else f"kept {what}"
+        events.append(event("keep", text, keep=list(keep), best=best))
+        if len(keep) == 5:
             return replace(s, rolls_left=rolls_left, phase="keep" if rolls_left else "box")
-        what = dice_text(keep) if keep else "nothing"
-        events.append(event("keep", f"kept {what}", keep=list(keep)))
         return replace(s, hand=keep, rolls_left=rolls_left, phase="roll")
 
     def _box_of(self, given: Any) -> int:

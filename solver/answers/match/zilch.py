@@ -306,8 +306,7 @@ class ZilchMatch:
             out.say("hint", f"hint ({h.unit}): {h.how}", **h.to_dict())
             return self._step(s, out)
         if name == "quit":
-            turns = f"{s.turn} turn" + ("s" if s.turn != 1 else "")
-            out.say("left", f"game left in turn {s.turn} ({turns} begun)", turn=s.turn)
+            out.say("left", f"game left in turn {s.turn}", turn=s.turn)
             return self._step(replace(s, phase="over", left=True), out)
         faces = self._faces(s, args.get("dice")) if name == "roll" else None
         if name == "roll":
@@ -375,6 +374,9 @@ class ZilchMatch:
             raise InputError(f"this game is played under other rules than {self.rules.name}")
         if not 0 <= s.seat < len(s.seats) or s.phase not in ("roll", "keep", "move", "over"):
             raise InputError("the game state is not one this engine makes (seat or phase)")
+        faces = s.roll + s.keep
+        if any(not 1 <= f <= 6 for f in faces) or not 1 <= s.at.dice <= self.rules.dice:
+            raise InputError("the game state is not one this engine makes (the dice)")
         if s.phase in ("keep", "move") and len(s.roll) != s.at.dice:
             raise InputError("the game state is not one this engine makes (the roll)")
         if s.phase == "move" and (s.after is None or not s.keep):
