@@ -75,6 +75,24 @@ def dice_arg(v: Any, what: str = "dice", empty: bool = False) -> tuple[int, ...]
     return tuple(v)
 
 
+def typed_roll(dice_from: str, given: Any, n: int) -> tuple[int, ...] | None:
+    """The faces a roll action gives, checked: None on seeded dice (the engine rolls: none
+    may be given), else n faces."""
+    if dice_from == "seed":
+        if given is not None:
+            raise InputError(
+                "the engine rolls the dice in this game (the faces are given only in a game "
+                "with the dice from input)"
+            )
+        return None
+    if given is None:
+        raise InputError(f"type the faces of the {n} dice rolled")
+    faces = dice_arg(given, "the dice rolled")
+    if len(faces) != n:
+        raise InputError(f"{n} dice were rolled, not {len(faces)}")
+    return faces
+
+
 def among(faces: Sequence[int], hand: Sequence[int]) -> bool:
     return all(faces.count(f) <= hand.count(f) for f in set(faces))
 
@@ -159,6 +177,19 @@ def state_json(state: Any) -> dict:
     for f in dataclasses.fields(state):
         out[f.name] = _plain(getattr(state, f.name))
     return out
+
+
+class JsonState:
+    """A frozen state that reads and writes its JSON object (state_json, state_of)."""
+
+    what = "state"  # (its name in the errors)
+
+    def to_json(self) -> dict:
+        return state_json(self)
+
+    @classmethod
+    def from_json(cls, data: Any) -> Any:
+        return state_of(cls, data, cls.what)
 
 
 def _plain(v: Any) -> Any:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import InputError
 from ..base import Answer, Tables_
 from .common import (
+    JsonState,
     Step,
     action_of,
     among,
@@ -24,9 +25,8 @@ from .common import (
     event,
     new_seed,
     roll_dice,
-    state_json,
-    state_of,
     temporary_log,
+    typed_roll,
 )
 
 if TYPE_CHECKING:
@@ -59,11 +59,13 @@ class Scored:
 
 
 @dataclass(frozen=True)
-class YahtzeeState:
+class YahtzeeState(JsonState):
     """phase: "roll" (roll the 5 - len(hand) dice not kept), "keep" (the five dice `hand`:
     keep some, or score a box), "box" (no roll left: score a box), "over".  rolls_left: the
     rolls left after the hand in front.  mask, upper, yf: the sheet (yahtzee.game.SheetState:
     the boxes filled, the exact upper total, the Yahtzee box holding 50)."""
+
+    what = "yahtzee game state"
 
     rules: str
     dice_from: str
@@ -84,13 +86,6 @@ class YahtzeeState:
     @property
     def total(self) -> int:
         return sum(b.total for b in self.scored)
-
-    def to_json(self) -> dict:
-        return state_json(self)
-
-    @classmethod
-    def from_json(cls, data: Any) -> YahtzeeState:
-        return state_of(cls, data, "yahtzee game state")
 
 
 @dataclass(frozen=True)
@@ -244,20 +239,10 @@ class YahtzeeMatch:
 
     def _roll(self, s: YahtzeeState, given: Any, events: list[dict]) -> YahtzeeState:
         n = 5 - len(s.hand)
-        if s.dice_from == "seed":
-            if given is not None:
-                raise InputError(
-                    "the engine rolls the dice in this game (the faces are given only in a game "
-                    "with the dice from input)"
-                )
+        faces = typed_roll(s.dice_from, given, n)
+        if faces is None:
             faces = roll_dice(s.seed, s.rolls, n)
             s = replace(s, rolls=s.rolls + 1)
-        else:
-            if given is None:
-                raise InputError(f"type the faces of the {n} dice rolled")
-            faces = dice_arg(given, "the dice rolled")
-            if len(faces) != n:
-                raise InputError(f"{n} dice were rolled, not {len(faces)}")
         hand = tuple(sorted(s.hand + faces))
         left = "1 roll" if s.rolls_left == 1 else f"{s.rolls_left} rolls"
         text = f"dice {dice_text(hand)}, {left} left"

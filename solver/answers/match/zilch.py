@@ -26,6 +26,7 @@ from ...turn.state import StateValues, TurnState
 from .. import decisions as D
 from ..base import Answer, Rules, Tables_, rule_set, tables_of
 from .common import (
+    JsonState,
     Step,
     action_of,
     dice_arg,
@@ -34,9 +35,8 @@ from .common import (
     names_of,
     new_seed,
     roll_dice,
-    state_json,
-    state_of,
     temporary_log,
+    typed_roll,
 )
 
 if TYPE_CHECKING:
@@ -66,13 +66,15 @@ class Seat:
 
 
 @dataclass(frozen=True)
-class ZilchState:
+class ZilchState(JsonState):
     """Where a game stands.  phase: "roll" (the seat rolls `at.dice` dice), "keep" (the dice
     `roll` were rolled: set some aside), "move" (the set-aside `keep` is taken, which leads to
     `after`: roll again or bank), "over".  at: the turn before the roll (dice, turn total,
     permanent part).  turn: the number of the turn being played, over all seats (from 1).
     rolls: the seeded rolls so far (dice_from "seed"; "input": every roll typed).
     final_from: the seat whose bank reached the target (the final round is on)."""
+
+    what = "zilch game state"
 
     rules: str
     digest: str
@@ -92,13 +94,6 @@ class ZilchState:
     winners: tuple[int, ...] = ()
     left: bool = False
     log: tuple[dict, ...] = ()
-
-    def to_json(self) -> dict:
-        return state_json(self)
-
-    @classmethod
-    def from_json(cls, data: Any) -> ZilchState:
-        return state_of(cls, data, "zilch game state")
 
     def others(self, i: int | None = None) -> list[int]:
         """The other seats' scores in turn order after seat i (default: the one to play)."""
@@ -328,22 +323,13 @@ class ZilchMatch:
         return self._step(s, out)
 
     def _faces(self, s: ZilchState, given: Any) -> tuple[int, ...] | None:
-        n = s.after.dice if s.phase == "move" and s.after is not None else s.at.dice
-        if s.dice_from == "seed":
-            if given is not None:
-                raise InputError(
-                    "the engine rolls the dice in this game (the faces are given only in a game "
-                    "with the dice from input)"
-                )
-            return None
-        if given is None:
-            if s.phase == "move":
+        """The faces a roll gives (None: seeded dice; or, after a set-aside, the roll again
+        decided before its dice are typed)."""
+        if s.phase == "move" and s.after is not None:
+            if given is None and s.dice_from == "input":
                 return None
-            raise InputError(f"type the faces of the {n} dice rolled")
-        faces = dice_arg(given, "the dice rolled")
-        if len(faces) != n:
-            raise InputError(f"{n} dice were rolled, not {len(faces)}")
-        return faces
+            return typed_roll(s.dice_from, given, s.after.dice)
+        return typed_roll(s.dice_from, given, s.at.dice)
 
     def _refusal(self, s: ZilchState, name: str) -> str:
         """Why the action is not allowed now (one line)."""
