@@ -36,6 +36,7 @@ def _play(eng, step, person, limit=5000):
         action = "play" if v["computer"] and s.dice_from == "seed" else person(eng, s)
         step = eng.apply(s, action)
         assert step.state.log == s.log + step.log
+        json.dumps(step.to_dict())  # (what a page is sent)
         s = _round_trip(step.state)
         steps.append(step)
     raise AssertionError("the game did not end")
