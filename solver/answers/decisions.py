@@ -10,6 +10,7 @@ same situation, by construction: the same functions are called.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -85,7 +86,9 @@ def after(rules: RuleSet, state: TurnState, c: Choice) -> TurnState:
     return TurnState(c.left or rules.dice, state.turn + c.points, state.permanent + c.permanent)
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def roll_choices(rules: RuleSet, outcome: Outcome) -> tuple[Choice, ...]:
+    """The set-asides the rules list for the roll (a game asks each roll several times)."""
     from ..outcomes.scoring import score_outcome
 
     return score_outcome(rules, outcome).choices
@@ -114,23 +117,26 @@ def chosen(rules: RuleSet, outcome: Outcome, keep: list[int]) -> list[Choice]:
     listed = roll_choices(rules, outcome)
     kept = tuple(keep.count(f) for f in range(1, 7))
     rolled = [f + 1 for f, c in enumerate(outcome.counts) for _ in range(c)]
+    shown = " ".join(map(str, sorted(keep)))
     if any(k > c for k, c in zip(kept, outcome.counts)):
-        raise InputError(f"keep {sorted(keep)} is not among the dice rolled {rolled}")
+        raise InputError(f"keep {shown}: not among the dice rolled {' '.join(map(str, rolled))}")
     own = [c for c in listed if c.kept == kept]
     if (
         not own
     ):  # (a split the rules allow but the solver skips: dominated, or equal to a listed one)
         splits = _splits(rules, _face_groups(rules), kept, outcome.matched)
         if not splits:
-            raise InputError(f"keep {sorted(keep)} does not score under {rules.name}")
+            raise InputError(
+                f"keep {shown} does not score under {rules.name} (every die kept must score)"
+            )
         pts, perm = max(splits)
         own = [Choice(pts, perm, sum(outcome.counts) - len(keep), kept)]
     forced = listed[0]
     key = (forced.left, forced.points, forced.permanent)
     if rules.set_aside == "forced" and all((c.left, c.points, c.permanent) != key for c in own):
         raise InputError(
-            f"{rules.name} forces the set-aside: keep {faces_of(forced.kept)} "
-            f"({forced.points} points)"
+            f"{rules.name} forces the set-aside: keep "
+            f"{' '.join(map(str, faces_of(forced.kept)))} ({forced.points} points)"
         )
     return own
 

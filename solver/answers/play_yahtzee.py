@@ -1,18 +1,19 @@
-"""`yahtzee play`: a solitaire game of the Yahtzee family in the terminal, with hints from
-the optimal strategy (yahtzee advise's values), every decision logged as it is made
-(play/log.py) and reviewed at the end (review.py).  The terminal is reached only through
-`ask` and `say`, so a script can play."""
+"""`yahtzee play`: a solitaire game of the Yahtzee family in the terminal, played on the
+step engine (match/yahtzee.py: hints from the optimal strategy, every decision logged as it
+is made, the review at the end).  The terminal is reached only through `ask` and `say`, so
+a script can play; quit, Ctrl-C or the end of the input leave the game, and the decisions
+made so far are reviewed all the same."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+from .match.common import Session, dice_text
+from .terminal import Terminal, drive, new_seed, open_log
 
-from ..errors import InputError
-from ..play.log import line_text
-from .terminal import Quit, Terminal, faces_text, new_seed, open_log
+if TYPE_CHECKING:
+    from .review import Review
 
 
 def yahtzee_play(
@@ -23,91 +24,47 @@ def yahtzee_play(
     tables=None,
     ask: Callable[[str], str] = input,
     say: Callable[[str], None] = print,
-):
-    """One game; the review of its decisions (review.Review), or None where left."""
-    from ..yahtzee import game as Y
-    from ..yahtzee.rules import load
-    from .progress import SILENT
-    from .review import yahtzee_review
-    from .yahtzee import _table
+) -> Review | None:
+    """One game; the review of its decisions (review.Review; also when the game was left:
+    the decisions made so far), or None where no decision was made."""
+    from .match import YahtzeeMatch
 
-    rs = load(rules)
-    E = _table(rs, tables, SILENT)
+    engine = YahtzeeMatch(rules, tables)
     seed = new_seed(seed)
-    term = Terminal(ask, say, np.random.default_rng(seed), dice_from_input)
+    first = engine.start(seed, "input" if dice_from_input else "seed")
     path, out = open_log(log, "yahtzee")
-
-    def hint(opts: list[dict]) -> None:
-        for o in opts[:10]:
-            what = o.get("box") or "keep " + (" ".join(map(str, o["keep"])) or "nothing")
-            say(f"  {what:<24}{o['value']:>10.2f}")
-
-    state = Y.parse_state(rs, "", 0, False)
-    total = 0
-    say(f"game {seed} (replay it with --seed {seed}); the log goes to {path}")
-    say(f"{rs.name}: {rs.n_boxes} turns; optimal play averages {Y.value(rs, E, state):.2f}")
-    try:
-        with out:
-            for turn in range(1, rs.n_boxes + 1):
-                filled = [b for i, b in enumerate(rs.boxes) if state.mask >> i & 1]
-                say(f"\nturn {turn}: score {total}, upper {state.upper}")
-                hand = term.roll(5)
-                sheet = {"filled": filled, "upper": state.upper, "yahtzee_bonus": bool(state.yf)}
-                for rolls_left in (2, 1, 0):
-                    hand.sort()
-                    opts = Y.advise(rs, E, state, tuple(hand), rolls_left)
-                    left = "1 roll" if rolls_left == 1 else f"{rolls_left} rolls"
-                    say(f"  dice {' '.join(map(str, hand))}, {left} left")
-                    record: dict[str, Any] = {
-                        "rules": rs.name,
-                        "dice": list(hand),
-                        "rolls_left": rolls_left,
-                    }
-                    record.update(sheet, n=turn, game=str(seed))
-                    while True:
-                        ask_for = (
-                            "keep which dice? (e.g. 3,3; all; none"
-                            if rolls_left
-                            else "which box? (e.g. full_house"
-                        )
-                        text = term.line(f"  {ask_for}; hint; best; quit) > ")
-                        if text in ("h", "hint"):
-                            hint(opts)
-                            continue
-                        pick = opts[0] if text == "best" else None
-                        try:
-                            if rolls_left:
-                                record["keep"] = pick["keep"] if pick else _keep(text, hand)
-                            else:
-                                box = Y.box_name(rs, pick["box"] if pick else text)
-                                gain, after = Y.score_box(rs, state, tuple(hand), box)
-                                record["box"] = rs.boxes[box]
-                        except InputError as e:
-                            say(f"  {e}")
-                            continue
-                        break
-                    out.write(line_text(record))
-                    out.flush()
-                    if rolls_left:
-                        hand = list(record["keep"]) + term.roll(5 - len(record["keep"]))
-                    else:
-                        total += gain
-                        state = after
-                        say(f"  {rs.boxes[box]}: {gain} points, score {total}")
-    except Quit:
-        say(f"\ngame left; the log is in {path}")
-        return None
-    say(f"\nfinal score {total}")
-    return yahtzee_review(path, rs.name, tables)
+    term = Terminal(ask, say)
+    with out:
+        session = Session(engine, first.state, out)
+        say(f"game {seed} (replay it with --seed {seed}); the log goes to {path}")
+        term.show(first, hint_lines)
+        if not drive(session, term, lambda s: _action(s, term), hint_lines):
+            say(f"the log is in {path}")
+    return engine.review(session.state, path)
 
 
-def _keep(text: str, hand: list[int]) -> list[int]:
-    """The dice typed to keep: faces, "all" or "none"."""
-    if text == "all":
-        return list(hand)
-    if text in ("none", ""):
-        return []
-    keep = sorted(faces_text(text))
-    if any(keep.count(f) > hand.count(f) for f in set(keep)):
-        raise InputError(f"keep {keep}: not among the dice {hand}")
-    return keep
+def _action(session: Session, term: Terminal) -> Any:
+    s = session.state
+    if s.phase == "roll":
+        if s.dice_from == "input":
+            return {"action": "roll", "dice": term.dice(5 - len(s.hand))}
+        return "roll"
+    if s.phase == "keep":
+        text = term.line("  keep which dice? (e.g. 3 3; all; none; a box to stop; hint; best) > ")
+        named = {"h": "hint", "hint": "hint", "best": "best"}.get(text)
+        if named:
+            return named
+        if not text or text in ("all", "none") or text[0].isdigit():
+            return {"action": "keep", "dice": text or "none"}
+        return {"action": "box", "box": text}
+    text = term.line("  which box? (e.g. full_house; hint; best; quit) > ")
+    return {"h": "hint", "hint": "hint", "best": "best"}.get(text) or {"action": "box", "box": text}
+
+
+def hint_lines(e: dict) -> list[str]:
+    """The ten best keeps or boxes with their values (the expected points still to come)."""
+    lines = []
+    for o in e["options"][:10]:
+        what = o.get("box") or "keep " + (dice_text(o["keep"]) if o["keep"] else "nothing")
+        lines.append(f"{what:<24}{o['value']:>10.2f}")
+    return lines

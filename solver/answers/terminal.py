@@ -1,47 +1,45 @@
 """What the games in a terminal share (`zilch play`, `yahtzee play`): the person's typed
-lines and the game's text (through `ask` and `say`, so a script can play), the dice
-(seeded, or typed from real dice), the seed and the log written as the game goes."""
+lines and the game's text (through `ask` and `say`, so a script can play), the game driven
+on its step engine (answers/match) to its end, the log written as it goes."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO
-
-import numpy as np
+from typing import IO, Any
 
 from ..errors import InputError
+from .match.common import Session, Step, faces_of_text, new_seed
+
+__all__ = ["Quit", "Terminal", "drive", "faces_text", "new_seed", "open_log"]
+
+faces_text = faces_of_text
 
 
 class Quit(Exception):
-    """The person left the game (quit, or the input ended)."""
+    """The person left the game (quit, Ctrl-C, or the input ended)."""
 
 
 @dataclass
 class Terminal:
     ask: Callable[[str], str]
     say: Callable[[str], None]
-    rng: np.random.Generator
-    dice_from_input: bool = False
 
     def line(self, prompt: str) -> str:
-        """What the person typed (lower case); Quit on quit or at the end of the input."""
+        """What the person typed (lower case); Quit on quit, Ctrl-C or at the end of the
+        input."""
         try:
             text = self.ask(prompt).strip().lower()
-        except EOFError:
+        except (EOFError, KeyboardInterrupt):
             raise Quit from None
         if text in ("q", "quit", "exit"):
             raise Quit
         return text
 
-    def roll(self, n: int, who: str = "your") -> list[int]:
-        """n dice: rolled by the seeded generator, or typed (asked until n faces come)."""
-        if n == 0:  # (every die kept: nothing to roll)
-            return []
-        if not self.dice_from_input:
-            return [int(x) for x in self.rng.integers(1, 7, n)]
+    def dice(self, n: int, who: str = "your") -> list[int]:
+        """The faces of n real dice, typed (asked until n come)."""
         while True:
-            text = self.line(f"  {who} roll of {n} dice (e.g. {','.join(['5'] * n)}) > ")
+            text = self.line(f"  {who} roll of {n} dice (e.g. {' '.join(['5'] * n)}) > ")
             try:
                 faces = faces_text(text)
             except InputError as e:
@@ -51,26 +49,43 @@ class Terminal:
                 return faces
             self.say(f"  {n} dice were rolled, not {len(faces)}")
 
+    def show(self, step: Step, hint: Callable[[dict], list[str]]) -> None:
+        """A step's events: a new turn after a blank line, a hint as its table."""
+        for e in step.events:
+            if e["kind"] == "hint":
+                for line in hint(e):
+                    self.say(f"  {line}")
+            elif e["kind"] in ("turn", "over", "left"):
+                self.say(f"\n{e['text']}")
+            elif e["kind"] == "start":
+                self.say(e["text"])
+            else:
+                self.say(f"  {e['text']}")
 
-def new_seed(seed: int | None) -> int:
-    """The game's seed (default: a new one, printed so the game can be replayed)."""
-    import secrets
 
-    return secrets.randbits(32) if seed is None else seed
-
-
-def faces_text(text: str) -> list[int]:
-    """Dice typed as 1,5 or 1 5 or 15."""
-    parts = text.replace(",", " ").split()
-    if len(parts) == 1 and parts[0].isdigit() and len(parts[0]) > 1:
-        parts = list(parts[0])
+def drive(
+    session: Session,
+    term: Terminal,
+    choose: Callable[[Session], Any],
+    hint: Callable[[dict], list[str]],
+) -> bool:
+    """The game played to its end: choose(session) gives the next action (asking the
+    person); an action refused is said and asked again.  True where the game ended, False
+    where the person left (quit, Ctrl-C, the end of the input: the game's state is then
+    over, its decisions so far in the log)."""
     try:
-        faces = [int(p) for p in parts]
-    except ValueError:
-        raise InputError(f"dice are faces 1..6 such as 1,5, got {text!r}") from None
-    if not faces or any(not 1 <= f <= 6 for f in faces):
-        raise InputError(f"dice are faces 1..6 such as 1,5, got {text!r}")
-    return faces
+        while session.state.phase != "over":
+            try:
+                step = session.apply(choose(session))
+            except InputError as e:
+                term.say(f"  {e}")
+                continue
+            term.show(step, hint)
+    except (Quit, KeyboardInterrupt):
+        if session.state.phase != "over":
+            term.show(session.apply("quit"), hint)
+            return False
+    return not session.state.left
 
 
 def open_log(path: str | None, game: str) -> tuple[str, IO[str]]:

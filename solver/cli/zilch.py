@@ -634,13 +634,23 @@ def review(as_json, **opts):
 @main.command()
 @RULES_OPT
 @click.option("--players", type=int, default=2, show_default=True, help="You and 1 to 3 computers.")
+@click.option(
+    "--people",
+    default=None,
+    metavar="NAMES",
+    help="Hot seat: every seat a person, 2 to 6 names (Ann,Bob); with --dice-from-input a "
+    "companion to a real game: the score sheet kept, hints on request.",
+)
 @play_options("zilch", "Roll real dice and type them (for every player, the computers too).")
 @TABLES_OPT
 def play(**opts):
-    """Play a game in the terminal against optimal computer players.  Type the dice to
-    keep (1,5), then r or b; 'hint' shows every choice's value, 'best' plays the best
-    move for you, 'quit' leaves.  At the end, your decisions are reviewed."""
+    """Play a game in the terminal against optimal computer players, or among people at
+    one keyboard (--people).  Type the dice to keep (1 5), then r or b; 'hint' shows every
+    choice's value, 'best' plays the best move for you, 'quit' leaves.  At the end (or when
+    you leave), each person's decisions are reviewed."""
     from ..answers.play_zilch import play_game as run
 
-    for a in run(ask=typed, say=click.echo, **opts) or []:
-        click.echo(f"\nyour review: {render.review(a)}")
+    for a in run(ask=typed, say=click.echo, **opts):
+        who = a.items[0].player if a.items else "you"
+        label = "your review" if who == "you" else f"review of {who}"
+        click.echo(f"\n{label}: {render.review(a)}")
