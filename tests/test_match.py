@@ -14,7 +14,7 @@ from dicesolver.errors import InputError
 from dicesolver.outcomes.scoring import parse_roll
 from dicesolver.turn.state import TurnState
 
-from .solvers import preset_file
+from .solvers import game_table, preset_file
 
 
 def _round_trip(s):
@@ -65,7 +65,7 @@ def farkle500(tmp_path_factory):
     """farkle to 500 with its two-player game table stored (solved in a second)."""
     path = preset_file(tmp_path_factory.mktemp("rules"), "farkle", 500)
     # (into the session's table folder: conftest sets it for each test, after this fixture)
-    ZilchMatch(path, str(tmp_path_factory.getbasetemp() / "tables")).tab.game()
+    game_table(ZilchMatch(path, str(tmp_path_factory.getbasetemp() / "tables")).tab)
     return path
 
 
@@ -206,7 +206,7 @@ def test_three_computers_play_by_the_nplayer_table(farkle500, tmp_path_factory):
 
     folder = str(tmp_path_factory.getbasetemp() / "tables")
     tab = tables_of(rule_set(farkle500), folder)
-    tab.nplayer_game(3, workers=1)
+    game_table(tab, 3, workers=1)
     eng = ZilchMatch(farkle500, folder)
     rs = tab.rules
     checked = 0
@@ -229,7 +229,7 @@ def test_simulated_games_agree_with_the_game_tables_p_win(farkle500):
     """Two computers by P(win) at farkle to 500: the first seat's share of 1500 games
     through the engine (ties half) is the table's P(win) at 0-0 within 4 standard errors."""
     eng = ZilchMatch(farkle500)
-    p = eng.tab.game().p_win(0, 0)
+    p = game_table(eng.tab).p_win(0, 0)
     n, won = 1500, 0.0
     for seed in range(n):
         s = eng.start([], computers=2, seed=seed).state
