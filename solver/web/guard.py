@@ -56,7 +56,9 @@ class QueryStore(Store):
         call = CALL.get()
         if call is None:  # (a request always names its call: calls.py sets it)
             raise InputError(f"the {rules_name} table {objective!r} is not stored")
-        raise missing(f"the {rules_name} table {objective!r}", *build_call(*call))
+        e = missing(f"the {rules_name} table {objective!r}", *build_call(*call))
+        e.table = str(self.path(rules_name, digest, objective))  # (one build per table)
+        raise e
 
 
 def missing(what: str, name: str, kwargs: dict[str, Any]) -> TableMissing:
@@ -68,4 +70,7 @@ def missing(what: str, name: str, kwargs: dict[str, Any]) -> TableMissing:
     shown = dict(kwargs, rules=f"{rules.name}.toml") if isinstance(rules, RuleSet) else kwargs
     e = TableMissing(what, name, shown)
     e.api = (name, dict(kwargs))
+    if name.startswith("yahtzee_"):  # (its command is `yahtzee NAME`, not `zilch yahtzee-NAME`)
+        e.solve_with = e.solve_with.replace("zilch yahtzee-", "yahtzee ", 1)
+        e.args = (f"{what} is not solved yet: build it with {e.solve_with}",)
     return e

@@ -151,7 +151,7 @@ class Jobs:
         """The job that builds what `e` needs: the one already queued or running for the
         same table, or a new one; InputError where the work is beyond this machine."""
         name, kwargs = e.api
-        key = key_of(name, kwargs)
+        key = getattr(e, "table", None) or key_of(name, kwargs)
         with self._lock:
             job = self._by_key.get(key)
             if job is not None and job.state in ("queued", "running"):
