@@ -56,8 +56,8 @@ class Web:
         self.templates = Jinja2Templates(env=env)
         env.globals["die_pips"] = screens.PIPS
         env.filters["pts"] = lambda x: f"{x:,.2f}"
-        env.filters["pct"] = lambda p: f"{100 * p:.2f} %"
-        env.filters["pct1"] = lambda p: f"{100 * p:.1f} %"
+        env.filters["pct"] = lambda p: f"{100 * p:.2f}\u202f%"
+        env.filters["pct1"] = lambda p: f"{100 * p:.1f}\u202f%"
 
     async def answer(self, name: str, kwargs: dict[str, Any]) -> Any:
         return await run_in_threadpool(calls.answer, name, kwargs, self.query_store)
