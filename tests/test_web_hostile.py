@@ -6,7 +6,7 @@ unguessable ids, bounded in number and idle time, none seeing another's."""
 import random
 from concurrent.futures import ThreadPoolExecutor
 
-import httpx
+import httpx2 as httpx
 import pytest
 
 from dicesolver.web.calls import NAMES, keywords
