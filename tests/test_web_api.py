@@ -258,3 +258,17 @@ def test_every_api_name_is_reachable(client):
         r = client.post(f"/api/{name}", json={})
         assert r.status_code in (200, 400, 409), (name, r.text)
         assert isinstance(r.json(), (dict, list))
+
+
+def test_a_game_builds_estimate_is_the_solvers(tables):
+    """The offer's estimate is the solver's own (the figures the command line refuses by)."""
+    from dicesolver.objectives.game import estimate as solver_estimate
+    from dicesolver.store import Store
+    from dicesolver.tables import Tables
+    from dicesolver.web.jobs import estimate, estimate_text
+
+    store = Store(tables)
+    got = estimate("game", {"rules": "farkle", "target": 1000}, store)
+    assert got == solver_estimate(Tables(ds.rules.load("farkle"), store).model, 1000)
+    assert estimate_text(got).startswith("under a minute on this machine")
+    assert estimate("yahtzee_advise", {}, store) is None

@@ -161,9 +161,11 @@ def test_the_card_and_its_print_preview(phone, tables, tmp_path):
     page.get_by_label("Rules", exact=True).select_option("zilch")
     submit(page, "Show the card")
     a = ds.strategy("zilch", tables=tables)
-    table = page.locator(".card-table tbody").inner_text()
-    for n, v in a.bank_thresholds.items():
-        assert (f"{v} or more" if v is not None else "never") in table
+    rows = page.locator(".card-table tbody tr").all_inner_texts()
+    assert len(rows) == len(a.bank_thresholds)
+    for row, (n, v) in zip(rows, a.bank_thresholds.items()):
+        assert row.split()[0] == str(n)
+        assert (f"{v} or more" if v is not None else "never") in row
     phone.shot("3-strategy-card")
     page.emulate_media(media="print")
     assert not page.locator("header.top").is_visible()
@@ -299,6 +301,11 @@ LOW_CONTRAST = """() => {
   }
   return bad; }"""
 
+WIDER = """() => [...document.querySelectorAll('main table, main pre, main .values')]
+  .filter(e => e.getBoundingClientRect().right > e.parentElement.getBoundingClientRect().right
+      - parseFloat(getComputedStyle(e.parentElement).paddingRight) + 1)
+  .map(e => e.outerHTML.slice(0, 60))"""
+
 SCREEN_PAGES = [
     "/",
     "/roll?ask=1&rules=farkle&dice=3&turn=400",
@@ -306,6 +313,7 @@ SCREEN_PAGES = [
     "/roll?ask=1&rules=farkle&dice=9",
     "/dice?ask=1&rules=zilch&roll=1,5,2,2&turn=550",
     "/dice?ask=1&rules=farkle&roll=2,3,4,6",
+    "/dice?ask=1&rules=farkle&roll=1,1,5,3,4,6",
     "/card?rules=zilch",
     "/review",
     "/yahtzee?ask=1&dice=1,2,3,4,6",
@@ -319,7 +327,9 @@ def test_every_control_labelled_and_text_contrast_aa(phone, tables, path):
     page = phone.go(path)
     assert page.evaluate(UNLABELLED) == []
     assert page.evaluate(LOW_CONTRAST) == []
-    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # (no sideways scroll)
+    # no sideways scroll on the phone, no table wider than its box
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert page.evaluate(WIDER) == []
     if "card" in path:
         page.emulate_media(media="print")
         assert page.evaluate(LOW_CONTRAST) == []

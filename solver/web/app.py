@@ -18,12 +18,12 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from ..errors import InputError, TableMissing
+from ..errors import TableMissing
 from ..store import Store
 from . import calls, screens
 from .guard import QueryStore
@@ -64,29 +64,19 @@ class Web:
 
     def offer(self, e: TableMissing, back: str) -> dict[str, Any]:
         """A build offered on a page: its token (the page posts it back), the estimate."""
-        from .jobs import estimate, estimate_text
+        from .jobs import priced
 
         token = secrets.token_urlsafe(16)
         self.offers[token] = (e, back)
         while len(self.offers) > OFFERS:
             self.offers.popitem(last=False)
-        name, kwargs = e.api
-        refused = None
-        cost = estimate(name, kwargs, self.store)
-        try:
-            if cost is not None:
-                from ..limits import check_memory, check_time
-
-                check_memory(cost[0], f"building {e.what}", "choose a lower target")
-                check_time(cost[1], f"building {e.what}", "choose a lower target")
-        except InputError as err:
-            refused = calls.one_line(str(err))
+        estimate, refused = priced(e, self.store)
         return {
             "token": token,
             "what": e.what,
             "message": calls.one_line(str(e)),
             "solve_with": e.solve_with,
-            "estimate": estimate_text(cost),
+            "estimate": estimate,
             "refused": refused,
         }
 
@@ -202,11 +192,3 @@ def create_app(tables: str | Path | None = None, hosts: list[str] | None = None)
     )
     app.state.web = Web(tables)
     return app
-
-
-def redirect(url: str) -> RedirectResponse:
-    return RedirectResponse(url, status_code=303)
-
-
-def json_response(status: int, data: Any) -> JSONResponse:
-    return JSONResponse(data, status)

@@ -187,7 +187,7 @@ def keywords(name: str) -> dict[str, Keyword]:
             continue
         parts = [t.strip() for t in str(p.annotation).split("|")]
         nullable = "None" in parts
-        kinds = []
+        kinds: list[Callable[[str, Any], Any]] = []
         for t in parts:
             if t == "None":
                 continue

@@ -57,7 +57,8 @@ class QueryStore(Store):
         if call is None:  # (a request always names its call: calls.py sets it)
             raise InputError(f"the {rules_name} table {objective!r} is not stored")
         e = missing(f"the {rules_name} table {objective!r}", *build_call(*call))
-        e.table = str(self.path(rules_name, digest, objective))  # (one build per table)
+        # (its file: jobs.py starts one build per table, whatever question needed it)
+        e.table = str(self.path(rules_name, digest, objective))  # type: ignore[attr-defined]
         raise e
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from .. import store as store_module
 from ..answers.progress import Progress
 from ..errors import InputError, TableMissing
-from ..limits import MAX_SECONDS, check_memory, check_time, duration, memory, size
+from ..limits import check_memory, check_time, duration, size
 from ..rules import RuleSet
 from ..store import Store
 
@@ -138,6 +138,21 @@ def estimate_text(cost: tuple[float, float] | None) -> str | None:
     return f"{when} on this machine, about {size(nbytes)} of memory"
 
 
+def priced(e: TableMissing, store: Store) -> tuple[str | None, str | None]:
+    """(the estimate as text, the refusal where the build is beyond this machine): the
+    figures and the words the command line refuses with."""
+    name, kwargs = e.api
+    cost = estimate(name, kwargs, store)
+    try:
+        if cost is not None:
+            what = f"building {e.what}"
+            check_memory(cost[0], what, "choose a lower target")
+            check_time(cost[1], what, "choose a lower target")
+    except InputError as err:
+        return estimate_text(cost), " ".join(str(err).split())
+    return estimate_text(cost), None
+
+
 class Jobs:
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -156,17 +171,15 @@ class Jobs:
             job = self._by_key.get(key)
             if job is not None and job.state in ("queued", "running"):
                 return job
-        cost = estimate(name, kwargs, self.store)
-        if cost is not None:
-            what = f"building {e.what}"
-            check_memory(cost[0], what, "choose a lower target")
-            check_time(cost[1], what, "choose a lower target")
+        shown, refused = priced(e, self.store)
+        if refused is not None:
+            raise InputError(refused)
         with self._lock:
             job = self._by_key.get(key)
             if job is not None and job.state in ("queued", "running"):
                 return job
             job = Job(secrets.token_urlsafe(16), key, name, kwargs, e.solve_with, None)
-            job.estimate = estimate_text(cost)
+            job.estimate = shown
             self._by_id[job.id] = job
             self._by_key[key] = job
             while len(self._by_id) > KEPT:
@@ -213,7 +226,3 @@ class Jobs:
 
     def shutdown(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
-
-
-def limits_text() -> str:
-    return f"{size(memory())} of memory, {duration(MAX_SECONDS)}"
