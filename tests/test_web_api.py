@@ -11,6 +11,7 @@ import pytest
 from starlette.testclient import TestClient
 
 import dicesolver as ds
+from dicesolver.errors import flagged
 from dicesolver.rules import preset_names
 
 from .clirun import zilch
@@ -44,7 +45,7 @@ def expected(name, kwargs, tables):
     except ds.TableMissing as e:
         return 409, e.to_dict()
     except ds.InputError as e:
-        return 400, {"error": " ".join(str(e).split()), "exit_code": 2}
+        return 400, {"error": " ".join(flagged(e).split()), "exit_code": 2}
     return 200, json.loads(json.dumps(a.to_json()))
 
 
@@ -126,6 +127,11 @@ def test_the_issue_example_equals_the_command_line(client):
 def test_bad_input_is_the_command_lines_json_error(client):
     printed = json.loads(zilch("advise", "--dice", "7", "--json", code=2).stderr)
     r = client.post("/api/advise", json={"dice": 7})
+    assert (r.status_code, r.json()) == (400, printed)
+    args = ["advise", "--rules", "zilch-overtaking", "--dice", "3", "--turn", "300"]
+    printed = json.loads(zilch(*args, "--beat", "75", "--json", code=2).stderr)
+    body = {"rules": "zilch-overtaking", "dice": 3, "turn": 300, "beat": 75}
+    r = client.post("/api/advise", json=body)
     assert (r.status_code, r.json()) == (400, printed)
 
 

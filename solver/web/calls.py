@@ -23,7 +23,7 @@ from typing import Any
 
 from starlette.exceptions import HTTPException
 
-from ..errors import BAD_INPUT, InputError, TableMissing
+from ..errors import BAD_INPUT, InputError, TableMissing, flagged
 from ..rules import RuleSet, from_dict, preset_names
 from ..store import Store
 from .guard import CALL, missing
@@ -74,11 +74,12 @@ def one_line(text: str) -> str:
 
 
 def error_object(e: BaseException) -> tuple[int, dict[str, Any]]:
-    """The HTTP status and the command line's JSON error object of a failed call."""
+    """The HTTP status and the command line's JSON error object of a failed call (its
+    message as the command line shows it: a field named by its flag)."""
     if isinstance(e, TableMissing):
         return HTTP["missing"], dict(e.to_dict(), error=one_line(str(e)))
     if isinstance(e, InputError):
-        return HTTP["bad"], {"error": one_line(str(e)), "exit_code": BAD_INPUT}
+        return HTTP["bad"], {"error": one_line(flagged(e)), "exit_code": BAD_INPUT}
     if isinstance(e, HTTPException):  # (a body too large, a form that does not parse)
         return e.status_code, {"error": one_line(str(e.detail)), "exit_code": BAD_INPUT}
     if isinstance(e, MemoryError):
@@ -368,7 +369,7 @@ def answer(name: str, kwargs: dict[str, Any], store: Store) -> Any:
         except (InputError, TableMissing) as e:
             if isinstance(e, TableMissing) or named(str(e)) == str(e):
                 raise
-            raise InputError(named(str(e))) from None
+            raise InputError(named(str(e)), e.field) from None
         finally:
             CALL.reset(token)
         if name in ("review", "yahtzee_review"):
