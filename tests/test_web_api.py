@@ -59,7 +59,6 @@ def _cases():
             out.append(("odds", dict(rules=r, dice=n)))
         out.append(("advise", dict(rules=r, dice=3, turn=400)))
         out.append(("advise", dict(rules=r, dice=6, roll=[1, 1, 5, 3, 4, 6])))
-        out.append(("evaluate", dict(rules=r, dice=2, turn=300)))
         out.append(("endgame", dict(rules=r, deficit=1000, dice=2, turn=600)))
     out += [
         ("describe_rules", {}),
@@ -93,14 +92,15 @@ def _cases():
         ("game", dict(rules="zonk-chicago", target=1000, fairness=True)),
         ("game", dict(rules="zonk-chicago", target=1000, scores=[100])),
         ("evaluate", dict(rules="zilch", dice=3, turn=300, not_on_board=True)),
-        ("evaluate", dict(rules="farkle", policy="optimal", dice=6)),
+        ("evaluate", dict(rules="farkle", policy="optimal", dice=2, turn=450)),
         ("yahtzee_advise", dict(dice=[2, 2, 2, 5, 5])),
         ("yahtzee_advise", dict(dice="1,2,3,4,6", rolls_left=1, filled=["chance"])),
         ("yahtzee_advise", dict(dice=[2, 2, 2, 5, 5], rolls_left=0, filled="ones,twos")),
-        ("yahtzee_advise", dict(rules="yatzy", dice=[6, 6, 6, 6, 6], rolls_left=0)),
+        ("yahtzee_advise", dict(rules="yatzy", dice=[6, 6, 6, 6, 7], rolls_left=0)),
+        ("evaluate", dict(rules="zonk-chicago", dice=2, turn=300)),
         ("yahtzee_advise", dict(dice=[1, 2, 3])),
         ("yahtzee_value", dict(filled=["ones", "yahtzee"], upper=3)),
-        ("yahtzee_value", dict(rules="yatzy")),
+        ("yahtzee_value", dict(filled=["nonsense"])),
     ]
     return out
 

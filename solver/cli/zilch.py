@@ -615,7 +615,13 @@ def play(**opts):
     help="Address to listen on "
     "(another than loopback serves the LAN: a warning and a QR code are printed).",
 )
-@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=8000,
+    show_default=True,
+    help="Port to listen on.",
+)
 @TABLES_OPT
 @click.option("--open", "open_browser", is_flag=True, help="Open the start page in a browser.")
 def serve(host, port, tables, open_browser):
