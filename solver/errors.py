@@ -67,7 +67,8 @@ class TableMissing(Exception):
 def solve_command(api: str, kwargs: Mapping[str, Any]) -> str:
     """The command line of an API call that builds a table: `zilch game --rules R ...`,
     every value shell-quoted (a rule file's path may hold spaces)."""
-    words = ["zilch", api.replace("_", "-")]
+    family, _, name = api.partition("_") if api.startswith("yahtzee_") else ("zilch", "", api)
+    words = [family, name.replace("_", "-")]
     for key, value in kwargs.items():
         if value is None or value is False:
             continue

@@ -72,3 +72,28 @@ def test_both_commands_answer(installed):
     assert (installed / "cache" / "dicesolver" / "tables").is_dir()  # not the site folder
     res = _run(installed, "zilch", "--version")
     assert res.returncode == 0 and "0.2.0" in res.stdout
+
+
+def test_the_web_app_is_complete(installed):
+    """zilch serve's templates and static files are installed with the package, and the
+    installed app renders every screen (issue 27)."""
+    web = installed / "dicesolver" / "web"
+    assert {"base.html", "roll.html", "dice.html", "card.html", "review.html"} <= {
+        p.name for p in (web / "templates").glob("*.html")
+    }
+    assert {"app.css", "app.js"} <= {p.name for p in (web / "static").iterdir()}
+    code = (
+        "from starlette.testclient import TestClient; from dicesolver.web import app; "
+        "c = TestClient(app); "
+        "print([c.get(p).status_code for p in ('/', '/roll', '/dice', '/card', '/review', "
+        "'/yahtzee', '/static/app.js')])"
+    )
+    env = dict(os.environ, PYTHONPATH=str(installed), XDG_CACHE_HOME=str(installed / "cache"))
+    env.pop("DICESOLVER_TABLES", None)
+    res = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=installed.parent
+    )
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == str([200] * 7)
+    res = _run(installed, "zilch", "serve", "--help")
+    assert res.returncode == 0 and "--host" in res.stdout

@@ -654,3 +654,28 @@ def play(**opts):
         who = a.items[0].player if a.items else "you"
         label = "your review" if who == "you" else f"review of {who}"
         click.echo(f"\n{label}: {render.review(a)}")
+
+
+@main.command()
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on "
+    "(another than loopback serves the LAN: a warning and a QR code are printed).",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=8000,
+    show_default=True,
+    help="Port to listen on.",
+)
+@TABLES_OPT
+@click.option("--open", "open_browser", is_flag=True, help="Open the start page in a browser.")
+def serve(host, port, tables, open_browser):
+    """The table companion in a browser: should I roll, which dice, the strategy card,
+    Yahtzee advice, reviews; and the JSON API (POST /api/NAME, docs/serve.md)."""
+    from ..web.serve import serve as run
+
+    run(host, port, tables, open_browser, click.echo)

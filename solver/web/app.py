@@ -1,0 +1,194 @@
+"""The ASGI app: the screens (server-rendered forms, a little JavaScript to tap dice) and
+the JSON API, `POST /api/<name>` = the Python API's to_json().  The tables folder is fixed
+when the app is made; every request reads it through QueryStore (guard.py), so none waits
+on a long solve: the table is offered as a background job (jobs.py)."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from ..errors import TableMissing
+from ..store import Store
+from . import calls, screens
+from .guard import QueryStore
+from .jobs import Jobs
+from .limits import BodyLimit, SecurityHeaders
+from .sessions import COOKIE, Sessions
+
+HERE = Path(__file__).parent
+OFFERS = 1000  # builds offered on pages and not yet taken, remembered at once
+
+
+def _json(status: int, data: Any) -> Response:
+    """JSON exactly as the command line prints it (json.dumps of the answer)."""
+    return Response(json.dumps(data), status, media_type="application/json")
+
+
+class Web:
+    """What the app holds: the store, the jobs, the sessions, the offered builds."""
+
+    def __init__(self, tables: str | Path | None) -> None:
+        folder = Store.resolve(None if tables is None else str(tables)).folder
+        self.store = Store(folder)
+        self.query_store = QueryStore(folder)
+        self.jobs = Jobs(self.store)
+        self.sessions = Sessions()
+        self.offers: OrderedDict[str, tuple[TableMissing, str]] = OrderedDict()
+        env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True
+        )
+        self.templates = Jinja2Templates(env=env)
+        env.globals["die_pips"] = screens.PIPS
+        env.filters["pts"] = lambda x: f"{x:,.2f}"
+        env.filters["pct"] = lambda p: f"{100 * p:.2f}\u202f%"
+        env.filters["pct1"] = lambda p: f"{100 * p:.1f}\u202f%"
+
+    async def answer(self, name: str, kwargs: dict[str, Any]) -> Any:
+        return await run_in_threadpool(calls.answer, name, kwargs, self.query_store)
+
+    def offer(self, e: TableMissing, back: str) -> dict[str, Any]:
+        """A build offered on a page: its token (the page posts it back), the estimate."""
+        from .jobs import priced
+
+        token = secrets.token_urlsafe(16)
+        self.offers[token] = (e, back)
+        while len(self.offers) > OFFERS:
+            self.offers.popitem(last=False)
+        estimate, refused = priced(e, self.store)
+        return {
+            "token": token,
+            "what": e.what,
+            "message": calls.one_line(str(e)),
+            "solve_with": e.solve_with,
+            "estimate": estimate,
+            "refused": refused,
+        }
+
+    # --- sessions ------------------------------------------------------------------------
+    def session(self, request: Request):
+        return self.sessions.get(request.cookies.get(COOKIE))
+
+    def session_for(self, request: Request, response_cookies: list):
+        """The request's session, or a new one (its cookie set on the response)."""
+        s = self.session(request)
+        if s is None:
+            s = self.sessions.new()
+            response_cookies.append(s.id)
+        return s
+
+
+def set_session_cookie(response: Response, sid: str) -> None:
+    response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", path="/")
+
+
+# --- the JSON API ------------------------------------------------------------------------
+async def api_call(request: Request) -> Response:
+    web: Web = request.app.state.web
+    name = request.path_params["name"]
+    try:
+        body = await _json_body(request)
+        kwargs = calls.parse(name, body)
+        a = await web.answer(name, kwargs)
+        return _json(200, calls.to_json(a))
+    except Exception as e:
+        return _json(*calls.error_object(e))
+
+
+async def _json_body(request: Request) -> Any:
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise calls.Refused("the request body is not UTF-8 text") from None
+    except (ValueError, RecursionError) as e:
+        raise calls.Refused(f"the request body is not valid JSON ({e})") from None
+
+
+async def api_job_start(request: Request) -> Response:
+    """POST /api/jobs {"name": N, "kwargs": {...}}: the question whose table is missing;
+    its build starts (or the one running for that table is joined)."""
+    web: Web = request.app.state.web
+    try:
+        body = await _json_body(request)
+        if not isinstance(body, dict) or set(body) - {"name", "kwargs"} or "name" not in body:
+            raise calls.Refused('the body is {"name": NAME, "kwargs": {...}}: the question')
+        name = body["name"]
+        if not isinstance(name, str):
+            raise calls.Refused("name must be a string")
+        kwargs = calls.parse(name, body.get("kwargs", {}))
+        try:
+            await web.answer(name, kwargs)
+        except TableMissing as e:
+            job = await run_in_threadpool(web.jobs.start, e)
+            return _json(202, job.to_dict())
+        return _json(200, {"state": "stored", "error": None})
+    except Exception as e:
+        return _json(*calls.error_object(e))
+
+
+async def api_job(request: Request) -> Response:
+    web: Web = request.app.state.web
+    job = web.jobs.get(request.path_params["job"])
+    if job is None:
+        return _json(404, {"error": "no such job (finished long ago, or never)", "exit_code": 2})
+    return _json(200, job.to_dict())
+
+
+# --- errors and the app ------------------------------------------------------------------
+async def not_found(request: Request, exc: Exception) -> Response:
+    code = getattr(exc, "status_code", 404)
+    detail = getattr(exc, "detail", "not found")
+    if request.url.path.startswith("/api/"):
+        return _json(code, {"error": str(detail), "exit_code": 2})
+    web: Web = request.app.state.web
+    return web.templates.TemplateResponse(
+        request, "error.html", {"code": code, "detail": detail}, status_code=code
+    )
+
+
+async def server_error(request: Request, exc: Exception) -> Response:
+    status, obj = calls.error_object(exc)
+    if request.url.path.startswith("/api/"):
+        return _json(status, obj)
+    return Response(obj["error"], status, media_type="text/plain")
+
+
+def create_app(tables: str | Path | None = None, hosts: list[str] | None = None) -> Starlette:
+    """The app over the tables folder `tables` (else the default: --tables,
+    $DICESOLVER_TABLES, ...).  hosts: the Host names accepted (None: any; `zilch serve` on
+    loopback accepts only loopback names, against DNS rebinding)."""
+    middleware = [Middleware(SecurityHeaders), Middleware(BodyLimit)]
+    if hosts:
+        middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=hosts))
+    routes = [
+        *screens.routes(),
+        Route("/api/jobs", api_job_start, methods=["POST"]),
+        Route("/api/jobs/{job}", api_job, methods=["GET"]),
+        Route("/api/{name}", api_call, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=middleware,
+        exception_handlers={HTTPException: not_found, Exception: server_error},
+    )
+    app.state.web = Web(tables)
+    return app

@@ -1,0 +1,74 @@
+"""A request never waits on a long solve: the store a request reads builds only the tables
+that take well under a second (the turn model, reach sweeps, the strategy card, the last
+turn); any other missing table is TableMissing, whose build is the request's own call with
+solve=True, run as a background job (jobs.py).  The answers layer raises TableMissing
+itself where it knows a table is missing; this is the net under every other path."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InputError, TableMissing
+from ..store import Arrays, Check, Store
+
+# objectives a query may build inline (each measured at most 0.2 s for the presets)
+QUICK = ("model", "reach", "score", "lastturn")
+
+# the API call the current request makes: (name, keyword arguments)
+CALL: ContextVar[tuple[str, dict[str, Any]] | None] = ContextVar("dicesolver_call", default=None)
+
+
+def quick(objective: str) -> bool:
+    return objective in QUICK or objective.startswith("reachable")
+
+
+def build_call(name: str, kwargs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The call that builds what `name(**kwargs)` needs: the same call, with solve=True
+    where the function takes it."""
+    import dicesolver as ds
+
+    params = inspect.signature(getattr(ds, name)).parameters
+    return name, dict(kwargs, solve=True) if "solve" in params else dict(kwargs)
+
+
+@dataclass(frozen=True)
+class QueryStore(Store):
+    """The tables folder as a request sees it: every stored table, and only quick builds."""
+
+    def cached(
+        self,
+        rules_name: str,
+        digest: str,
+        objective: str,
+        build: Callable[[], tuple[dict, Arrays]],
+        expect: dict | None = None,
+        check: Check | None = None,
+    ) -> tuple[dict, Arrays]:
+        if quick(objective):
+            return super().cached(rules_name, digest, objective, build, expect, check)
+        got = self.load(rules_name, digest, objective, expect, check)
+        if got is not None:
+            return got
+        call = CALL.get()
+        if call is None:  # (a request always names its call: calls.py sets it)
+            raise InputError(f"the {rules_name} table {objective!r} is not stored")
+        e = missing(f"the {rules_name} table {objective!r}", *build_call(*call))
+        # (its file: jobs.py starts one build per table, whatever question needed it)
+        e.table = str(self.path(rules_name, digest, objective))  # type: ignore[attr-defined]
+        raise e
+
+
+def missing(what: str, name: str, kwargs: dict[str, Any]) -> TableMissing:
+    """TableMissing for the build name(**kwargs); an uploaded rule set (a RuleSet, not a
+    preset's name) shows in its command as its file, NAME.toml."""
+    from ..rules import RuleSet
+
+    rules = kwargs.get("rules")
+    shown = dict(kwargs, rules=f"{rules.name}.toml") if isinstance(rules, RuleSet) else kwargs
+    e = TableMissing(what, name, shown)
+    e.api = (name, dict(kwargs))
+    return e
