@@ -93,10 +93,6 @@ class Web:
         return s
 
 
-def set_session_cookie(response: Response, sid: str) -> None:
-    response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", path="/")
-
-
 # --- the JSON API ------------------------------------------------------------------------
 async def api_call(request: Request) -> Response:
     web: Web = request.app.state.web

@@ -17,7 +17,7 @@ from starlette.routing import Route
 from ..errors import InputError, TableMissing
 from . import calls
 from . import forms as F
-from .sessions import RULE_FILES
+from .sessions import RULE_FILES, set_session_cookie
 
 if TYPE_CHECKING:
     from .app import Web
@@ -355,8 +355,6 @@ async def upload_rules(request: Request) -> Response:
             kept.pop(next(iter(kept)))
     response = RedirectResponse(f"{ctx['next']}?rules={quote(UPLOAD + key)}", status_code=303)
     if new:
-        from .app import set_session_cookie
-
         set_session_cookie(response, new[0])
     return response
 

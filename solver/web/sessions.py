@@ -72,3 +72,8 @@ class Sessions:
             if now - first.seen <= self.idle:
                 break
             self._all.popitem(last=False)
+
+
+def set_session_cookie(response: Any, sid: str) -> None:
+    """The session's cookie on a response: HTTP only, this site only."""
+    response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", path="/")
