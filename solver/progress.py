@@ -27,6 +27,10 @@ class Progress:
     def finish(self) -> None:
         pass
 
+    def abandon(self) -> None:
+        """The work stopped before its end (an interruption, an error): its bar ends."""
+        self.finish()
+
 
 SILENT = Progress()
 
@@ -48,6 +52,11 @@ def started_by_first_step(
 
     try:
         yield step
+    except BaseException:
+        if started:
+            progress.abandon()
+            started.clear()
+        raise
     finally:
         if started:
             progress.finish()

@@ -60,8 +60,8 @@ class Store:
         if option or os.environ.get(ENV):
             folder = Path(option or os.environ[ENV])
             if folder.exists() and not folder.is_dir():
-                what = "--tables" if option else f"${ENV}"
-                raise InputError(f"{what} {folder}: not a folder")
+                what = "tables" if option else f"${ENV}"
+                raise InputError(f"{what} {folder}: not a folder", "tables")
             return cls(folder)
         root = Path(__file__).resolve().parent.parent
         here = root / "tables"

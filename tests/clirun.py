@@ -5,8 +5,8 @@ from click.testing import CliRunner
 from dicesolver.cli import main, yahtzee_main
 
 
-def invoke(group, prog, args, code=0):
-    res = CliRunner().invoke(group, list(args), prog_name=prog)
+def invoke(group, prog, args, code=0, input=None):
+    res = CliRunner().invoke(group, list(args), prog_name=prog, input=input)
     if res.exc_info and not isinstance(res.exception, SystemExit):
         import traceback
 
@@ -17,8 +17,8 @@ def invoke(group, prog, args, code=0):
     return res
 
 
-def zilch(*args, code=0):
-    return invoke(main, "zilch", args, code)
+def zilch(*args, code=0, input=None):
+    return invoke(main, "zilch", args, code, input)
 
 
 def yahtzee(*args, code=0):

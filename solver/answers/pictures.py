@@ -74,13 +74,14 @@ def plot_endgame(
     not_on_board: bool = False,
     beat: int = 0,
     tables: Tables_ = None,
+    target: int | None = None,
 ) -> Picture:
     """Left: P(win) of a last turn against the deficit, one line per dice count at turn
     total 0 (log scale: it falls geometrically).  Right: P(win) with N-1 dice over (deficit,
     turn total), and the roll/bank boundary (the smallest total at which banking is optimal;
     in a last turn it sits one unit above the deficit wherever banking is allowed; with
-    overtaking, banks must beat `beat`)."""
-    rs = rule_set(rules).beating(beat)
+    overtaking, banks must beat `beat`; target: the game's, whose deficits it covers)."""
+    rs = aimed(rule_set(rules), target).beating(beat)
     refuse_pyramiding(rs, "zilch plot endgame")
     refuse_challenge(rs, "zilch plot endgame")
     out = _picture(out)

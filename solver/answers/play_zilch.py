@@ -33,16 +33,18 @@ def play_game(
     ask: Callable[[str], str] = input,
     say: Callable[[str], None] = print,
     people: Sequence[str] | str | None = None,
+    target: int | None = None,
 ) -> list[Review]:
     """A game against optimal computer players (`players` seats: you and the computers), or
     among `people` (2 to 6 names, or a comma-separated text: every seat a person, hot seat);
     the log written as it goes; the people's reviews (review.Review) returned at the end
     (also when the game was left: the decisions made so far), by the computer's objective,
     and without the game table the final round's decisions apart, by the probability of
-    winning."""
+    winning.  target: a game to another target than the rules' (the computers play by that
+    game's table)."""
     from .match import ZilchMatch
 
-    engine = ZilchMatch(rules, tables)
+    engine = ZilchMatch(rules, tables, target=target)
     if people is None:
         if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 4:
             raise InputError(f"--players is 2, 3 or 4 (you and 1 to 3 computers), got {players}")

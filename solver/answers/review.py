@@ -110,9 +110,11 @@ def review(
     tables: Tables_ = None,
     progress: Progress = SILENT,
     where: Callable[[Line], bool] | None = None,
+    target: int | None = None,
 ) -> Review:
     """Every decision of a zilch-family log (play/log.py) against the optimal one.  rules:
-    for lines that do not name theirs.  objective: "points", "game" (every line gives the
+    for lines that do not name theirs; target: the game's, for lines that do not name
+    theirs ("target").  objective: "points", "game" (every line gives the
     scores) or "auto" (the game where every line gives the scores and its value can be had,
     else points).  player: only the lines of this player (their "player"); where: only
     the lines it accepts."""
@@ -130,7 +132,8 @@ def review(
             who = "" if player is None else f" of the player {player!r}"
             raise InputError(f"log {log}: no line{who} to review")
     note = None
-    known: dict = {}  # the tables of each rule set the lines name
+    # the tables of each rule set the lines name; the review's target for lines without one
+    known: dict = {"target": target}
     if objective == "auto":
         objective = "game" if all("score" in ln.fields for ln in lines) else "points"
         for ln in lines if objective == "game" else ():
@@ -159,13 +162,17 @@ def review(
 def _tables(default: RuleSet, line: Line, tables: Tables_, known: dict) -> Tables:
     """The tables of the line's rules (its own "rules", else the default; "beat": the total
     a bank must beat under overtaking)."""
+    from .position import aimed
+
     name = line.get("rules")
     if name is not None and not isinstance(name, str):
         raise line.fail(f"'rules' must be a preset name or a rule file, got {name!r}")
     beat = line.whole("beat", 0)
-    key = (name, beat)
+    target = line.whole("target", None) if "target" in line.fields else None
+    key = (name, beat, target)
     if key not in known:
         rs = default if name is None else rule_set(name)
+        rs = aimed(rs, target if target is not None else known["target"])
         if rs.pyramiding:
             raise line.fail(f"review does not support pyramiding ({rs.name}) yet")
         known[key] = tables_of(rs.beating(beat), tables)

@@ -142,6 +142,18 @@ class Bar(Progress):
             click.echo(f"{self._label}: done in {took:.1f} s", err=True)
         self._label = ""
 
+    def abandon(self) -> None:
+        import time
+
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
+            click.echo("", err=True)
+        elif self._label and self._said:
+            took = time.monotonic() - self._since
+            click.echo(f"{self._label}: stopped after {took:.1f} s", err=True)
+        self._label = ""
+
 
 FORMAT_OPT = click.option(
     "--format",

@@ -484,6 +484,7 @@ def _wrote(picture) -> None:
 @click.option("--out", required=True, metavar="FILE.png", help="The picture's file.")
 @NOT_ON_BOARD_OPT
 @BEAT_OPT
+@TARGET_OPT
 @TABLES_OPT
 def plot_endgame(**opts):
     """P(win) of a last turn against the deficit, per dice count, and the bank boundary."""
@@ -620,6 +621,7 @@ def tables_cmd(as_json, **opts):
     "table is stored.",
 )
 @click.option("--player", default=None, help='Only the lines of this player (their "player").')
+@TARGET_OPT
 @TABLES_OPT
 @JSON_OPT
 def review(as_json, **opts):
@@ -642,6 +644,7 @@ def review(as_json, **opts):
     "companion to a real game: the score sheet kept, hints on request.",
 )
 @play_options("zilch", "Roll real dice and type them (for every player, the computers too).")
+@TARGET_OPT
 @TABLES_OPT
 def play(**opts):
     """Play a game in the terminal against optimal computer players, or among people at

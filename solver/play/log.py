@@ -52,6 +52,7 @@ ZILCH_KEYS = {
     "zilches",
     "opp_zilches",
     "beat",
+    "target",
     "score",
     "opponents",
     "take_over",

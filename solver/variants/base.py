@@ -238,12 +238,13 @@ def interrupted(progress: Progress, checkpoint: Path) -> Iterator[None]:
     try:
         yield
     except KeyboardInterrupt:
-        found = [p for p in (checkpoint, checkpoint.with_suffix(".zarr.partial")) if p.exists()]
-        for p in found:
+        if checkpoint.exists():
             progress.note(
-                f"interrupted: the next run resumes from {p} ({size(disk_size(p))}); "
-                "zilch tables --remove removes it"
+                f"interrupted: the next run resumes from {checkpoint} "
+                f"({size(disk_size(checkpoint))}); zilch tables --remove removes it"
             )
+        else:
+            progress.note("interrupted before the first checkpoint: nothing is kept")
         raise
 
 

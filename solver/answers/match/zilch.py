@@ -158,10 +158,19 @@ class ZilchMatch:
     game = "zilch"
 
     def __init__(
-        self, rules: Rules = "farkle", tables: Tables_ = None, rules_ref: str | None = None
+        self,
+        rules: Rules = "farkle",
+        tables: Tables_ = None,
+        rules_ref: str | None = None,
+        target: int | None = None,
     ):
-        rs = rule_set(rules)
+        from ..position import aimed
+
+        own = rule_set(rules)
+        rs = aimed(own, target)
         check_rules(rs)
+        # a game to another target than the rules': its log lines say so ("target")
+        self.target = rs.target if rs.target != own.target else None
         self.rules = rs
         self.digest = rs.digest()
         self.tab = tables_of(rs, tables)
@@ -582,6 +591,8 @@ class ZilchMatch:
         """The decision's log line (play/log.py)."""
         seat = s.seats[s.seat]
         rec: dict[str, Any] = {} if self.ref is None else {"rules": self.ref}
+        if self.target is not None:
+            rec["target"] = self.target
         rec.update(dice=s.at.dice, turn=s.at.turn)
         if s.at.permanent:
             rec["permanent"] = s.at.permanent
