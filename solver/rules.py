@@ -789,10 +789,15 @@ def load(name_or_path: str) -> RuleSet:
             f"unknown preset {name_or_path!r}; {hint}presets: {', '.join(names)}", "rules"
         )
     text = read_text(name_or_path, "rules file")
+    return replace(parse(text, name_or_path), source=name_or_path)
+
+
+def parse(text: str, src: str) -> RuleSet:
+    """A rule file's text (src: what the messages call it) as `load` reads a file."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise InputError(f"rules file {name_or_path}: not valid TOML ({e})") from None
+        raise InputError(f"rules file {src}: not valid TOML ({e})") from None
     except RecursionError:
-        raise InputError(f"rules file {name_or_path}: nested too deeply") from None
-    return replace(from_dict(data, name_or_path), source=name_or_path)
+        raise InputError(f"rules file {src}: nested too deeply") from None
+    return from_dict(data, src)

@@ -16,7 +16,6 @@ import inspect
 import logging
 import os
 import tempfile
-import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +23,7 @@ from typing import Any
 from starlette.exceptions import HTTPException
 
 from ..errors import BAD_INPUT, InputError, TableMissing, flagged
-from ..rules import RuleSet, from_dict, preset_names
+from ..rules import RuleSet, preset_names
 from ..store import Store
 from .guard import CALL, missing
 
@@ -244,13 +243,9 @@ def parse(name: str, body: Any) -> dict[str, Any]:
 # --- uploads: read by the command line's own parsers -----------------------------------
 def rules_from_text(text: str, source: str = "uploaded rules") -> RuleSet:
     """A rule file's text as the command line reads the file (rules.load)."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(f"rules file {source}: not valid TOML ({e})") from None
-    except RecursionError:
-        raise InputError(f"rules file {source}: nested too deeply") from None
-    return from_dict(data, source)
+    from ..rules import parse
+
+    return parse(text, source)
 
 
 def _preset(key: str, value: str, names: list[str], upload: str | None) -> str:
