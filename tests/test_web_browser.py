@@ -155,6 +155,24 @@ def test_which_dice(phone, tables):
     phone.shot("2-which-dice")
 
 
+def test_which_dice_by_the_chance_to_win(phone, tables):
+    """With the scores a roll's set-asides rank by P(win), as advise --roll ranks them."""
+    page = phone.go("/dice")
+    page.get_by_label("Rules", exact=True).select_option("farkle")
+    tap_faces(page, [1, 1, 5, 3, 4, 6])
+    page.get_by_text("Scores (optional)").tap()
+    page.get_by_label("Your score before this turn").fill("9000")
+    page.get_by_label("Opponents' scores").fill("10200")
+    submit(page, "Rank my choices")
+    phone.shot("2c-which-dice-p-win")
+    a = ds.advise("farkle", roll=[1, 1, 5, 3, 4, 6], score=9000, opponents=[10200], tables=tables)
+    assert a.objective == "P(win)" and a.situation == "last turn"
+    rows = page.locator("table.options tbody tr")
+    assert rows.count() == len(a.options)
+    assert f"{100 * a.options[0].value:.2f}\u202f%" in rows.first.inner_text()
+    assert "probability of winning (last turn)" in page.locator(".result").inner_text()
+
+
 def test_the_card_and_its_print_preview(phone, tables, tmp_path):
     page = phone.go("/")
     tap_tile(page, "Strategy card")

@@ -16,14 +16,15 @@ from ..errors import InputError, TableMissing
 from ..store import Arrays, Check, Store
 
 # objectives a query may build inline (each measured at most 0.2 s for the presets)
-QUICK = ("model", "reach", "score", "lastturn")
+QUICK = ("model", "reach", "score")
+QUICK_FAMILIES = ("reachable", "held", "lastturn")  # (+ a length or the game's target)
 
 # the API call the current request makes: (name, keyword arguments)
 CALL: ContextVar[tuple[str, dict[str, Any]] | None] = ContextVar("dicesolver_call", default=None)
 
 
 def quick(objective: str) -> bool:
-    return objective in QUICK or objective.startswith("reachable")
+    return objective in QUICK or objective.startswith(QUICK_FAMILIES)
 
 
 def build_call(name: str, kwargs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
