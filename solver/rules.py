@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import numbers
 import tomllib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
@@ -326,16 +327,12 @@ class RuleSet:
         rules' own)."""
         if target is None or target == self.target:
             return self
+        if isinstance(target, bool) or not isinstance(target, numbers.Integral):
+            raise InputError(f"target must be a whole number of points, got {target!r}", "target")
+        target = int(target)
         check_points(target, "target", "target")
-        if isinstance(target, bool) or not isinstance(target, int) or target <= 0:
-            raise InputError(
-                f"target must be a positive number of points, got {target!r}", "target"
-            )
-        if target % self.unit:
-            raise InputError(
-                f"target {target} is not a multiple of {self.unit} (the unit of {self.name})",
-                "target",
-            )
+        if target <= 0 or target % self.unit:
+            raise InputError(f"target must be a positive multiple of {self.unit}", "target")
         return replace(self, target=target)
 
 

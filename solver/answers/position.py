@@ -22,9 +22,6 @@ Scores = str | Sequence[int] | None
 def aimed(rs: RuleSet, target: int | None) -> RuleSet:
     """The rules of the game to `target` (--target): every table of a game or an end-game
     is that game's, the very table `zilch game --target` builds."""
-    from ..variants.base import check_target
-
-    check_target(rs, target)
     if target is not None and rs.target is None:
         raise InputError(f"--target: {rs.name} has no game (no target in its rules)")
     return rs.aimed(target)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ..errors import InputError
-from ..limits import check_memory, check_points, check_time, duration, size
+from ..limits import check_memory, check_time, duration, size
 from ..progress import SILENT, Progress
 from ..rules import RuleSet
 from ..store import Arrays
@@ -253,17 +253,6 @@ def disk_size(path: Path) -> int:
     if path.is_dir():
         return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
     return path.stat().st_size if path.exists() else 0
-
-
-def check_target(rules: RuleSet, target: Any) -> None:
-    """InputError unless `target` is a target a game of these rules can have."""
-    if target is None:
-        return
-    if isinstance(target, bool) or not isinstance(target, (int, np.integer)):
-        raise InputError(f"target must be a whole number of points, got {target!r}", "target")
-    check_points(int(target), "target", "target")
-    if target <= 0 or target % rules.unit:
-        raise InputError(f"target must be a positive multiple of {rules.unit}", "target")
 
 
 def bar_of_sums(progress: Progress) -> contextlib.AbstractContextManager[Callable[[int], None]]:
