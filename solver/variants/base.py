@@ -78,6 +78,7 @@ class Variant:
     plays: ClassVar[bool] = False  # zilch play plays it by P(win)
     lowers: ClassVar[bool] = False  # scores may fall below zero: a lowest score is kept
     having: ClassVar[str] = ""  # what the rules have, in a refusal ("has overtaking")
+    called: ClassVar[str] = ""  # what the game's name adds ("with overtaking")
 
     def __init__(self, rules: RuleSet) -> None:
         self.rules = rules
@@ -107,10 +108,11 @@ class Variant:
         return None
 
     def objective(self, key: GameKey) -> str:
-        return f"game{key.target}"
+        """The table's name in the store (the target, and the lowest score kept)."""
+        return f"game{key.target}" + (f"-lowest{key.lowest}" if self.lowers else "")
 
     def describe(self, key: GameKey) -> str:
-        return f"the {self.rules.name} game to {key.target}"
+        return f"the {self.rules.name} game to {key.target}{self.called}"
 
     def solve_with(self, key: GameKey) -> dict[str, Any]:
         """The API call (`ds.game`'s keywords) that builds this table."""

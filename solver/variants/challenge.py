@@ -28,6 +28,7 @@ NAMES = {v: k for k, v in LEFT.items()}
 class Challenge(Variant):
     name = "challenge"
     lowers = True
+    called = " with challenges"
     having = "has the challenge rule"
 
     @staticmethod
@@ -43,12 +44,6 @@ class Challenge(Variant):
         from ..objectives.challenge_game import lowest_units
 
         return lowest_units(self.rules, lowest, self.rules.target) * self.rules.unit
-
-    def objective(self, key: GameKey) -> str:
-        return f"game{key.target}-lowest{key.lowest}"
-
-    def describe(self, key: GameKey) -> str:
-        return f"the {self.rules.name} game to {key.target} with challenges"
 
     hint = "choose a lower `target`, or a higher `lowest` (scores below it are cut)"
 

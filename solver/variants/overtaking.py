@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 class Overtaking(Variant):
     name = "overtaking"
+    called = " with overtaking"
     having = "has overtaking"
 
     @staticmethod
@@ -35,9 +36,6 @@ class Overtaking(Variant):
         from ..objectives.overtaking_game import check_overtaking
 
         check_overtaking(self.rules)
-
-    def describe(self, key: GameKey) -> str:
-        return f"the {self.rules.name} game to {key.target} with overtaking"
 
     def estimate(self, tab: Tables, key: GameKey, workers: int | None = None) -> Cost:
         from ..objectives.overtaking_game import estimate

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 class Penalty(Variant):
     name = "penalty"
     lowers = True
+    called = " with the penalty"
     having = "charges a penalty for the third zilch in a row"
 
     @staticmethod
@@ -42,12 +43,6 @@ class Penalty(Variant):
         from ..objectives.penalty_game import lowest_units
 
         return lowest_units(self.rules, lowest) * self.rules.unit
-
-    def objective(self, key: GameKey) -> str:
-        return f"game{key.target}-lowest{key.lowest}"
-
-    def describe(self, key: GameKey) -> str:
-        return f"the {self.rules.name} game to {key.target} with the penalty"
 
     hint = "choose a lower `target` or a higher `lowest`"
 

@@ -172,18 +172,25 @@ async def should_i_roll(request: Request) -> Response:
             dice = F.whole(form, "dice", "Dice left")
             if dice is not None:
                 kwargs["dice"] = dice
-            kwargs["turn"] = F.whole(form, "turn", "Turn total") or 0
-            score = F.whole(form, "score", "Your score")
-            opponents = F.numbers(form, "opponents")
-            if score is not None or opponents is not None:
-                kwargs["score"], kwargs["opponents"] = score, opponents
-            if F.flag(form, "not_on_board"):
-                kwargs["not_on_board"] = True
+            kwargs.update(_where(form))
         except InputError as e:
             ctx["error"] = calls.one_line(str(e))
         else:
             await attempt(request, ctx, "advise", kwargs, "/roll?" + F.query(form, ROLL_FIELDS))
     return page(request, "roll.html", ctx)
+
+
+def _where(form: Any) -> dict[str, Any]:
+    """Where the turn stands, as both advice screens ask it: the turn total, the scores
+    (optional), not yet on the board."""
+    kwargs: dict[str, Any] = {"turn": F.whole(form, "turn", "Turn total") or 0}
+    score = F.whole(form, "score", "Your score")
+    opponents = F.numbers(form, "opponents")
+    if score is not None or opponents is not None:
+        kwargs["score"], kwargs["opponents"] = score, opponents
+    if F.flag(form, "not_on_board"):
+        kwargs["not_on_board"] = True
+    return kwargs
 
 
 DICE_FIELDS = ("rules", "roll", "turn", "score", "opponents", "not_on_board", "ask")
@@ -199,13 +206,7 @@ async def which_dice(request: Request) -> Response:
             kwargs: dict[str, Any] = {"rules": rules, "roll": roll}
             if isinstance(roll, list) and roll:
                 kwargs["dice"] = len(roll)
-            kwargs["turn"] = F.whole(form, "turn", "Turn total") or 0
-            score = F.whole(form, "score", "Your score")
-            opponents = F.numbers(form, "opponents")
-            if score is not None or opponents is not None:
-                kwargs["score"], kwargs["opponents"] = score, opponents
-            if F.flag(form, "not_on_board"):
-                kwargs["not_on_board"] = True
+            kwargs.update(_where(form))
         except InputError as e:
             ctx["error"] = calls.one_line(str(e))
         else:
