@@ -1,13 +1,15 @@
 """The Yahtzee family: published optima, exact brute force on reduced games, the CLI."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import dicesolver
 from dicesolver.store import Store
 from dicesolver.yahtzee.game import game_table, parse_state, run_widget
-from dicesolver.yahtzee.rules import PRESETS, YahtzeeRules
+from dicesolver.yahtzee.rules import BOX_KEYS, KEYS, PRESETS, UPPER, from_dict
 from dicesolver.yahtzee.solve import level_states, reachable_upper, solve
 
 from . import yahtzee_bruteforce
@@ -27,36 +29,76 @@ def test_published_optimum(name, published):
     assert E[0, 0, 0] == pytest.approx(published, abs=1e-6)
 
 
+def _rules(name, boxes, **keys):
+    """A reduced rule set, written as a rule file would be (docs/rules-format.md)."""
+    return from_dict({"name": name, "boxes": boxes, **keys}, f"{name}.toml")
+
+
+UP = lambda f: {"name": UPPER[f - 1], "kind": "upper", "face": f}  # noqa: E731
+YAHTZEE = {"name": "yahtzee", "kind": "yahtzee", "points": 50}
 REDUCED = [
-    YahtzeeRules(
+    _rules(
         "mini-forced",
-        "",
-        ("fives", "sixes", "full_house", "yahtzee"),
-        "american",
-        "forced",
-        35,
-        20,
-        100,
+        [
+            UP(5),
+            UP(6),
+            {"name": "full_house", "kind": "house", "groups": [3, 2], "points": 25},
+            YAHTZEE,
+        ],
+        upper_bonus=35,
+        upper_threshold=20,
+        yahtzee_bonus=100,
+        joker="forced",
     ),
-    YahtzeeRules(
+    _rules(
         "mini-free",
-        "",
-        ("fives", "sixes", "small_straight", "yahtzee"),
-        "american",
-        "free",
-        35,
-        20,
-        100,
+        [
+            UP(5),
+            UP(6),
+            {"name": "small_straight", "kind": "straight", "run": 4, "points": 30},
+            YAHTZEE,
+        ],
+        upper_bonus=35,
+        upper_threshold=20,
+        yahtzee_bonus=100,
+        joker="free",
     ),
-    YahtzeeRules(
+    _rules(
         "mini-yatzy",
-        "",
-        ("twos", "two_pairs", "full_house", "yatzy"),
-        "scandinavian",
-        None,
-        50,
-        6,
-        0,
+        [
+            UP(2),
+            {"name": "two_pairs", "kind": "pairs", "count": 2},
+            {"name": "full_house", "kind": "house", "groups": [3, 2]},
+            {"name": "yatzy", "kind": "yahtzee", "points": 50},
+        ],
+        upper_bonus=50,
+        upper_threshold=6,
+    ),
+    _rules(  # Scandinavian forced order: the boxes in their order, a bonus without a joker
+        "mini-forced-order",
+        [UP(6), {"name": "three_kind", "kind": "kind", "count": 3}, UP(5), YAHTZEE],
+        upper_bonus=50,
+        upper_threshold=20,
+        yahtzee_bonus=100,
+        order="forced",
+    ),
+    _rules(  # Maxi Yatzy's six dice and its boxes
+        "mini-maxi",
+        [
+            UP(6),
+            {"name": "three_pairs", "kind": "pairs", "count": 3},
+            {"name": "castle", "kind": "house", "groups": [3, 3]},
+            {
+                "name": "full_straight",
+                "kind": "straight",
+                "faces": [1, 2, 3, 4, 5, 6],
+                "points": 21,
+            },
+            {"name": "maxi_yatzy", "kind": "yahtzee", "points": 100},
+        ],
+        dice=6,
+        upper_bonus=50,
+        upper_threshold=18,
     ),
 ]
 
@@ -185,3 +227,109 @@ def test_cli_export(tmp_path):
 def test_cli_bad_states_exit_2(args):
     err = run(*args, code=2).stderr.strip()
     assert err.startswith("yahtzee") and "error" in err and "\n" not in err
+
+
+# --- rule files ---------------------------------------------------------------------------
+
+
+def _doc_rows(marker):
+    """The rows (cells, backticks dropped) of the table after an HTML comment marker."""
+    text = (Path(__file__).parent.parent / "docs" / "rules-format.md").read_text()
+    lines = text[text.index(marker) :].splitlines()[3:]
+    rows = []
+    for ln in lines:
+        if not ln.startswith("|"):
+            break
+        rows.append([c.strip().replace("`", "") for c in ln.strip("|").split("|")])
+    return rows
+
+
+@pytest.mark.parametrize("marker, schema", [("yahtzee-keys", KEYS), ("yahtzee-box-keys", BOX_KEYS)])
+def test_rules_format_doc_equals_the_schema(marker, schema):
+    """docs/rules-format.md's Yahtzee tables list the schema's keys: name, type, what each
+    accepts and its default, in the schema's order."""
+    rows = _doc_rows(marker)
+    doc = [(r[0].strip("[]"), r[1], r[2], r[3].replace('""', "")) for r in rows]
+    want = [(k.name, k.type, k.accepts, str(k.default)) for k in schema]
+    assert doc == want
+
+
+def test_presets_are_files_and_load_by_path(tmp_path):
+    """Every preset is a rule file; a copy of one under another name is the same rule set
+    (the same hash: the same stored table)."""
+    from dicesolver.yahtzee.rules import load, preset_names
+
+    assert {"yahtzee", "yahtzee-free-joker", "yatzy", "yatzy-forced", "maxi-yatzy"} <= set(
+        preset_names()
+    )
+    src = Path(dicesolver.__file__).parent / "yahtzee" / "rulesets" / "yatzy.toml"
+    copy = tmp_path / "mine.toml"
+    copy.write_text(
+        src.read_text().replace('name = "yatzy"\ndescription', 'name = "mine"\ndescription')
+    )
+    assert load(str(copy)).name == "mine" and load(str(copy)).digest() == PRESETS["yatzy"].digest()
+    maxi = PRESETS["maxi-yatzy"]
+    assert maxi.dice == 6 and maxi.n_boxes == 20 and (maxi.upper_bonus, maxi.threshold) == (50, 75)
+
+
+def test_preset_values_unchanged_by_rule_files():
+    """The three presets read from files equal the tables solved before them to 1e-9 (and the
+    compiled peer yatzy-solver 1.0.0 to the last digit shown: 254.58772873449593,
+    254.58960948196315, 248.4399893778553)."""
+    for name, before in (
+        ("yahtzee", 254.58772873449593),
+        ("yahtzee-free-joker", 254.58960948196315),
+        ("yatzy", 248.4399893778553),
+    ):
+        assert game_table(PRESETS[name], Store.resolve())[0, 0, 0] == pytest.approx(
+            before, abs=1e-9
+        )
+
+
+def test_forced_yatzy_optimum():
+    """Forced Yatzy (the boxes in sheet order): 122.55852739642387. No published figure was
+    found; this is the value of an independent solver, the Rust package yatzy-solver 1.0.0,
+    variant "yatzy-scandinavian+forced" (Solver.build(...).state_value("upper 0 | filled -"),
+    printed 122.55852739642387), with the same sheet and bonus."""
+    E = game_table(PRESETS["yatzy-forced"], Store.resolve())
+    assert E[0, 0, 0] == pytest.approx(122.55852739642387, abs=1e-9)
+
+
+BAD_FILES = [
+    ("dice = 7\n[[boxes]]\nname='c'\nkind='chance'\n", "key 'dice'"),
+    ("order = 'up'\n[[boxes]]\nname='c'\nkind='chance'\n", "key 'order'"),
+    ("joker = 'forced'\n[[boxes]]\nname='c'\nkind='chance'\n", "key 'joker'"),
+    ("colour = 1\n[[boxes]]\nname='c'\nkind='chance'\n", "key 'colour'"),
+    ("dice = 5\n", "key 'boxes'"),
+    ("[[boxes]]\nname='c'\nkind='poker'\n", "key 'boxes[0].kind'"),
+    ("[[boxes]]\nname='h'\nkind='house'\ngroups=[3, 3]\n", "key 'boxes[0].groups'"),
+    ("[[boxes]]\nname='k'\nkind='kind'\n", "key 'boxes[0].count'"),
+    ("[[boxes]]\nname='u'\nkind='upper'\nface=7\n", "key 'boxes[0].face'"),
+    ("[[boxes]]\nname='u'\nkind='upper'\nface=1\npoints=3\n", "key 'boxes[0].points'"),
+    ("[[boxes]]\nname='s'\nkind='straight'\nrun=4\nfaces=[1,2,3,4]\n", "key 'boxes[0].run'"),
+    ("[[boxes]]\nname='c'\nkind='chance'\n[[boxes]]\nname='c'\nkind='chance'\n", "names two"),
+    ("[[boxes]]\nname='a b'\nkind='chance'\n", "key 'boxes[0].name'"),
+    ("upper_bonus = 35\n[[boxes]]\nname='c'\nkind='chance'\n", "key 'upper_bonus'"),
+    ("dice = [5\n", "not valid TOML"),
+]
+
+
+@pytest.mark.parametrize("text, key", BAD_FILES, ids=[k for _, k in BAD_FILES])
+def test_malformed_rule_file_is_one_line_exit_2(tmp_path, text, key):
+    f = tmp_path / "house.toml"
+    f.write_text(text)
+    err = run("value", "--rules", str(f), code=2).stderr.strip()
+    assert "\n" not in err and "house.toml" in err and key in err
+
+
+def test_cli_rule_file_and_six_dice(tmp_path):
+    """A user's file works wherever a preset name does, with six dice where it says so."""
+    f = tmp_path / "tiny.toml"
+    f.write_text(
+        "dice = 6\n[[boxes]]\nname = 'sixes'\nkind = 'upper'\nface = 6\n"
+        "[[boxes]]\nname = 'maxi'\nkind = 'yahtzee'\npoints = 100\n"
+    )
+    d = json.loads(run("advise", "--rules", str(f), "--dice", "6,6,6,6,6,1", "--json").stdout)
+    assert d["options"][0]["keep"] == [6, 6, 6, 6, 6]
+    err = run("advise", "--rules", str(f), "--dice", "6,6,6,6,6", code=2).stderr
+    assert "6 dice" in err

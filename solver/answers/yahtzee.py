@@ -82,8 +82,8 @@ def yahtzee_advise(
     score from now on."""
     rs = _rules(rules)
     hand = tuple(dice_list(dice, "--dice"))
-    if len(hand) != 5:
-        raise InputError(f"--dice: a hand has five dice, got {len(hand)}")
+    if len(hand) != rs.dice:
+        raise InputError(f"--dice: a hand of {rs.name} has {rs.dice} dice, got {len(hand)}")
     state = Y.parse_state(rs, _filled(filled), upper, yahtzee_bonus)
     if rolls_left not in (0, 1, 2):
         raise InputError(f"--rolls-left is 0, 1 or 2, got {rolls_left}")

@@ -25,8 +25,8 @@ RULES_OPT = click.option(
     "--rules",
     default="yahtzee",
     show_default=True,
-    metavar="PRESET",
-    help="yahtzee, yahtzee-free-joker or yatzy.",
+    metavar="PRESET|FILE",
+    help="A preset (yahtzee rules lists them) or a rule file (docs/rules-format.md).",
 )
 
 
@@ -81,7 +81,7 @@ def y_rules(as_json):
 
 @yahtzee_main.command("advise")
 @RULES_OPT
-@click.option("--dice", required=True, metavar="D,D,D,D,D", help="The five dice showing.")
+@click.option("--dice", required=True, metavar="D,D,D,D,D", help="The dice showing (all of them).")
 @click.option(
     "--rolls-left",
     type=int,

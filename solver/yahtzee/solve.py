@@ -1,7 +1,7 @@
 """Solve the whole game: the value of every reachable state between turns.
 
 States: the boxes filled (bit mask), the upper total capped at the threshold, and whether
-the Yahtzee box holds 50.  A state's value needs only states with one more box filled, so
+the Yahtzee box holds its points.  A state's value needs only states with one more box filled, so
 the levels (boxes filled) are solved from the full sheet back to the empty one; within a
 level every state is independent and the widget runs for all of them in parallel (numba,
 compiled once and cached on disk).  Only upper totals that the filled upper boxes can make
@@ -20,7 +20,7 @@ from .scoring import tables
 def reachable_upper(rules: YahtzeeRules) -> np.ndarray:
     """ok[upper_mask, up]: can the filled upper boxes total `up` (capped at the threshold)?"""
     T = rules.threshold
-    ok = np.zeros((64, T + 1), bool)
+    ok = np.zeros((64, T + 1), bool)  # (T = 0 without an upper bonus: one total, 0)
     ok[0, 0] = True
     for umask in range(1, 64):
         f = (umask & -umask).bit_length()  # the lowest face filled, 1..6
@@ -35,9 +35,15 @@ def joker_mode(rules: YahtzeeRules) -> int:
     return {None: 0, "forced": 1, "free": 2}[rules.joker]
 
 
+def table_shape(rules: YahtzeeRules) -> tuple[int, int, int]:
+    """E's shape: boxes filled (mask), upper total capped at the threshold, and whether the
+    Yahtzee box holds its points (only where a bonus or joker makes that matter)."""
+    return (1 << rules.n_boxes, rules.threshold + 1, 2 if rules.yahtzee_box >= 0 else 1)
+
+
 def args(rules: YahtzeeRules) -> tuple:
     """The widget's table arguments, in order, after (mask, up, yf, E)."""
-    kg, st = keep_graph(), tables(rules)
+    kg, st = keep_graph(rules.dice), tables(rules)
     return (
         st.base,
         st.upper_face,
@@ -48,6 +54,7 @@ def args(rules: YahtzeeRules) -> tuple:
         rules.upper_bonus,
         rules.threshold,
         rules.yahtzee_bonus,
+        int(rules.order == "forced"),
         kg.add,
         kg.remove,
         kg.roll_keep,
@@ -67,17 +74,20 @@ def upper_mask(rules: YahtzeeRules, masks: np.ndarray) -> np.ndarray:
 def level_states(rules: YahtzeeRules, filled: int, ok: np.ndarray) -> np.ndarray:
     """(mask, up, yf) of every reachable state with `filled` boxes filled."""
     nb = rules.n_boxes
-    masks = np.arange(1 << nb)
-    pop = np.zeros(1 << nb, np.int64)
-    for i in range(nb):
-        pop += (masks >> i) & 1
-    masks = masks[pop == filled]
+    if rules.order == "forced":  # the first `filled` boxes, no other mask
+        masks = np.array([(1 << filled) - 1], np.int64)
+    else:
+        masks = np.arange(1 << nb)
+        pop = np.zeros(1 << nb, np.int64)
+        for i in range(nb):
+            pop += (masks >> i) & 1
+        masks = masks[pop == filled]
     m_idx, up = np.nonzero(ok[upper_mask(rules, masks)])
     masks = masks[m_idx]
     ybox = tables(rules).yahtzee_box
     yf = np.zeros(len(masks), np.int64)
     if ybox >= 0:
-        two = (masks >> ybox) & 1 == 1  # the Yahtzee box filled: with 0 or with 50
+        two = (masks >> ybox) & 1 == 1  # the Yahtzee box filled: with 0 or its points
         masks = np.concatenate([masks, masks[two]])
         up = np.concatenate([up, up[two]])
         yf = np.concatenate([yf, np.ones(int(two.sum()), np.int64)])
@@ -90,7 +100,7 @@ def solve(rules: YahtzeeRules, progress=None) -> np.ndarray:
 
     nb = rules.n_boxes
     ok = reachable_upper(rules)
-    E = np.zeros((1 << nb, rules.threshold + 1, 2))
+    E = np.zeros(table_shape(rules))
     a = args(rules)
     for filled in range(nb - 1, -1, -1):
         states = level_states(rules, filled, ok)

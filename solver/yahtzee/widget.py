@@ -1,12 +1,14 @@
 """One turn of the Yahtzee family (the "widget"): roll, keep, roll, keep, roll, score.
 
-Plain Python over numpy arrays and ints, with no calls out: solve.py compiles it with numba
-and runs it for every state of a level in parallel; queries (advise) run this same code
-uncompiled for a single state, so they never wait for a compiler.
+Plain Python over numpy arrays and ints (any number of dice: the keep graph's), with no
+calls out: solve.py compiles it with numba and runs it for every state of a level in
+parallel; queries (advise) run this same code uncompiled for a single state, so they never
+wait for a compiler.
 
 Arrays (see dice.KeepGraph and scoring.ScoreTables):
   E[mask, up, yf]  value of the state between turns (boxes filled, upper total capped at
-                   the threshold, Yahtzee box holding 50); E of the full sheet is 0.
+                   the threshold, Yahtzee box holding its points); E of the full sheet is 0.
+  forced           1: the boxes are filled in their order (only the first open one scores)
 Outputs, filled in place:
   VB[o, b]  hand o scored in box b (-inf where not allowed): points + bonuses + E(next)
   A1[k]     keeping k with one roll left;  A2[k]: with two rolls left
@@ -32,6 +34,7 @@ def widget(
     upper_bonus,
     threshold,
     ybonus,
+    forced,
     add,
     remove,
     roll_keep,
@@ -46,6 +49,11 @@ def widget(
     F = np.empty(n_out)
     # -- 0 rolls left: score the hand in a box ----------------------------------------------
     y_filled = ybox >= 0 and (mask >> ybox) & 1 == 1
+    only = -1  # forced order: the first open box, no other
+    if forced == 1:
+        only = 0
+        while (mask >> only) & 1 == 1:
+            only += 1
     for o in range(n_out):
         best = NEG
         f5 = five[o]
@@ -63,7 +71,7 @@ def widget(
                         lower_open = True
         for b in range(nb):
             VB[o, b] = NEG
-            if (mask >> b) & 1 == 1:
+            if (mask >> b) & 1 == 1 or (only >= 0 and b != only):
                 continue
             pts = base[b, o]
             if extra:
@@ -92,19 +100,19 @@ def widget(
                         gain += upper_bonus
             nyf = yf
             if b == ybox:
-                nyf = 1 if pts == 50 else 0
+                nyf = 1 if pts > 0 else 0
             v = gain + E[mask | (1 << b), nup, nyf]
             VB[o, b] = v
             if v > best:
                 best = v
         F[o] = best
     # -- keeps: average over the dice added, best over the dice dropped --------------------
-    last = size_start[5]
+    last = size_start[size_start.shape[0] - 2]  # the first keep of all the dice
     for rolls in range(2):
         A = A1 if rolls == 0 else A2
         for o in range(n_out):
             A[roll_keep[o]] = F[o]
-        for k in range(last - 1, -1, -1):  # keeps of 4..0 dice: mean over one more die
+        for k in range(last - 1, -1, -1):  # keeps of fewer dice: mean over one more die
             s = 0.0
             for f in range(6):
                 s += A[add[k, f]]
