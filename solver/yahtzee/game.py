@@ -56,6 +56,28 @@ def game_table(rules: YahtzeeRules, store: Store, progress=None) -> np.ndarray:
     return arrays["E"]
 
 
+def score_distribution(rules: YahtzeeRules, store: Store, progress=None) -> dict:
+    """The exact distribution of the final score under optimal play (distribution.py),
+    from the store or computed (from the game table) and stored: p[x] = P(score = x), the
+    chance of the upper bonus, each box's chance of scoring and its mean points."""
+    from .distribution import distribution
+
+    def build():
+        E = game_table(rules, store)
+        d = distribution(rules, E, progress)
+        meta = {"rules_name": rules.name, "peak_bytes": d.peak_bytes, "table_value": E[0, 0, 0]}
+        arrays = {
+            "p": d.p,
+            "p_upper_bonus": np.array([d.p_upper_bonus]),
+            "box_hits": d.box_hits,
+            "box_points": d.box_points,
+        }
+        return meta, arrays
+
+    meta, arrays = store.cached(rules.name, rules.digest(), "yahtzee-distribution", build)
+    return dict(arrays, peak_bytes=meta["peak_bytes"], table_value=meta["table_value"])
+
+
 def box_name(rules: YahtzeeRules, text: str) -> int:
     key = text.strip().lower().replace("_", "").replace("-", "").replace(" ", "")
     names = {b.replace("_", ""): i for i, b in enumerate(rules.boxes)}

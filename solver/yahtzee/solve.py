@@ -10,6 +10,8 @@ are solved.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from .dice import keep_graph
@@ -94,17 +96,46 @@ def level_states(rules: YahtzeeRules, filled: int, ok: np.ndarray) -> np.ndarray
     return np.stack([masks, up, yf], axis=1).astype(np.int64)
 
 
-def solve(rules: YahtzeeRules, progress=None) -> np.ndarray:
-    """E[mask, up, yf] for every reachable state (0 elsewhere); E[0, 0, 0] is the optimum."""
-    from .kernel import level
+def compiled_level():
+    """The C build of a level (_widget.c, built by pip install), or None: numba then."""
+    try:
+        from . import _widget
+    except ImportError:
+        return None
+    return _widget.level
 
+
+def threads() -> int:
+    return max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1, 8))
+
+
+def c_args(rules: YahtzeeRules, shape: tuple[int, int, int]) -> tuple:
+    """_widget.level's arguments after (states, E): its arrays, contiguous, and flags."""
+    kg, st = keep_graph(rules.dice), tables(rules)
+    ints = (st.base, st.upper_face, st.joker, st.five, kg.add, kg.remove, kg.roll_keep)
+    arrays: tuple = tuple(np.ascontiguousarray(x, np.int64) for x in ints + (kg.size_start,))
+    arrays += (np.ascontiguousarray(kg.roll_prob, np.float64),)
+    flags: tuple = (shape[1], shape[2], rules.yahtzee_box, joker_mode(rules), rules.upper_bonus)
+    flags += (rules.threshold, rules.yahtzee_bonus, int(rules.order == "forced"))
+    return arrays + flags + (threads(),)
+
+
+def solve(rules: YahtzeeRules, progress=None) -> np.ndarray:
+    """E[mask, up, yf] for every reachable state (0 elsewhere); E[0, 0, 0] is the optimum.
+    The states of a level in C on every core (or, without the C kernel, numba)."""
     nb = rules.n_boxes
     ok = reachable_upper(rules)
     E = np.zeros(table_shape(rules))
-    a = args(rules)
+    c_level = compiled_level()
+    if c_level is None:
+        from .kernel import level
+
+        a = args(rules)
+    else:
+        a = c_args(rules, E.shape)
     for filled in range(nb - 1, -1, -1):
         states = level_states(rules, filled, ok)
-        level(states, E, *a)
+        (level if c_level is None else c_level)(states, E, *a)
         if progress:
             progress(nb - filled)
     return E
