@@ -8,7 +8,16 @@ import pytest
 
 import dicesolver
 from dicesolver.store import Store
-from dicesolver.yahtzee.game import game_table, parse_state, run_widget
+from dicesolver.yahtzee.dice import keep_graph
+from dicesolver.yahtzee.distribution import distribution, moments
+from dicesolver.yahtzee.game import (
+    SheetState,
+    game_table,
+    hand_index,
+    parse_state,
+    policy,
+    run_widget,
+)
 from dicesolver.yahtzee.rules import BOX_KEYS, KEYS, PRESETS, UPPER, from_dict
 from dicesolver.yahtzee.solve import level_states, reachable_upper, solve
 
@@ -333,3 +342,98 @@ def test_cli_rule_file_and_six_dice(tmp_path):
     assert d["options"][0]["keep"] == [6, 6, 6, 6, 6]
     err = run("advise", "--rules", str(f), "--dice", "6,6,6,6,6", code=2).stderr
     assert "6 dice" in err
+
+
+# --- the exact distribution of the final score -----------------------------------------------
+
+
+def _choose(rules, E):
+    """The solver's policy (yahtzee.game.policy) as functions of sorted hands, by state."""
+    kg = keep_graph(rules.dice)
+    face = lambda c: tuple(f + 1 for f in range(6) for _ in range(c[f]))  # noqa: E731
+    keeps = [face(c) for c in kg.counts.tolist()]
+
+    def choose(filled, up, y50):
+        mask = sum(1 << i for i, b in enumerate(rules.boxes) if b in filled)
+        pol = policy(rules, E, SheetState(mask, up, int(y50)))
+        of = lambda h: hand_index(h)  # noqa: E731
+        return (
+            lambda h: keeps[pol["keep2"][of(h)]],
+            lambda h: keeps[pol["keep1"][of(h)]],
+            lambda h: rules.boxes[pol["box"][of(h)]],
+        )
+
+    return choose
+
+
+@pytest.mark.parametrize("rules", REDUCED, ids=lambda r: r.name)
+def test_exact_distribution_equals_a_plain_recursion(rules):
+    """issue 28: the forward pass's distribution of the final score equals, to 1e-12 at
+    every score, a plain recursion over every roll of every turn along the same policy (the
+    bonus, joker and next-state rules written again in the brute force); its mean is the
+    table's value and its standard deviation the second backward pass's, to 1e-9."""
+    E = solve(rules)
+    d = distribution(rules, E)
+    R = yahtzee_bruteforce.remaining_distribution(rules, _choose(rules, E))(frozenset(), 0, False)
+    want = np.zeros(max(max(R) + 1, len(d.p)))
+    for x, q in R.items():
+        want[x] += q
+    assert np.abs(np.pad(d.p, (0, len(want) - len(d.p))) - want).max() < 1e-12
+    x = np.arange(len(d.p))
+    mean = x @ d.p
+    assert mean == pytest.approx(E[0, 0, 0], abs=1e-9)
+    m, s = moments(rules, E)
+    assert m == pytest.approx(E[0, 0, 0], abs=1e-9)
+    assert np.sqrt(((x - mean) ** 2) @ d.p) == pytest.approx(s, abs=1e-9)
+
+
+def test_glenn_standard_deviation_of_optimal_yahtzee():
+    """J. Glenn, "An Optimal Strategy for Yahtzee", Loyola College in Maryland, CS-TR-0002
+    (May 2006), Table 3: the optimal strategy's expected score 254.59, standard deviation
+    59.61 (his P(S, n) forward pass over every state and score).  The second backward pass
+    gives 59.6078811 under the official forced joker (the forward pass: the same to 1e-12)."""
+    rs = PRESETS["yahtzee"]
+    E = game_table(rs, Store.resolve())
+    m, s = moments(rs, E)
+    assert round(m, 2) == 254.59 and round(s, 2) == 59.61
+    assert m == pytest.approx(E[0, 0, 0], abs=1e-9)
+
+
+def test_cli_evaluate_forced_yatzy(tmp_path):
+    """yahtzee evaluate: JSON (mean = the table's value, P(score >= x) for every x), the
+    table as csv/json/parquet, a plot; and yahtzee simulate's z against the exact mean and
+    its standard deviation within 4 standard errors of the exact one."""
+    d = json.loads(run("evaluate", "--rules", "yatzy-forced", "--json").stdout)
+    assert d["mean"] == pytest.approx(122.55852739642387, abs=1e-9)
+    assert d["mean"] == pytest.approx(d["table_value"], abs=1e-9)
+    p, at_least = np.array(d["p"]), np.array(d["p_at_least"])
+    assert p.sum() == pytest.approx(1, abs=1e-12) and at_least[0] == pytest.approx(1, abs=1e-12)
+    assert np.allclose(at_least[:-1] - at_least[1:], p[:-1], atol=1e-15)
+    cdf = np.cumsum(p)
+    for q, x in d["quantiles"].items():
+        assert cdf[x] >= int(q) / 100 > (cdf[x - 1] if x else 0)
+    assert 0 < d["p_upper_bonus"] < 1 and d["p_yahtzee"] == pytest.approx(
+        d["boxes"]["yatzy"]["p_scores"]
+    )
+    csv = run("evaluate", "--rules", "yatzy-forced", "--format", "csv").stdout.splitlines()
+    assert csv[0] == "score,p,p_at_least" and len(csv) == len(p) + 1
+    out, png = tmp_path / "d.json", tmp_path / "d.png"
+    run(
+        "evaluate",
+        "--rules",
+        "yatzy-forced",
+        "--format",
+        "json",
+        "--out",
+        str(out),
+        "--plot",
+        str(png),
+    )
+    assert len(json.loads(out.read_text())["rows"]) == len(p) and png.stat().st_size > 1000
+    n = 20_000
+    sim = json.loads(run("simulate", "--rules", "yatzy-forced", "--games", str(n), "--json").stdout)
+    assert sim["exact_std"] == pytest.approx(d["std"], abs=1e-12) and abs(sim["z"]) < 4
+    x = np.arange(len(p))
+    mu4 = ((x - d["mean"]) ** 4) @ p  # the sample variance's standard error, from the exact law
+    se_std = np.sqrt((mu4 - d["std"] ** 4) / n) / (2 * d["std"])
+    assert abs(sim["std"] - d["std"]) < 4 * se_std

@@ -21,7 +21,8 @@ def multisets(j):
         yield c, Fraction(factorial(j) // prod(factorial(x) for x in counts), 6**j)
 
 
-def solve(rules):
+def solve_options(rules):
+    """options(hand, filled, up, y50): (box, (gain, next state)) of every legal box."""
     boxes = rules.boxes
     n = rules.dice
     face_box = {b.face: b.name for b in rules.specs if b.kind == "upper"}
@@ -74,12 +75,22 @@ def solve(rules):
                 if up < rules.threshold <= up + pts:
                     gain += rules.upper_bonus
             ny = (pts > 0) if special and b == alike[0] else y50
-            out.append((gain, (filled | {b}, nup, ny)))
+            out.append((b, (gain, (filled | {b}, nup, ny))))
         return out
+
+    return options
+
+
+def solve(rules):
+    n = rules.dice
+    legal = solve_options(rules)
+
+    def options(hand, filled, up, y50):
+        return [o for _, o in legal(hand, filled, up, y50)]
 
     @cache
     def E(filled, up, y50):
-        if len(filled) == len(boxes):
+        if len(filled) == len(rules.boxes):
             return Fraction(0)
         final = {
             h: max(g + E(frozenset(s[0]), s[1], s[2]) for g, s in options(h, filled, up, y50))
@@ -100,3 +111,38 @@ def solve(rules):
         return sum(p * vals[h] for h, p in multisets(n))
 
     return E
+
+
+def remaining_distribution(rules, choose):
+    """The distribution of the points still to come from each state, by a plain recursion
+    over every roll of every turn (float probabilities), along a given policy:
+    choose(filled, up, y50) -> (keep2, keep1, box), functions of a sorted hand (keeps as
+    sorted tuples of faces, the box by name).  The rules (points, bonuses, joker, next
+    state) are this module's own, `options` above."""
+    n = rules.dice
+    rolls = {j: [(m, float(p)) for m, p in multisets(j)] for j in range(n + 1)}
+    legal = solve_options(rules)
+
+    @cache
+    def R(filled, up, y50):
+        if len(filled) == len(rules.boxes):
+            return {0: 1.0}
+        keep2, keep1, box = choose(filled, up, y50)
+        hands = {h: p for h, p in rolls[n]}
+        for keep in (keep2, keep1):
+            nxt = {}
+            for h, p in hands.items():
+                k = keep(h)
+                for m, q in rolls[n - len(k)]:
+                    h2 = tuple(sorted(k + m))
+                    nxt[h2] = nxt.get(h2, 0.0) + p * q
+            hands = nxt
+        out = {}
+        for h, p in hands.items():
+            b = box(h)
+            gain, (f2, up2, y2) = next(o for name, o in legal(h, filled, up, y50) if name == b)
+            for x, q in R(frozenset(f2), up2, y2).items():
+                out[x + gain] = out.get(x + gain, 0.0) + p * q
+        return out
+
+    return R

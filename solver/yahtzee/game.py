@@ -132,6 +132,22 @@ def parse_state(
     return SheetState(mask, upper, int(yahtzee_bonus))
 
 
+def policy(rules: YahtzeeRules, E: np.ndarray, state: SheetState) -> dict[str, np.ndarray]:
+    """The solver's own policy at a state (its max's choices, ties included), per hand
+    (keep_graph's roll index): "keep2"/"keep1" the keep index with two/one rolls left,
+    "box" the box of the final hand.  What the evaluator follows; the tests' recursion too."""
+    from .widget import best_keeps
+
+    kg = keep_graph(rules.dice)
+    VB, A1, A2, _ = run_widget(rules, E, state)
+    out = {"box": VB.argmax(axis=1)}  # (argmax: the first best, as the widget's max)
+    for name, A in (("keep2", A2), ("keep1", A1)):
+        arg = np.empty(len(A), np.int64)
+        best_keeps(A, kg.remove, arg)
+        out[name] = arg[kg.roll_keep]
+    return out
+
+
 def _upper_filled(rules: YahtzeeRules, mask: int) -> list[str]:
     st = score_tables(rules)
     return [b for i, b in enumerate(rules.boxes) if st.upper_face[i] and mask >> i & 1]
