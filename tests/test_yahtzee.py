@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import dicesolver
+from dicesolver.answers.progress import Progress
 from dicesolver.store import Store
 from dicesolver.yahtzee.dice import keep_graph
 from dicesolver.yahtzee.distribution import distribution, moments
@@ -437,3 +438,37 @@ def test_cli_evaluate_forced_yatzy(tmp_path):
     mu4 = ((x - d["mean"]) ** 4) @ p  # the sample variance's standard error, from the exact law
     se_std = np.sqrt((mu4 - d["std"] ** 4) / n) / (2 * d["std"])
     assert abs(sim["std"] - d["std"]) < 4 * se_std
+
+
+class Recorder(Progress):
+    def __init__(self):
+        self.events = []
+
+    def start(self, label, total):
+        self.events.append(("start", label, total))
+
+    def advance(self, n=1):
+        self.events.append(("advance", n))
+
+    def finish(self):
+        self.events.append(("finish",))
+
+
+def test_first_use_is_never_silent(tmp_path):
+    """issue 25 point 5: a build reports from its start (what, and the estimate), a step per
+    level, and its end; the exact distribution likewise (before numba compiles it); a table
+    stored already reports nothing."""
+    rec = Recorder()
+    dicesolver.yahtzee_value("yatzy-forced", tables=str(tmp_path), progress=rec)
+    assert rec.events[0][0] == "start" and "solving yatzy-forced" in rec.events[0][1]
+    assert "about" in rec.events[0][1] and rec.events[0][2] == 15
+    assert rec.events[1:] == [("advance", 1)] * 15 + [("finish",)]
+    rec = Recorder()
+    dicesolver.yahtzee_evaluate("yatzy-forced", tables=str(tmp_path), progress=rec)
+    assert rec.events[0][:1] == ("start",) and "distribution" in rec.events[0][1]
+    assert "about" in rec.events[0][1] and rec.events[-1] == ("finish",)
+    assert len(rec.events) == 17
+    rec = Recorder()
+    dicesolver.yahtzee_evaluate("yatzy-forced", tables=str(tmp_path), progress=rec)
+    dicesolver.yahtzee_advise("yatzy-forced", dice="1,2,3,4,5", tables=str(tmp_path), progress=rec)
+    assert rec.events == []

@@ -14,7 +14,7 @@ from ..yahtzee import game as Y
 from ..yahtzee.rules import PRESETS, YahtzeeRules, load
 from .base import Answer, Tables_, dice_list, sample_moments
 from .export import Table
-from .progress import SILENT, Progress, started_by_first_step
+from .progress import SILENT, Progress
 
 
 def _rules(rules: str | YahtzeeRules) -> YahtzeeRules:
@@ -22,11 +22,9 @@ def _rules(rules: str | YahtzeeRules) -> YahtzeeRules:
 
 
 def _table(rs: YahtzeeRules, tables: Tables_, progress: Progress) -> np.ndarray:
-    """The stored table; progress only when it has to be solved (a few seconds)."""
+    """The stored table; progress only when it has to be solved (seconds)."""
     store = tables if isinstance(tables, Store) else Store.resolve(tables)
-    label = f"solving {rs.name} (first use)"
-    with started_by_first_step(progress, label, lambda _: rs.n_boxes) as step:
-        return Y.game_table(rs, store, progress=step)
+    return Y.game_table(rs, store, progress)
 
 
 @dataclass(frozen=True)
@@ -154,20 +152,7 @@ class YahtzeeEvaluation(Answer):
 def _distribution(rs: YahtzeeRules, tables: Tables_, progress: Progress) -> dict:
     """The stored distribution; progress only when it (or the game table) is computed."""
     store = tables if isinstance(tables, Store) else Store.resolve(tables)
-    _table(rs, store, progress)
-    label = f"the exact score distribution of {rs.name} (first use; about {_minutes(rs)})"
-    with started_by_first_step(progress, label, lambda _: rs.n_boxes) as step:
-        return Y.score_distribution(rs, store, progress=step)
-
-
-def _minutes(rs: YahtzeeRules) -> str:
-    """The forward pass's time, roughly (yahtzee: ~40 s on one free core, states x width)."""
-    from ..yahtzee.solve import level_states, reachable_upper
-
-    ok = reachable_upper(rs)
-    states = sum(len(level_states(rs, k, ok)) for k in range(rs.n_boxes))
-    secs = max(1, round(states * (1 + rs.yahtzee_bonus / 50) / 20_000))
-    return f"{secs} s" if secs < 120 else f"{secs // 60} min"
+    return Y.score_distribution(rs, store, progress)
 
 
 def yahtzee_evaluate(

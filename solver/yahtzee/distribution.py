@@ -13,7 +13,7 @@ import numpy as np
 from .dice import keep_graph
 from .rules import YahtzeeRules
 from .scoring import tables
-from .solve import args, level_states, reachable_upper, table_shape
+from .solve import args, level_states, reachable_upper, seconds, table_shape
 
 CHUNK = 2048  # states whose turns are worked out at once (their moves: ~20 MB)
 
@@ -25,6 +25,14 @@ class Distribution:
     box_hits: np.ndarray  # (boxes,) P(the box scores more than 0)
     box_points: np.ndarray  # (boxes,) its mean points
     peak_bytes: int  # the largest two levels' arrays held at once
+
+
+def estimate(rules: YahtzeeRules) -> str:
+    """The forward pass's time, roughly: numba's compilation (~15 s), then per state a
+    widget and the scatter of its points (yahtzee: ~40 s on this 2-core machine)."""
+    ok = reachable_upper(rules)
+    states = sum(len(level_states(rules, k, ok)) for k in range(rules.n_boxes))
+    return seconds(15 + states * (1 + rules.yahtzee_bonus / 50) * 2.5e-5)
 
 
 def widths(rules: YahtzeeRules, filled: int, states: np.ndarray) -> np.ndarray:

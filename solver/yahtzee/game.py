@@ -44,13 +44,35 @@ ALIASES = {
 }
 
 
+def reported(progress, label: str, total: int, work):
+    """work(step) between progress.start(label, total) and progress.finish() (progress:
+    answers.progress.Progress, or None); step(level) advances it by one."""
+    if progress is None:
+        return work(None)
+    progress.start(label, total)
+    try:
+        return work(lambda _: progress.advance(1))
+    finally:
+        progress.finish()
+
+
 def game_table(rules: YahtzeeRules, store: Store, progress=None) -> np.ndarray:
-    """E[mask, up, yf], from the store or solved (numba) and stored."""
+    """E[mask, up, yf], from the store or solved and stored; solving, it reports to
+    progress (answers.progress.Progress) from its start, its label with the estimate."""
+    from .solve import estimate
+
+    label = f"solving {rules.name} (first use, about {estimate(rules)})"
+
+    def build():
+        return {"rules_name": rules.name}, {
+            "E": reported(progress, label, rules.n_boxes, lambda step: solve(rules, step))
+        }
+
     _, arrays = store.cached(
         rules.name,
         rules.digest(),
         OBJECTIVE,
-        lambda: ({"rules_name": rules.name}, {"E": solve(rules, progress)}),
+        build,
         check=lambda h, a: a["E"].shape == table_shape(rules) and a["E"].dtype == np.float64,
     )
     return arrays["E"]
@@ -59,12 +81,20 @@ def game_table(rules: YahtzeeRules, store: Store, progress=None) -> np.ndarray:
 def score_distribution(rules: YahtzeeRules, store: Store, progress=None) -> dict:
     """The exact distribution of the final score under optimal play (distribution.py),
     from the store or computed (from the game table) and stored: p[x] = P(score = x), the
-    chance of the upper bonus, each box's chance of scoring and its mean points."""
-    from .distribution import distribution
+    chance of the upper bonus, each box's chance of scoring and its mean points.  Computing,
+    it reports to progress from its start (numba's compilation included)."""
+    from .distribution import distribution, estimate
 
     def build():
-        E = game_table(rules, store)
-        d = distribution(rules, E, progress)
+        E = game_table(rules, store, progress)
+        label = f"the exact score distribution of {rules.name} (first use, about {estimate(rules)})"
+
+        def work(step):
+            from . import forward  # noqa: F401  (compiled here: inside the report)
+
+            return distribution(rules, E, step)
+
+        d = reported(progress, label, rules.n_boxes, work)
         meta = {"rules_name": rules.name, "peak_bytes": d.peak_bytes, "table_value": E[0, 0, 0]}
         arrays = {
             "p": d.p,
