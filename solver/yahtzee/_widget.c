@@ -11,7 +11,8 @@
  *   states (n, 3) int64 (mask, up, yf); E float64 C-contiguous (masks, T1, Y), written at
  *   the states; base (nb, hands), upper_face, joker (nb), five (hands), add, remove
  *   (keeps, 6), roll_keep (hands), size_start (dice + 2): int64 (see dice.py, scoring.py);
- *   roll_prob (hands) float64.
+ *   roll_prob (hands) float64; the hands in the order of their keeps (roll_keep[o] = the
+ *   first keep of all the dice + o: solve.c_args orders base, five and roll_prob so).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -28,7 +29,9 @@
 typedef struct {
     double *E;
     const int64_t *states, *base, *upper_face, *joker, *five, *add, *remove, *roll_keep;
-    int32_t *sub, *sub_start;  /* each keep's keeps of one die fewer, as a list (no -1s) */
+    int32_t *sub;  /* each keep's keeps of one die fewer, subw a keep, padded with `keeps` */
+    int subw;
+    double *based;             /* base as doubles: a lower box's values without a look-up */
     const double *roll_prob;
     int64_t n, nb, hands, keeps, last, T1, Y, P;
     int64_t ybox, joker_mode, upper_bonus, threshold, ybonus, forced;
@@ -37,7 +40,7 @@ typedef struct {
 typedef struct {
     const Work *w;
     int64_t i0, i1;
-    double *F, *A, *M, *tab;
+    double *A, *M, *tab;
 } Part;
 
 static inline double E_at(const Work *w, int64_t mask, int64_t up, int64_t yf)
@@ -87,7 +90,11 @@ static double widget(const Part *p, int64_t mask, int64_t up, int64_t yf)
 {
     const Work *w = p->w;
     int64_t nb = w->nb, hands = w->hands, keeps = w->keeps, P = w->P;
-    double *F = p->F, *A = p->A, *M = p->M, *tab = p->tab;
+    /* hands are the last keeps (hand o is keep last + o: the caller orders them so), so
+     * the hands' values are a part of the keeps' arrays and two buffers take turns */
+    int64_t last = w->last;
+    double *A = p->A, *M = p->M, *tab = p->tab;
+    double *F = A + last;
     int64_t only = -1;
     if (w->forced == 1) {
         only = 0;
@@ -99,25 +106,34 @@ static double widget(const Part *p, int64_t mask, int64_t up, int64_t yf)
         if (((mask >> b) & 1) || (only >= 0 && b != only)) continue;
         int64_t next = mask | ((int64_t)1 << b);
         int64_t face = w->upper_face[b];
-        if (face > 0) {  /* an upper box scores face x count: only those points */
-            for (int64_t pts = 0; pts <= P; pts += face) {
-                int64_t nup = up + pts;
-                double gain = (double)pts;
-                if (nup >= w->threshold) {
-                    nup = w->threshold;
-                    if (up < w->threshold) gain += (double)w->upper_bonus;
+        const double *bd = w->based + b * hands;
+        if (face > 0 || b == w->ybox) {
+            if (face > 0) {  /* an upper box scores face x count: only those points */
+                for (int64_t pts = 0; pts <= P; pts += face) {
+                    int64_t nup = up + pts;
+                    double gain = (double)pts;
+                    if (nup >= w->threshold) {
+                        nup = w->threshold;
+                        if (up < w->threshold) gain += (double)w->upper_bonus;
+                    }
+                    tab[pts] = gain + E_at(w, next, nup, yf);
                 }
-                tab[pts] = gain + E_at(w, next, nup, yf);
+            } else {  /* the Yahtzee box: its points decide the next flag */
+                double e1 = E_at(w, next, up, 1);
+                for (int64_t pts = 1; pts <= P; pts++) tab[pts] = (double)pts + e1;
+                tab[0] = 0.0 + E_at(w, next, up, 0);
             }
-        } else {  /* a lower box: one next state (two for the Yahtzee box: 0 or not) */
-            double e = E_at(w, next, up, b == w->ybox ? 1 : yf);
-            for (int64_t pts = 1; pts <= P; pts++) tab[pts] = (double)pts + e;
-            tab[0] = 0.0 + E_at(w, next, up, b == w->ybox ? 0 : yf);
-        }
-        const int64_t *bo = w->base + b * hands;
-        for (int64_t o = 0; o < hands; o++) {
-            double v = tab[bo[o]];
-            if (v > F[o]) F[o] = v;
+            const int64_t *bo = w->base + b * hands;
+            for (int64_t o = 0; o < hands; o++) {
+                double v = tab[bo[o]];
+                F[o] = v > F[o] ? v : F[o];
+            }
+        } else {  /* a lower box: one next state, the points plus its value */
+            double e = E_at(w, next, up, yf);
+            for (int64_t o = 0; o < hands; o++) {
+                double v = bd[o] + e;
+                F[o] = v > F[o] ? v : F[o];
+            }
         }
     }
     if (y_filled)  /* the extra Yahtzees: their own rules, box by box */
@@ -133,25 +149,40 @@ static double widget(const Part *p, int64_t mask, int64_t up, int64_t yf)
             F[o] = best;
         }
     /* keeps: the mean over one more die, the best over one die fewer (two rolls) */
-    int64_t last = w->last;
     for (int r = 0; r < 2; r++) {
-        for (int64_t o = 0; o < hands; o++) A[w->roll_keep[o]] = F[o];
         for (int64_t k = last - 1; k >= 0; k--) {
             const int64_t *ad = w->add + 6 * k;
             double s = 0.0;
             for (int f = 0; f < 6; f++) s += A[ad[f]];
             A[k] = s / 6.0;
         }
-        for (int64_t k = 0; k < keeps; k++) {
-            double m = A[k];
-            for (int32_t q = w->sub_start[k]; q < w->sub_start[k + 1]; q++) {
-                double v = M[w->sub[q]];
-                m = v > m ? v : m;
+        M[keeps] = NEG;  /* the padding's slot */
+        if (w->subw == 5) {
+            for (int64_t k = 0; k < keeps; k++) {
+                const int32_t *sb = w->sub + 5 * k;
+                double m = A[k], m0 = M[sb[0]], m1 = M[sb[1]], m2 = M[sb[2]], m3 = M[sb[3]];
+                double m4 = M[sb[4]];
+                m0 = m0 > m1 ? m0 : m1;
+                m2 = m2 > m3 ? m2 : m3;
+                m0 = m0 > m2 ? m0 : m2;
+                m0 = m0 > m4 ? m0 : m4;
+                M[k] = m0 > m ? m0 : m;
             }
-            M[k] = m;
+        } else {
+            for (int64_t k = 0; k < keeps; k++) {
+                double m = A[k];
+                for (int q = 0; q < w->subw; q++) {
+                    double v = M[w->sub[w->subw * k + q]];
+                    m = v > m ? v : m;
+                }
+                M[k] = m;
+            }
         }
-        for (int64_t o = 0; o < hands; o++) F[o] = M[w->roll_keep[o]];
+        double *t = A;  /* the best keeps' values are the next roll's hands */
+        A = M;
+        M = t;
     }
+    F = A + last;
     /* the start of the turn: the mean over the first roll (a 1e-16 rounding away from the
      * keep recursion's sum, which numba's widget.py takes) */
     double a0 = 0.0, a1 = 0.0;
@@ -209,22 +240,30 @@ static PyObject *level(PyObject *self, PyObject *args)
         if (w.base[i] > w.P) w.P = w.base[i];
     /* every index the widget reads must lie in E: the caller's shapes are checked here */
     Py_ssize_t nE = E.len / (Py_ssize_t)sizeof(double);
-    w.sub = malloc(sizeof(int32_t) * (size_t)(6 * w.keeps + 1));
-    w.sub_start = malloc(sizeof(int32_t) * (size_t)(w.keeps + 1));
-    int ok = w.sub != NULL && w.sub_start != NULL &&
+    w.subw = 1;  /* the most different faces in a keep */
+    for (int64_t k = 0; k < w.keeps; k++) {
+        int d = 0;
+        for (int f = 0; f < 6; f++) d += w.remove[6 * k + f] >= 0;
+        if (d > w.subw) w.subw = d;
+    }
+    w.sub = malloc(sizeof(int32_t) * (size_t)(w.subw * w.keeps + 1));
+    w.based = malloc(sizeof(double) * (size_t)(w.nb * w.hands + 1));
+    for (int64_t i = 0; w.based != NULL && i < w.nb * w.hands; i++) w.based[i] = (double)w.base[i];
+    int ok = w.sub != NULL && w.based != NULL &&
              roll_prob.len == w.hands * (Py_ssize_t)sizeof(double) &&
              base.len == w.nb * w.hands * (Py_ssize_t)sizeof(int64_t) && T1 > threshold &&
              (Y == 1 || Y == 2) && nE == ((Py_ssize_t)1 << w.nb) * T1 * Y && w.nb < 31;
+    for (int64_t o = 0; ok && o < w.hands; o++) ok = w.roll_keep[o] == w.last + o;
     for (int64_t i = 0; ok && i < w.n; i++) {
         const int64_t *s = w.states + 3 * i;
         ok = s[0] >= 0 && s[0] < ((int64_t)1 << w.nb) && s[1] >= 0 && s[1] < T1 && s[2] >= 0 &&
              s[2] < Y;
     }
-    for (int64_t k = 0, q = 0; ok && k < w.keeps; k++) {
-        w.sub_start[k] = (int32_t)q;
+    for (int64_t k = 0; ok && k < w.keeps; k++) {
+        int q = 0;
         for (int f = 0; f < 6; f++)
-            if (w.remove[6 * k + f] >= 0) w.sub[q++] = (int32_t)w.remove[6 * k + f];
-        w.sub_start[k + 1] = (int32_t)q;
+            if (w.remove[6 * k + f] >= 0) w.sub[w.subw * k + q++] = (int32_t)w.remove[6 * k + f];
+        while (q < w.subw) w.sub[w.subw * k + q++] = (int32_t)w.keeps;
     }
     if (threads < 1) threads = 1;
     if (threads > MAX_THREADS) threads = MAX_THREADS;
@@ -235,11 +274,10 @@ static PyObject *level(PyObject *self, PyObject *args)
         parts[t].w = &w;
         parts[t].i0 = w.n * t / threads;
         parts[t].i1 = w.n * (t + 1) / threads;
-        parts[t].F = malloc(sizeof(double) * (size_t)w.hands);
-        parts[t].A = malloc(sizeof(double) * (size_t)w.keeps);
-        parts[t].M = malloc(sizeof(double) * (size_t)w.keeps);
+        parts[t].A = malloc(sizeof(double) * (size_t)(w.keeps + 1));
+        parts[t].M = malloc(sizeof(double) * (size_t)(w.keeps + 1));
         parts[t].tab = malloc(sizeof(double) * (size_t)(w.P + 1));
-        mem &= parts[t].F && parts[t].A && parts[t].M && parts[t].tab;
+        mem &= parts[t].A && parts[t].M && parts[t].tab;
     }
     if (ok && mem) {
         Py_BEGIN_ALLOW_THREADS
@@ -259,13 +297,12 @@ static PyObject *level(PyObject *self, PyObject *args)
         Py_END_ALLOW_THREADS
     }
     for (int t = 0; ok && t < threads; t++) {
-        free(parts[t].F);
         free(parts[t].A);
         free(parts[t].M);
         free(parts[t].tab);
     }
     free(w.sub);
-    free(w.sub_start);
+    free(w.based);
     Py_buffer *all[] = {&states, &E, &base, &upper_face, &joker, &five, &add, &remove,
                         &roll_keep, &size_start, &roll_prob};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) PyBuffer_Release(all[i]);

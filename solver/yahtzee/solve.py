@@ -112,9 +112,11 @@ def threads() -> int:
 def c_args(rules: YahtzeeRules, shape: tuple[int, int, int]) -> tuple:
     """_widget.level's arguments after (states, E): its arrays, contiguous, and flags."""
     kg, st = keep_graph(rules.dice), tables(rules)
-    ints = (st.base, st.upper_face, st.joker, st.five, kg.add, kg.remove, kg.roll_keep)
-    arrays: tuple = tuple(np.ascontiguousarray(x, np.int64) for x in ints + (kg.size_start,))
-    arrays += (np.ascontiguousarray(kg.roll_prob, np.float64),)
+    hands = np.argsort(kg.roll_keep)  # the hands in the order of their keeps
+    ints = (st.base[:, hands], st.upper_face, st.joker, st.five[hands], kg.add, kg.remove)
+    ints += (kg.roll_keep[hands], kg.size_start)
+    arrays: tuple = tuple(np.ascontiguousarray(x, np.int64) for x in ints)
+    arrays += (np.ascontiguousarray(kg.roll_prob[hands], np.float64),)
     flags: tuple = (shape[1], shape[2], rules.yahtzee_box, joker_mode(rules), rules.upper_bonus)
     flags += (rules.threshold, rules.yahtzee_bonus, int(rules.order == "forced"))
     return arrays + flags + (threads(),)
