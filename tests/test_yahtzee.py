@@ -472,3 +472,11 @@ def test_first_use_is_never_silent(tmp_path):
     dicesolver.yahtzee_evaluate("yatzy-forced", tables=str(tmp_path), progress=rec)
     dicesolver.yahtzee_advise("yatzy-forced", dice="1,2,3,4,5", tables=str(tmp_path), progress=rec)
     assert rec.events == []
+
+
+def test_evaluate_refuses_what_would_not_fit(tmp_path):
+    """Maxi Yatzy's 49 million states: the exact distribution is refused in one line, before
+    any table is built (its game table alone is 608 MiB)."""
+    err = run("evaluate", "--rules", "maxi-yatzy", "--tables", str(tmp_path), code=2).stderr
+    assert "maxi-yatzy" in err and "refused" in err and "\n" not in err.strip()
+    assert not [p for p in tmp_path.glob("*") if not p.name.endswith(".lock")]

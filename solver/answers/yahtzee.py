@@ -238,8 +238,8 @@ class YahtzeeSimulation(Answer):
     stderr: float
     std: float
     exact_mean: float
-    exact_std: float
-    z: float  # (mean - exact mean) / (exact std / sqrt(games))
+    exact_std: float | None  # None: the exact distribution is too large (maxi-yatzy)
+    z: float  # (mean - exact mean) / (exact std / sqrt(games)) (the sample's std: None)
     quantiles: dict[int, float]
 
 
@@ -257,7 +257,10 @@ def yahtzee_simulate(
         raise InputError(f"--games must be at least 1, got {games}")
     check_time(games / GAMES_PER_SECOND, f"simulating {games} games", "ask for fewer --games")
     E = _table(rs, tables, progress)
-    exact = _evaluation(rs, _distribution(rs, tables, progress))
+    try:
+        exact_std: float | None = _evaluation(rs, _distribution(rs, tables, progress)).std
+    except InputError:  # (too large to be had exactly: the z from the sample's std)
+        exact_std = None
     rng = np.random.default_rng(seed)
     counts = np.zeros(0, np.int64)  # counts[score]: played in batches, memory stays flat
     progress.start("simulating", games)
@@ -271,9 +274,10 @@ def yahtzee_simulate(
         progress.finish()
     mean, std, se = sample_moments(range(len(counts)), counts.tolist())
     q = {p: _percentile(counts, p) for p in QUANTILES}
-    z = (mean - exact.mean) / (exact.std / np.sqrt(games)) if exact.std else 0.0
+    sd = exact_std if exact_std is not None else std
+    z = (mean - float(E[0, 0, 0])) / (sd / np.sqrt(games)) if sd else 0.0
     return YahtzeeSimulation(
-        rs.name, games, seed, mean, se, std, float(E[0, 0, 0]), exact.std, float(z), q
+        rs.name, games, seed, mean, se, std, float(E[0, 0, 0]), exact_std, float(z), q
     )
 
 

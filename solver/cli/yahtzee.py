@@ -159,7 +159,9 @@ def _simulation(a) -> str:
     return (
         f"{a.rules}: {a.games} games of optimal play, seed {a.seed}\n"
         f"  mean {a.mean:.4f} +- {a.stderr:.4f}  exact {a.exact_mean:.7f}  z = {a.z:+.2f}\n"
-        f"  std {a.std:.4f}  exact {a.exact_std:.4f}\n  quantiles "
+        f"  std {a.std:.4f}  exact "
+        + ("(too large to compute)" if a.exact_std is None else f"{a.exact_std:.4f}")
+        + "\n  quantiles "
         + "  ".join(f"{k}%: {v:g}" for k, v in a.quantiles.items())
     )
 

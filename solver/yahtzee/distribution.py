@@ -10,10 +10,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError
 from .dice import keep_graph
 from .rules import YahtzeeRules
 from .scoring import tables
-from .solve import args, level_states, reachable_upper, seconds, table_shape
+from .solve import args, level_states, reachable_upper, seconds, table_shape, upper_mask
 
 CHUNK = 2048  # states whose turns are worked out at once (their moves: ~20 MB)
 
@@ -25,6 +26,26 @@ class Distribution:
     box_hits: np.ndarray  # (boxes,) P(the box scores more than 0)
     box_points: np.ndarray  # (boxes,) its mean points
     peak_bytes: int  # the largest two levels' arrays held at once
+
+
+MAX_STATES = 5_000_000  # the forward pass's states: ~2 million (yatzy) take ~0.8 GB
+
+
+def check_size(rules: YahtzeeRules) -> None:
+    """InputError where the forward pass would not fit in memory (maxi-yatzy: 49 million
+    states, tens of GB of distributions)."""
+    ok = reachable_upper(rules)
+    if rules.order == "forced":
+        states = (rules.n_boxes + 1) * (rules.threshold + 1) * 2  # (at most)
+    else:
+        ups = ok.sum(axis=1)[upper_mask(rules, np.arange(1 << rules.n_boxes))]
+        states = int(ups.sum()) * (2 if rules.yahtzee_box >= 0 else 1)  # (at most)
+    if states > MAX_STATES:
+        raise InputError(
+            f"the exact distribution of {rules.name} is refused: {states} states, more than "
+            f"{MAX_STATES} (their distributions would take tens of GB); yahtzee simulate "
+            "samples it"
+        )
 
 
 def estimate(rules: YahtzeeRules) -> str:

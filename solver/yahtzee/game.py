@@ -83,9 +83,10 @@ def score_distribution(rules: YahtzeeRules, store: Store, progress=None) -> dict
     from the store or computed (from the game table) and stored: p[x] = P(score = x), the
     chance of the upper bonus, each box's chance of scoring and its mean points.  Computing,
     it reports to progress from its start (numba's compilation included)."""
-    from .distribution import distribution, estimate
+    from .distribution import check_size, distribution, estimate
 
     def build():
+        check_size(rules)
         E = game_table(rules, store, progress)
         label = f"the exact score distribution of {rules.name} (first use, about {estimate(rules)})"
 

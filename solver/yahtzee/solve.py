@@ -113,7 +113,7 @@ def c_args(rules: YahtzeeRules, shape: tuple[int, int, int]) -> tuple:
     """_widget.level's arguments after (states, E): its arrays, contiguous, and flags."""
     kg, st = keep_graph(rules.dice), tables(rules)
     hands = np.argsort(kg.roll_keep)  # the hands in the order of their keeps
-    ints = (st.base[:, hands], st.upper_face, st.joker, st.five[hands], kg.add, kg.remove)
+    ints: tuple = (st.base[:, hands], st.upper_face, st.joker, st.five[hands], kg.add, kg.remove)
     ints += (kg.roll_keep[hands], kg.size_start)
     arrays: tuple = tuple(np.ascontiguousarray(x, np.int64) for x in ints)
     arrays += (np.ascontiguousarray(kg.roll_prob[hands], np.float64),)
