@@ -49,12 +49,21 @@ print(f"{dt:.1f} {peak:.0f} {a.mean:.7f} {a.std:.7f} {a.quantiles[1]} {a.quantil
 """
 
 
-def timed(code, *argv, env=None):
+def timed(code, *argv, env=None, cpu=None):
+    """Wall seconds and the output's words of a child process; cpu: a list that gets its
+    CPU seconds (user + system, all its threads)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     out = subprocess.run(
         [sys.executable, "-c", code, *argv], env=env, check=True, capture_output=True, text=True
     ).stdout
-    return time.perf_counter() - t0, out.split()
+    dt = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if cpu is not None:
+        cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return dt, out.split()
 
 
 def cold_env():
@@ -65,15 +74,17 @@ def cold_env():
 def versus_peer(runs):
     print(f"load average before: {os.getloadavg()}")
     for name, variant in PEER_VARIANT.items():
-        ours, peer = [], []
+        ours, peer, ours_cpu, peer_cpu = [], [], [], []
         for _ in range(runs):
-            ours.append(timed(OURS, name, tempfile.mkdtemp(), env=cold_env())[0])
-            peer.append(timed(PEER, variant)[0])
+            ours.append(timed(OURS, name, tempfile.mkdtemp(), env=cold_env(), cpu=ours_cpu)[0])
+            peer.append(timed(PEER, variant, cpu=peer_cpu)[0])
         mo, mp = statistics.median(ours), statistics.median(peer)
+        co, cp = statistics.median(ours_cpu), statistics.median(peer_cpu)
         print(
             f"{name:8} cold build, whole process: dicesolver median {mo:.2f} s "
             f"({' '.join(f'{t:.2f}' for t in ours)}), yatzy-solver {variant} median {mp:.2f} s "
-            f"({' '.join(f'{t:.2f}' for t in peer)}): ratio {mo / mp:.2f}"
+            f"({' '.join(f'{t:.2f}' for t in peer)}): ratio {mo / mp:.2f}; CPU seconds "
+            f"(all threads) {co:.2f} against {cp:.2f}: ratio {co / cp:.2f}"
         )
     print(f"load average after: {os.getloadavg()}")
 
