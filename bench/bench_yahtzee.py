@@ -45,7 +45,7 @@ a = ds.yahtzee_evaluate(sys.argv[1], tables=sys.argv[2])
 dt = time.perf_counter() - t0
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(f"{dt:.1f} {peak:.0f} {a.mean:.7f} {a.std:.7f} {a.quantiles[1]} {a.quantiles[50]} "
-      f"{a.quantiles[99]} {a.peak_memory_mib:.0f}")
+      f"{a.quantiles[99]} {a.peak_memory_mib:.0f} {a.p_upper_bonus:.6f} {a.p_yahtzee:.6f}")
 """
 
 
@@ -98,10 +98,11 @@ def presets():
 def evaluate():
     for name in ("yahtzee", "yahtzee-free-joker", "yatzy", "yatzy-forced"):
         _, out = timed(EVALUATE, name, tempfile.mkdtemp())
-        dt, peak, mean, std, q1, q50, q99, arrays = out
+        dt, peak, mean, std, q1, q50, q99, arrays, bonus, yahtzee = out
         print(
             f"{name:19} evaluate {dt} s, peak memory {peak} MiB (distributions {arrays} MiB): "
-            f"mean {mean} std {std} 1% {q1} median {q50} 99% {q99}"
+            f"mean {mean} std {std} 1% {q1} median {q50} 99% {q99}; P(upper bonus) {bonus}, "
+            f"P(Yahtzee box scored) {yahtzee}"
         )
 
 

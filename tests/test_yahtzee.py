@@ -231,6 +231,7 @@ def test_cli_export(tmp_path):
         ["advise", "--dice", "1,2,3,4,5", "--filled", "tens"],
         ["advise", "--dice", "1,2,3,4,5", "--rolls-left", "3"],
         ["value", "--yahtzee-bonus"],
+        ["value", "--rules", "yatzy-forced", "--filled", "twos"],  # forced order: ones first
         ["value", "--rules", "yahtzeee"],
     ],
 )

@@ -160,6 +160,12 @@ def parse_state(
         )
     if mask == (1 << rules.n_boxes) - 1:
         raise InputError("every box is filled: the game is over")
+    if rules.order == "forced" and mask & (mask + 1):
+        k = bin(mask).count("1")
+        raise InputError(
+            f"--filled: {rules.name} fills its boxes in order, so {k} filled boxes are "
+            f"{', '.join(rules.boxes[:k])}"
+        )
     return SheetState(mask, upper, int(yahtzee_bonus))
 
 
