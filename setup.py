@@ -1,4 +1,5 @@
-"""The compiled backward pass of the turn solver (solver/turn/_kernel.c), built at install.
+"""The compiled backward pass of the turn solver (solver/turn/_kernel.c) and the Yahtzee
+table build (solver/yahtzee/_widget.c), built at install.
 
 Everything else is configured in pyproject.toml.  The extension is optional: if no C
 compiler is found, the package installs without it and the solver runs its numpy loop."""
@@ -16,6 +17,13 @@ setup(
             optional=True,
             extra_compile_args=["-O3"] + threads,
             extra_link_args=threads,
-        )
+        ),
+        Extension(  # the Yahtzee table build (without it: numba compiles widget.py)
+            "dicesolver.yahtzee._widget",
+            ["solver/yahtzee/_widget.c"],
+            optional=True,
+            extra_compile_args=["-O3"] + threads,
+            extra_link_args=threads,
+        ),
     ]
 )

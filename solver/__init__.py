@@ -40,6 +40,7 @@ _API = {
     "yahtzee_advise": "yahtzee",
     "yahtzee_value": "yahtzee",
     "yahtzee_simulate": "yahtzee",
+    "yahtzee_evaluate": "yahtzee",
     "yahtzee_export": "yahtzee",
     "review": "review",
     "stored_tables": "stored",
@@ -70,6 +71,7 @@ __all__ = [
     "strategy",
     "verify",
     "yahtzee_advise",
+    "yahtzee_evaluate",
     "yahtzee_export",
     "yahtzee_play",
     "yahtzee_review",
@@ -92,6 +94,7 @@ if TYPE_CHECKING:
     from .answers.stored import stored_tables
     from .answers.yahtzee import (
         yahtzee_advise,
+        yahtzee_evaluate,
         yahtzee_export,
         yahtzee_rules,
         yahtzee_simulate,

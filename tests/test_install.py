@@ -60,6 +60,8 @@ def test_one_package_and_every_module(installed):
     assert src <= got, src - got
     assert len(list((installed / "dicesolver" / "rulesets").glob("*.toml"))) >= 7
     assert list((installed / "dicesolver" / "turn").glob("_kernel*.so")), "no C kernel built"
+    assert len(list((installed / "dicesolver" / "yahtzee" / "rulesets").glob("*.toml"))) >= 5
+    assert list((installed / "dicesolver" / "yahtzee").glob("_widget*.so")), "no Yahtzee kernel"
 
 
 def test_both_commands_answer(installed):

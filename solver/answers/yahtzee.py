@@ -14,7 +14,7 @@ from ..yahtzee import game as Y
 from ..yahtzee.rules import PRESETS, YahtzeeRules, load
 from .base import Answer, Tables_, dice_list, sample_moments
 from .export import Table
-from .progress import SILENT, Progress, started_by_first_step
+from .progress import SILENT, Progress
 
 
 def _rules(rules: str | YahtzeeRules) -> YahtzeeRules:
@@ -22,11 +22,9 @@ def _rules(rules: str | YahtzeeRules) -> YahtzeeRules:
 
 
 def _table(rs: YahtzeeRules, tables: Tables_, progress: Progress) -> np.ndarray:
-    """The stored table; progress only when it has to be solved (a few seconds)."""
+    """The stored table; progress only when it has to be solved (seconds)."""
     store = tables if isinstance(tables, Store) else Store.resolve(tables)
-    label = f"solving {rs.name} (first use)"
-    with started_by_first_step(progress, label, lambda _: rs.n_boxes) as step:
-        return Y.game_table(rs, store, progress=step)
+    return Y.game_table(rs, store, progress)
 
 
 @dataclass(frozen=True)
@@ -82,8 +80,8 @@ def yahtzee_advise(
     score from now on."""
     rs = _rules(rules)
     hand = tuple(dice_list(dice, "--dice"))
-    if len(hand) != 5:
-        raise InputError(f"--dice: a hand has five dice, got {len(hand)}")
+    if len(hand) != rs.dice:
+        raise InputError(f"--dice: a hand of {rs.name} has {rs.dice} dice, got {len(hand)}")
     state = Y.parse_state(rs, _filled(filled), upper, yahtzee_bonus)
     if rolls_left not in (0, 1, 2):
         raise InputError(f"--rolls-left is 0, 1 or 2, got {rolls_left}")
@@ -124,6 +122,113 @@ def yahtzee_value(
     return YahtzeeValue(rs.name, v, _filled(filled) or "", upper, yahtzee_bonus)
 
 
+QUANTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
+
+
+@dataclass(frozen=True)
+class YahtzeeEvaluation(Answer):
+    """The exact distribution of the final score under optimal play."""
+
+    rules: str
+    mean: float
+    std: float
+    table_value: float  # the game table's value of the empty sheet (= mean)
+    quantiles: dict[int, int]  # q% -> the smallest score x with P(score <= x) >= q%
+    lowest: int
+    highest: int
+    p_upper_bonus: float
+    p_yahtzee: float | None  # P(the Yahtzee box scores its points); None: no such box
+    boxes: dict[str, dict]  # box -> {"p_scores": P(more than 0), "mean": its mean points}
+    p: list[float]  # p[x] = P(score = x), x = 0..highest
+    p_at_least: list[float]  # P(score >= x)
+    peak_memory_mib: float  # the forward pass's two levels of distributions
+
+    def table(self) -> Table:
+        cols: dict[str, list] = {"score": list(range(len(self.p))), "p": self.p}
+        cols["p_at_least"] = self.p_at_least
+        return Table({"rules": self.rules, "objective": "yahtzee-distribution"}, cols)
+
+
+def _distribution(rs: YahtzeeRules, tables: Tables_, progress: Progress) -> dict:
+    """The stored distribution; progress only when it (or the game table) is computed."""
+    store = tables if isinstance(tables, Store) else Store.resolve(tables)
+    return Y.score_distribution(rs, store, progress)
+
+
+def yahtzee_evaluate(
+    rules: str | YahtzeeRules = "yahtzee",
+    out: str | None = None,
+    fmt: str = "csv",
+    plot: str | None = None,
+    tables: Tables_ = None,
+    progress: Progress = SILENT,
+) -> YahtzeeEvaluation:
+    """The exact distribution of the final score under optimal play: mean, standard
+    deviation, quantiles, P(score >= x) for every x, the chances of the upper bonus and of a
+    Yahtzee; with out, the table (score, p, p_at_least) written as fmt; with plot, a picture."""
+    from .base import out_path
+    from .pictures import _picture
+
+    rs = _rules(rules)
+    if fmt not in ("csv", "json", "parquet"):
+        raise InputError(f"--format is csv, json or parquet, got {fmt!r}")
+    out = out_path(out) if out is not None else None
+    plot = _picture(plot) if plot is not None else None
+    d = _distribution(rs, tables, progress)
+    a = _evaluation(rs, d)
+    if out is not None:
+        a.table().write(out, fmt)
+    if plot is not None:
+        _draw(a, plot)
+    return a
+
+
+def _evaluation(rs: YahtzeeRules, d: dict) -> YahtzeeEvaluation:
+    p = d["p"]
+    x = np.arange(len(p))
+    mean = float(x @ p)
+    std = float(np.sqrt(max(((x - mean) ** 2) @ p, 0.0)))
+    cdf = np.cumsum(p)
+    q = {k: int(np.searchsorted(cdf, k / 100)) for k in QUANTILES}
+    at_least = np.minimum(p[::-1].cumsum()[::-1], 1.0).tolist()  # (tails summed from the top)
+    nz = np.nonzero(p)[0]
+    ybox = [i for i, b in enumerate(rs.specs) if b.kind == "yahtzee"]
+    return YahtzeeEvaluation(
+        rs.name,
+        mean,
+        std,
+        float(d["table_value"]),
+        q,
+        int(nz[0]),
+        int(nz[-1]),
+        float(d["p_upper_bonus"][0]),
+        float(d["box_hits"][ybox[0]]) if len(ybox) == 1 else None,
+        {
+            b: {"p_scores": float(h), "mean": float(m)}
+            for b, h, m in zip(rs.boxes, d["box_hits"], d["box_points"])
+        },
+        p.tolist(),
+        at_least,
+        d["peak_bytes"] / 2**20,
+    )
+
+
+def _draw(a: YahtzeeEvaluation, out: str) -> None:
+    from .pictures import _pyplot, _save
+
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(11, 4.8))
+    ax.bar(range(len(a.p)), a.p, width=1.0, color="#4477aa")
+    ax.set_xlim(max(a.lowest - 5, 0), a.quantiles[99] + 60)
+    ax.set_xlabel("final score")
+    ax.set_ylabel("probability")
+    ax.set_title(
+        f"{a.rules}: the exact distribution of the final score under optimal play "
+        f"(mean {a.mean:.2f}, std {a.std:.2f})"
+    )
+    _save(plt, fig, out, 120)
+
+
 @dataclass(frozen=True)
 class YahtzeeSimulation(Answer):
     rules: str
@@ -133,6 +238,8 @@ class YahtzeeSimulation(Answer):
     stderr: float
     std: float
     exact_mean: float
+    exact_std: float | None  # None: the exact distribution is too large (maxi-yatzy)
+    z: float  # (mean - exact mean) / (exact std / sqrt(games)) (the sample's std: None)
     quantiles: dict[int, float]
 
 
@@ -150,6 +257,10 @@ def yahtzee_simulate(
         raise InputError(f"--games must be at least 1, got {games}")
     check_time(games / GAMES_PER_SECOND, f"simulating {games} games", "ask for fewer --games")
     E = _table(rs, tables, progress)
+    try:
+        exact_std: float | None = _evaluation(rs, _distribution(rs, tables, progress)).std
+    except InputError:  # (too large to be had exactly: the z from the sample's std)
+        exact_std = None
     rng = np.random.default_rng(seed)
     counts = np.zeros(0, np.int64)  # counts[score]: played in batches, memory stays flat
     progress.start("simulating", games)
@@ -162,8 +273,12 @@ def yahtzee_simulate(
     finally:
         progress.finish()
     mean, std, se = sample_moments(range(len(counts)), counts.tolist())
-    q = {p: _percentile(counts, p) for p in (1, 5, 10, 25, 50, 75, 90, 95, 99)}
-    return YahtzeeSimulation(rs.name, games, seed, mean, se, std, float(E[0, 0, 0]), q)
+    q = {p: _percentile(counts, p) for p in QUANTILES}
+    sd = exact_std if exact_std is not None else std
+    z = (mean - float(E[0, 0, 0])) / (sd / np.sqrt(games)) if sd else 0.0
+    return YahtzeeSimulation(
+        rs.name, games, seed, mean, se, std, float(E[0, 0, 0]), exact_std, float(z), q
+    )
 
 
 BATCH = 5_000  # games in lockstep (their turn tables grow with the states they reach:

@@ -25,8 +25,8 @@ RULES_OPT = click.option(
     "--rules",
     default="yahtzee",
     show_default=True,
-    metavar="PRESET",
-    help="yahtzee, yahtzee-free-joker or yatzy.",
+    metavar="PRESET|FILE",
+    help="A preset (yahtzee rules lists them) or a rule file (docs/rules-format.md).",
 )
 
 
@@ -68,6 +68,7 @@ def yahtzee_main():
     Which dice to keep?  yahtzee advise --dice 1,3,3,5,6 --rolls-left 2
     Which box?           yahtzee advise --dice 2,2,2,5,5 --rolls-left 0 --filled ones
     Expected score:      yahtzee value --rules yatzy
+    Whole distribution:  yahtzee evaluate --rules yatzy
     Check a simulator:   yahtzee simulate --games 100000 --seed 1
     """
 
@@ -81,7 +82,7 @@ def y_rules(as_json):
 
 @yahtzee_main.command("advise")
 @RULES_OPT
-@click.option("--dice", required=True, metavar="D,D,D,D,D", help="The five dice showing.")
+@click.option("--dice", required=True, metavar="D,D,D,D,D", help="The dice showing (all of them).")
 @click.option(
     "--rolls-left",
     type=int,
@@ -107,6 +108,64 @@ def y_value(as_json, **opts):
     emit(_api().yahtzee_value(progress=Bar(), **opts), as_json, render.yahtzee_value)
 
 
+def _evaluation(a) -> str:
+    """yahtzee evaluate's answer for people."""
+    q = "  ".join(f"{k}%: {v}" for k, v in a.quantiles.items())
+    yz = "" if a.p_yahtzee is None else f"; P(Yahtzee box scored) {a.p_yahtzee:.6f}"
+    marks = [x for x in (100, 150, 200, 250, 300, 350, 400, 500, 600) if x <= a.highest]
+    lines = [
+        f"{a.rules}: the exact distribution of the final score under optimal play",
+        f"  mean {a.mean:.7f} (the table's {a.table_value:.7f})  std {a.std:.7f}",
+        f"  lowest {a.lowest}  highest {a.highest}",
+        f"  quantiles {q}",
+        f"  P(upper bonus) {a.p_upper_bonus:.6f}{yz}",
+        "  P(score >= x): " + "  ".join(f"{x}: {a.p_at_least[x]:.6f}" for x in marks),
+    ]
+    return "\n".join(lines)
+
+
+@yahtzee_main.command("evaluate")
+@RULES_OPT
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "json", "parquet"]),
+    default=None,
+    help="Write the table (score, p, p_at_least) instead of the summary (csv without --out).",
+)
+@click.option("--out", default=None, metavar="PATH", help="The table's file (with --format).")
+@click.option("--plot", default=None, metavar="FILE.png", help="Also draw the distribution.")
+@TABLES_OPT
+@JSON_OPT
+def y_evaluate(as_json, fmt, out, **opts):
+    """The exact distribution of the final score under optimal play: mean, standard
+    deviation, quantiles, P(score >= x) for every x, P(upper bonus), P(Yahtzee).  Exact,
+    not sampled (docs/method.md)."""
+    if out is not None and fmt is None:
+        fmt = "csv"
+    if fmt is not None and out is None:
+        table_destination(fmt, None)
+    a = _api().yahtzee_evaluate(progress=Bar(), out=out, fmt=fmt or "csv", **opts)
+    if out is not None:
+        click.echo(f"wrote {a.table().rows} scores to {out}", err=True)
+    if fmt is not None and out is None:
+        write_table(a.table(), fmt, None)
+    else:
+        emit(a, as_json, _evaluation)
+
+
+def _simulation(a) -> str:
+    """yahtzee simulate's answer for people: the sample beside the exact figures."""
+    return (
+        f"{a.rules}: {a.games} games of optimal play, seed {a.seed}\n"
+        f"  mean {a.mean:.4f} +- {a.stderr:.4f}  exact {a.exact_mean:.7f}  z = {a.z:+.2f}\n"
+        f"  std {a.std:.4f}  exact "
+        + ("(too large to compute)" if a.exact_std is None else f"{a.exact_std:.4f}")
+        + "\n  quantiles "
+        + "  ".join(f"{k}%: {v:g}" for k, v in a.quantiles.items())
+    )
+
+
 @yahtzee_main.command("simulate")
 @RULES_OPT
 @click.option(
@@ -116,8 +175,9 @@ def y_value(as_json, **opts):
 @TABLES_OPT
 @JSON_OPT
 def y_simulate(as_json, **opts):
-    """Optimal play simulated: mean, standard deviation and quantiles, beside the exact mean."""
-    emit(_api().yahtzee_simulate(progress=Bar(), **opts), as_json, render.yahtzee_simulation)
+    """Optimal play simulated: mean, standard deviation and quantiles, beside the exact mean
+    and standard deviation (z: the mean's distance from the exact one in standard errors)."""
+    emit(_api().yahtzee_simulate(progress=Bar(), **opts), as_json, _simulation)
 
 
 @yahtzee_main.command("export")

@@ -9,9 +9,9 @@ import numpy as np
 from ..errors import InputError
 from ..store import Store
 from .dice import keep_graph
-from .rules import UPPER, YahtzeeRules
+from .rules import YahtzeeRules
 from .scoring import tables as score_tables
-from .solve import args, level_states, reachable_upper, solve
+from .solve import args, level_states, reachable_upper, solve, table_shape
 from .widget import NEG, widget
 
 OBJECTIVE = "yahtzee"
@@ -44,19 +44,69 @@ ALIASES = {
 }
 
 
+def reported(progress, label: str, total: int, work):
+    """work(step) between progress.start(label, total) and progress.finish() (progress:
+    answers.progress.Progress, or None); step(level) advances it by one."""
+    if progress is None:
+        return work(None)
+    progress.start(label, total)
+    try:
+        return work(lambda _: progress.advance(1))
+    finally:
+        progress.finish()
+
+
 def game_table(rules: YahtzeeRules, store: Store, progress=None) -> np.ndarray:
-    """E[mask, up, yf], from the store or solved (numba) and stored."""
+    """E[mask, up, yf], from the store or solved and stored; solving, it reports to
+    progress (answers.progress.Progress) from its start, its label with the estimate."""
+    from .solve import estimate
+
+    label = f"solving {rules.name} (first use, about {estimate(rules)})"
+
+    def build():
+        return {"rules_name": rules.name}, {
+            "E": reported(progress, label, rules.n_boxes, lambda step: solve(rules, step))
+        }
+
     _, arrays = store.cached(
         rules.name,
         rules.digest(),
         OBJECTIVE,
-        lambda: ({"rules_name": rules.name}, {"E": solve(rules, progress)}),
-        check=lambda h, a: (
-            a["E"].shape == (1 << rules.n_boxes, rules.threshold + 1, 2)
-            and a["E"].dtype == np.float64
-        ),
+        build,
+        check=lambda h, a: a["E"].shape == table_shape(rules) and a["E"].dtype == np.float64,
     )
     return arrays["E"]
+
+
+def score_distribution(rules: YahtzeeRules, store: Store, progress=None) -> dict:
+    """The exact distribution of the final score under optimal play (distribution.py),
+    from the store or computed (from the game table) and stored: p[x] = P(score = x), the
+    chance of the upper bonus, each box's chance of scoring and its mean points.  Computing,
+    it reports to progress from its start (numba's compilation included)."""
+    from .distribution import check_size, distribution, estimate
+
+    def build():
+        check_size(rules)
+        E = game_table(rules, store, progress)
+        label = f"the exact score distribution of {rules.name} (first use, about {estimate(rules)})"
+
+        def work(step):
+            from . import forward  # noqa: F401  (compiled here: inside the report)
+
+            return distribution(rules, E, step)
+
+        d = reported(progress, label, rules.n_boxes, work)
+        meta = {"rules_name": rules.name, "peak_bytes": d.peak_bytes, "table_value": E[0, 0, 0]}
+        arrays = {
+            "p": d.p,
+            "p_upper_bonus": np.array([d.p_upper_bonus]),
+            "box_hits": d.box_hits,
+            "box_points": d.box_points,
+        }
+        return meta, arrays
+
+    meta, arrays = store.cached(rules.name, rules.digest(), "yahtzee-distribution", build)
+    return dict(arrays, peak_bytes=meta["peak_bytes"], table_value=meta["table_value"])
 
 
 def box_name(rules: YahtzeeRules, text: str) -> int:
@@ -66,8 +116,9 @@ def box_name(rules: YahtzeeRules, text: str) -> int:
         return names[key]
     if key in ALIASES and ALIASES[key] in rules.boxes:
         return rules.boxes.index(ALIASES[key])
-    if rules.family == "scandinavian" and key == "yahtzee":
-        return rules.boxes.index("yatzy")
+    alike = [i for i, b in enumerate(rules.specs) if b.kind == "yahtzee"]
+    if key in ("yahtzee", "yatzy", "yatzee") and len(alike) == 1:
+        return alike[0]
     raise InputError(f"unknown box {text!r} under {rules.name}; boxes: {', '.join(rules.boxes)}")
 
 
@@ -75,7 +126,7 @@ def box_name(rules: YahtzeeRules, text: str) -> int:
 class SheetState:
     mask: int
     upper: int  # exact upper total
-    yf: int  # Yahtzee box holds 50
+    yf: int  # the Yahtzee box holds its points
 
     def capped(self, rules: YahtzeeRules) -> int:
         return min(self.upper, rules.threshold)
@@ -92,26 +143,56 @@ def parse_state(
         if mask >> b & 1:
             raise InputError(f"box {rules.boxes[b]!r} is named twice in --filled")
         mask |= 1 << b
-    faces = [UPPER.index(b) + 1 for i, b in enumerate(rules.boxes) if b in UPPER and mask >> i & 1]
+    st = score_tables(rules)
+    faces = [int(f) for i, f in enumerate(st.upper_face) if f and mask >> i & 1]
     sums = {0}
     for f in faces:
         sums = {s + f * k for s in sums for k in range(6)}
     if upper not in sums:
         raise InputError(
             f"--upper {upper} cannot be made by the filled upper boxes "
-            f"({', '.join(UPPER[f - 1] for f in faces) or 'none'})"
+            f"({', '.join(_upper_filled(rules, mask)) or 'none'})"
         )
-    st = score_tables(rules)
     if yahtzee_bonus and (st.yahtzee_box < 0 or not mask >> st.yahtzee_box & 1):
-        raise InputError("--yahtzee-bonus needs the Yahtzee box filled (with 50)")
+        raise InputError(
+            "--yahtzee-bonus needs the Yahtzee box filled (with its points) and rules with a "
+            "Yahtzee bonus or joker"
+        )
     if mask == (1 << rules.n_boxes) - 1:
         raise InputError("every box is filled: the game is over")
+    if rules.order == "forced" and mask & (mask + 1):
+        k = bin(mask).count("1")
+        raise InputError(
+            f"--filled: {rules.name} fills its boxes in order, so {k} filled boxes are "
+            f"{', '.join(rules.boxes[:k])}"
+        )
     return SheetState(mask, upper, int(yahtzee_bonus))
+
+
+def policy(rules: YahtzeeRules, E: np.ndarray, state: SheetState) -> dict[str, np.ndarray]:
+    """The solver's own policy at a state (its max's choices, ties included), per hand
+    (keep_graph's roll index): "keep2"/"keep1" the keep index with two/one rolls left,
+    "box" the box of the final hand.  What the evaluator follows; the tests' recursion too."""
+    from .widget import best_keeps
+
+    kg = keep_graph(rules.dice)
+    VB, A1, A2, _ = run_widget(rules, E, state)
+    out = {"box": VB.argmax(axis=1)}  # (argmax: the first best, as the widget's max)
+    for name, A in (("keep2", A2), ("keep1", A1)):
+        arg = np.empty(len(A), np.int64)
+        best_keeps(A, kg.remove, arg)
+        out[name] = arg[kg.roll_keep]
+    return out
+
+
+def _upper_filled(rules: YahtzeeRules, mask: int) -> list[str]:
+    st = score_tables(rules)
+    return [b for i, b in enumerate(rules.boxes) if st.upper_face[i] and mask >> i & 1]
 
 
 def run_widget(rules: YahtzeeRules, E: np.ndarray, state: SheetState):
     """(VB, A1, A2, start value) of one state, by the uncompiled widget."""
-    kg = keep_graph()
+    kg = keep_graph(rules.dice)
     nb = rules.n_boxes
     VB = np.empty((len(kg.roll_keep), nb))
     A1 = np.empty(len(kg.add))
@@ -121,8 +202,8 @@ def run_widget(rules: YahtzeeRules, E: np.ndarray, state: SheetState):
     return VB, A1, A2, v
 
 
-def _keep_index() -> dict:
-    kg = keep_graph()
+def _keep_index(n: int) -> dict:
+    kg = keep_graph(n)
     return {tuple(c): i for i, c in enumerate(kg.counts)}
 
 
@@ -133,6 +214,8 @@ def advise(
     to the end of the game, best first."""
     if rolls_left not in (0, 1, 2):
         raise InputError(f"--rolls-left is 0, 1 or 2, got {rolls_left}")
+    if len(dice) != rules.dice:
+        raise InputError(f"--dice: a hand of {rules.name} has {rules.dice} dice, got {len(dice)}")
     VB, A1, A2, _ = run_widget(rules, E, state)
     counts = tuple(dice.count(f) for f in range(1, 7))
     opts: list[dict] = []
@@ -143,7 +226,7 @@ def advise(
                 opts.append({"box": rules.boxes[b], "value": float(VB[o, b])})
     else:
         A = A1 if rolls_left == 1 else A2
-        idx = _keep_index()
+        idx = _keep_index(rules.dice)
         seen = set()
         for sub in np.ndindex(*(c + 1 for c in counts)):
             if sub in seen:
@@ -158,9 +241,10 @@ def advise(
 
 
 def hand_index(dice: tuple[int, ...]) -> int:
-    """The widget's index of a hand of five dice (keep_graph's roll_counts)."""
+    """The widget's index of a hand of all the dice (keep_graph's roll_counts)."""
     counts = [dice.count(f) for f in range(1, 7)]
-    return int(np.nonzero((keep_graph().roll_counts == counts).all(axis=1))[0][0])
+    hands = keep_graph(len(dice)).roll_counts
+    return int(np.nonzero((hands == counts).all(axis=1))[0][0])
 
 
 def score_box(
@@ -170,7 +254,7 @@ def score_box(
     read from the widget itself (the one place the joker and bonus rules live): run over a
     probe table of zeros its value is the points; over a table numbering the states, the
     state after.  InputError where the box is filled or the joker rule forbids it."""
-    shape = (1 << rules.n_boxes, rules.threshold + 1, 2)
+    shape = table_shape(rules)
     probe = (np.arange(np.prod(shape), dtype=np.float64).reshape(shape) + 1) * 1e4
     o = hand_index(dice)
     gain = run_widget(rules, np.zeros(shape), state)[0][o, box]
@@ -214,7 +298,8 @@ def simulate(
     """Final scores of `games` games of optimal play, all games in lockstep."""
     from .kernel import batch
 
-    kg = keep_graph()
+    n = rules.dice
+    kg = keep_graph(n)
     st = score_tables(rules)
     a = args(rules)
     nb = rules.n_boxes
@@ -223,8 +308,8 @@ def simulate(
     lookup = np.full(7**6, -1, np.int64)
     for c, o in code_of.items():
         lookup[int(np.dot(c, pow7))] = o
-    idx = _keep_index()
-    subkeeps = np.full((len(kg.roll_keep), 32), -1, np.int64)
+    idx = _keep_index(n)
+    subkeeps = np.full((len(kg.roll_keep), 1 << n), -1, np.int64)
     for o, c in enumerate(kg.roll_counts.tolist()):
         subs = sorted({idx[s] for s in np.ndindex(*(x + 1 for x in c))})
         subkeeps[o, : len(subs)] = subs
@@ -243,9 +328,9 @@ def simulate(
         batch(uniq, E, *a, VB, A1, A2)
         counts = np.zeros((games, 6), np.int64)
         for A in (A2, A1, None):
-            new = rng.integers(0, 6, (games, 5))
+            new = rng.integers(0, 6, (games, n))
             have = counts.sum(axis=1)
-            for d in range(5):
+            for d in range(n):
                 add_die = d >= have  # only the dice not kept
                 counts[g[add_die], new[add_die, d]] += 1
             o = lookup[counts @ pow7]
@@ -260,7 +345,7 @@ def simulate(
         upper_box = st.upper_face[b] > 0
         nmask = mask | (1 << b)
         nup = np.where(upper_box, up + pts, up)
-        nyf = np.where(b == st.yahtzee_box, (pts == 50).astype(np.int64), yf)
+        nyf = np.where(b == st.yahtzee_box, (pts > 0).astype(np.int64), yf)
         gain = VB[which, o, b] - E[nmask, np.minimum(nup, rules.threshold), nyf]
         total += np.rint(gain).astype(np.int64)
         mask, up, yf = nmask, nup, nyf

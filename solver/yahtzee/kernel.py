@@ -3,10 +3,12 @@ query.  Compiled functions are cached on disk by numba (cache=True), so only the
 solve on a machine pays for compilation; where no cache folder is writable (no writable
 home, a read-only install) they are compiled in memory instead, each process anew."""
 
+import types
+
 import numba
 import numpy as np
 
-from .widget import widget
+from . import widget as W
 
 
 def jit(fn=None, **options):
@@ -19,7 +21,20 @@ def jit(fn=None, **options):
         return numba.njit(cache=False, **options)(fn)
 
 
-_widget = jit(widget, nogil=True)
+def compiled(fn, **options):
+    """fn compiled, with the helpers it calls (HELPERS: the widget module's) compiled too
+    (numba reads a function's globals when it compiles it)."""
+    scope = dict(fn.__globals__, **HELPERS)
+    return jit(types.FunctionType(fn.__code__, scope, fn.__name__), **options)
+
+
+HELPERS = {}
+HELPERS["first_open"] = jit(W.first_open, inline="always")
+HELPERS["box_move"] = jit(W.box_move, inline="always")
+HELPERS["best_keeps"] = jit(W.best_keeps)
+HELPERS["roll_rest"] = jit(W.roll_rest)
+_widget = compiled(W.widget, nogil=True)
+HELPERS["widget"] = _widget
 
 
 @jit(parallel=True)
@@ -35,6 +50,7 @@ def level(
     upper_bonus,
     threshold,
     ybonus,
+    forced,
     add,
     remove,
     roll_keep,
@@ -61,6 +77,7 @@ def level(
             upper_bonus,
             threshold,
             ybonus,
+            forced,
             add,
             remove,
             roll_keep,
@@ -84,6 +101,7 @@ def batch(
     upper_bonus,
     threshold,
     ybonus,
+    forced,
     add,
     remove,
     roll_keep,
@@ -108,6 +126,7 @@ def batch(
             upper_bonus,
             threshold,
             ybonus,
+            forced,
             add,
             remove,
             roll_keep,

@@ -1,10 +1,10 @@
-"""Box scores of a five-dice hand, and the tables the solver reads (RULES.md).
+"""Box points of a hand, and the tables the solver reads (docs/rules-format.md, RULES.md).
 
-American boxes: upper = face x count; three/four of a kind = sum; full house 25 (a 3+2 of
-different faces: five of a kind is one only as a joker); small straight 30; large 40;
-Yahtzee 50; chance = sum.  Scandinavian: one pair = 2 x the highest pair; two pairs of
-different faces = 2a + 2b; three/four of a kind = 3v/4v; 1-2-3-4-5 = 15; 2-3-4-5-6 = 20;
-full house (3+2, different faces) = sum; chance = sum; yatzy 50.
+A box scores by its kind: upper (face x count), kind (k dice of one face), pairs (k pairs of
+different faces), house (groups of two different faces, 3+2 a full house), straight (a run
+of consecutive faces, or exactly the faces listed), yahtzee (all dice alike), chance; its
+points are fixed, "all" (the sum of all dice) or "group" (the dice of the combination, the
+best such group: Yatzy's three of a kind is 3v of the highest face tripled).
 """
 
 from __future__ import annotations
@@ -15,90 +15,76 @@ from functools import lru_cache
 import numpy as np
 
 from .dice import keep_graph
-from .rules import UPPER, YahtzeeRules
-
-JOKER_VALUES = {"full_house": 25, "small_straight": 30, "large_straight": 40}
+from .rules import Box, YahtzeeRules
 
 
-def _run(counts, length: int) -> bool:
-    run = 0
-    for c in counts:
-        run = run + 1 if c else 0
-        if run >= length:
-            return True
-    return False
+def _points(box: Box, counts, group: int) -> int:
+    """A box's points once its combination is there: fixed, all dice, or the group's."""
+    if isinstance(box.points, int):
+        return box.points
+    return sum((f + 1) * c for f, c in enumerate(counts)) if box.points == "all" else group
 
 
-def box_score(box: str, counts) -> int:
-    """The ordinary (non-joker) American score of a hand given by its face counts."""
-    total = sum((f + 1) * c for f, c in enumerate(counts))
-    top = max(counts)
-    if box in UPPER:
-        f = UPPER.index(box)
-        return (f + 1) * counts[f]
-    scores = {
-        "three_kind": total if top >= 3 else 0,
-        "four_kind": total if top >= 4 else 0,
-        "full_house": 25 if sorted(c for c in counts if c) == [2, 3] else 0,
-        "small_straight": 30 if _run(counts, 4) else 0,
-        "large_straight": 40 if _run(counts, 5) else 0,
-        "yahtzee": 50 if top == 5 else 0,
-        "chance": total,
-    }
-    return scores[box]
-
-
-def yatzy_score(box: str, counts) -> int:
-    total = sum((f + 1) * c for f, c in enumerate(counts))
-    sig = sorted(c for c in counts if c)
-    pairs = [f + 1 for f in range(6) if counts[f] >= 2]
-    if box in UPPER:
-        f = UPPER.index(box)
-        return (f + 1) * counts[f]
-    if box == "one_pair":
-        return 2 * max(pairs) if pairs else 0
-    if box == "two_pairs":
-        return 2 * (pairs[-1] + pairs[-2]) if len(pairs) >= 2 else 0
-    if box == "three_kind":
-        v = [f + 1 for f in range(6) if counts[f] >= 3]
-        return 3 * v[0] if v else 0
-    if box == "four_kind":
-        v = [f + 1 for f in range(6) if counts[f] >= 4]
-        return 4 * v[0] if v else 0
-    if box == "small_straight":
-        return 15 if tuple(counts) == (1, 1, 1, 1, 1, 0) else 0
-    if box == "large_straight":
-        return 20 if tuple(counts) == (0, 1, 1, 1, 1, 1) else 0
-    if box == "full_house":
-        return total if sig == [2, 3] else 0
-    if box == "chance":
-        return total
-    if box == "yatzy":
-        return 50 if max(counts) == 5 else 0
-    raise ValueError(box)
+def box_points(box: Box, counts) -> int:
+    """The ordinary (non-joker) points of a hand, given by its face counts, in a box."""
+    faces = range(6, 0, -1)  # highest first: a player takes the best group
+    have = lambda k: [f for f in faces if counts[f - 1] >= k]  # noqa: E731
+    if box.kind == "upper":
+        return box.face * counts[box.face - 1]
+    if box.kind == "chance":
+        return sum((f + 1) * c for f, c in enumerate(counts))
+    if box.kind == "kind":
+        v = have(box.count)
+        return _points(box, counts, box.count * v[0]) if v else 0
+    if box.kind == "pairs":
+        v = have(2)
+        return _points(box, counts, 2 * sum(v[: box.count])) if len(v) >= box.count else 0
+    if box.kind == "house":
+        a, b = box.groups
+        best = [a * x + b * y for x in have(a) for y in have(b) if x != y]
+        return _points(box, counts, max(best)) if best else 0
+    if box.kind == "straight":
+        if box.run:
+            present = "".join("1" if c else "0" for c in counts)
+            return _points(box, counts, 0) if "1" * box.run in present else 0
+        ok = all(counts[f - 1] for f in box.faces)
+        return _points(box, counts, sum(box.faces)) if ok else 0
+    if box.kind == "yahtzee":
+        alike = max(counts) == sum(counts)
+        return _points(box, counts, sum(counts) * (counts.index(max(counts)) + 1)) if alike else 0
+    raise ValueError(box.kind)
 
 
 def score(rules: YahtzeeRules, box: str, counts) -> int:
-    return yatzy_score(box, counts) if rules.family == "scandinavian" else box_score(box, counts)
+    return box_points(rules.specs[rules.box(box)], tuple(counts))
+
+
+def joker_points(rules: YahtzeeRules, b: int) -> int:
+    """What an extra Yahtzee scores as a joker in box b: a house's or a straight's fixed
+    points (25/30/40 in Yahtzee); -1 where the ordinary score stands."""
+    box = rules.specs[b]
+    fixed = box.fixed
+    return fixed if box.kind in ("house", "straight") and fixed is not None else -1
 
 
 @dataclass(frozen=True, eq=False)
 class ScoreTables:
-    base: np.ndarray  # (boxes, 252) ordinary scores
+    base: np.ndarray  # (boxes, hands) ordinary scores
     upper_face: np.ndarray  # (boxes,) face 1..6 of an upper box, 0 for a lower box
-    joker: np.ndarray  # (boxes,) joker score of full house / straights, -1 otherwise
-    five: np.ndarray  # (252,) face 0..5 of a five-of-a-kind hand, -1 otherwise
+    joker: np.ndarray  # (boxes,) joker score of a house or straight, -1 otherwise
+    five: np.ndarray  # (hands,) face 0..5 of a hand of all dice alike, -1 otherwise
     yahtzee_box: int  # index of the Yahtzee box (-1 if none: no bonus, no joker)
 
 
 @lru_cache(maxsize=16)
 def tables(rules: YahtzeeRules) -> ScoreTables:
-    kg = keep_graph()
+    kg = keep_graph(rules.dice)
     base = np.array(
-        [[score(rules, b, tuple(c)) for c in kg.roll_counts] for b in rules.boxes], np.int64
+        [[box_points(b, tuple(c)) for c in kg.roll_counts.tolist()] for b in rules.specs],
+        np.int64,
     )
-    upper_face = np.array([UPPER.index(b) + 1 if b in UPPER else 0 for b in rules.boxes], np.int64)
-    joker = np.array([JOKER_VALUES.get(b, -1) for b in rules.boxes], np.int64)
-    five = np.array([int(np.argmax(c)) if max(c) == 5 else -1 for c in kg.roll_counts], np.int64)
-    ybox = rules.boxes.index("yahtzee") if rules.joker and "yahtzee" in rules.boxes else -1
-    return ScoreTables(base, upper_face, joker, five, ybox)
+    upper_face = np.array([b.face if b.kind == "upper" else 0 for b in rules.specs], np.int64)
+    joker = np.array([joker_points(rules, i) for i in range(rules.n_boxes)], np.int64)
+    n = rules.dice
+    five = np.array([int(np.argmax(c)) if max(c) == n else -1 for c in kg.roll_counts], np.int64)
+    return ScoreTables(base, upper_face, joker, five, rules.yahtzee_box)

@@ -1,7 +1,7 @@
 """Solve the whole game: the value of every reachable state between turns.
 
 States: the boxes filled (bit mask), the upper total capped at the threshold, and whether
-the Yahtzee box holds 50.  A state's value needs only states with one more box filled, so
+the Yahtzee box holds its points.  A state's value needs only states with one more box filled, so
 the levels (boxes filled) are solved from the full sheet back to the empty one; within a
 level every state is independent and the widget runs for all of them in parallel (numba,
 compiled once and cached on disk).  Only upper totals that the filled upper boxes can make
@@ -9,6 +9,8 @@ are solved.
 """
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 
@@ -20,7 +22,7 @@ from .scoring import tables
 def reachable_upper(rules: YahtzeeRules) -> np.ndarray:
     """ok[upper_mask, up]: can the filled upper boxes total `up` (capped at the threshold)?"""
     T = rules.threshold
-    ok = np.zeros((64, T + 1), bool)
+    ok = np.zeros((64, T + 1), bool)  # (T = 0 without an upper bonus: one total, 0)
     ok[0, 0] = True
     for umask in range(1, 64):
         f = (umask & -umask).bit_length()  # the lowest face filled, 1..6
@@ -35,9 +37,15 @@ def joker_mode(rules: YahtzeeRules) -> int:
     return {None: 0, "forced": 1, "free": 2}[rules.joker]
 
 
+def table_shape(rules: YahtzeeRules) -> tuple[int, int, int]:
+    """E's shape: boxes filled (mask), upper total capped at the threshold, and whether the
+    Yahtzee box holds its points (only where a bonus or joker makes that matter)."""
+    return (1 << rules.n_boxes, rules.threshold + 1, 2 if rules.yahtzee_box >= 0 else 1)
+
+
 def args(rules: YahtzeeRules) -> tuple:
     """The widget's table arguments, in order, after (mask, up, yf, E)."""
-    kg, st = keep_graph(), tables(rules)
+    kg, st = keep_graph(rules.dice), tables(rules)
     return (
         st.base,
         st.upper_face,
@@ -48,6 +56,7 @@ def args(rules: YahtzeeRules) -> tuple:
         rules.upper_bonus,
         rules.threshold,
         rules.yahtzee_bonus,
+        int(rules.order == "forced"),
         kg.add,
         kg.remove,
         kg.roll_keep,
@@ -67,34 +76,85 @@ def upper_mask(rules: YahtzeeRules, masks: np.ndarray) -> np.ndarray:
 def level_states(rules: YahtzeeRules, filled: int, ok: np.ndarray) -> np.ndarray:
     """(mask, up, yf) of every reachable state with `filled` boxes filled."""
     nb = rules.n_boxes
-    masks = np.arange(1 << nb)
-    pop = np.zeros(1 << nb, np.int64)
-    for i in range(nb):
-        pop += (masks >> i) & 1
-    masks = masks[pop == filled]
+    if rules.order == "forced":  # the first `filled` boxes, no other mask
+        masks = np.array([(1 << filled) - 1], np.int64)
+    else:
+        masks = np.arange(1 << nb)
+        pop = np.zeros(1 << nb, np.int64)
+        for i in range(nb):
+            pop += (masks >> i) & 1
+        masks = masks[pop == filled]
     m_idx, up = np.nonzero(ok[upper_mask(rules, masks)])
     masks = masks[m_idx]
     ybox = tables(rules).yahtzee_box
     yf = np.zeros(len(masks), np.int64)
     if ybox >= 0:
-        two = (masks >> ybox) & 1 == 1  # the Yahtzee box filled: with 0 or with 50
+        two = (masks >> ybox) & 1 == 1  # the Yahtzee box filled: with 0 or its points
         masks = np.concatenate([masks, masks[two]])
         up = np.concatenate([up, up[two]])
         yf = np.concatenate([yf, np.ones(int(two.sum()), np.int64)])
     return np.stack([masks, up, yf], axis=1).astype(np.int64)
 
 
-def solve(rules: YahtzeeRules, progress=None) -> np.ndarray:
-    """E[mask, up, yf] for every reachable state (0 elsewhere); E[0, 0, 0] is the optimum."""
-    from .kernel import level
+def compiled_level():
+    """The C build of a level (_widget.c, built by pip install), or None: numba then."""
+    try:
+        from . import _widget
+    except ImportError:
+        return None
+    return _widget.level
 
+
+def threads() -> int:
+    return max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1, 8))
+
+
+def c_args(rules: YahtzeeRules, shape: tuple[int, int, int]) -> tuple:
+    """_widget.level's arguments after (states, E): its arrays, contiguous, and flags."""
+    kg, st = keep_graph(rules.dice), tables(rules)
+    hands = np.argsort(kg.roll_keep)  # the hands in the order of their keeps
+    ints: tuple = (st.base[:, hands], st.upper_face, st.joker, st.five[hands], kg.add, kg.remove)
+    ints += (kg.roll_keep[hands], kg.size_start)
+    arrays: tuple = tuple(np.ascontiguousarray(x, np.int64) for x in ints)
+    arrays += (np.ascontiguousarray(kg.roll_prob[hands], np.float64),)
+    flags: tuple = (shape[1], shape[2], rules.yahtzee_box, joker_mode(rules), rules.upper_bonus)
+    flags += (rules.threshold, rules.yahtzee_bonus, int(rules.order == "forced"))
+    return arrays + flags + (threads(),)
+
+
+def seconds(secs: float) -> str:
+    return f"{max(1, round(secs))} s" if secs < 100 else f"{round(secs / 60)} min"
+
+
+def estimate(rules: YahtzeeRules) -> str:
+    """The build's time, roughly: its states times a widget's cost (measured on this
+    project's 2-core machine: 536 000 states of yahtzee in ~1.5 s in C; the widget grows
+    with the hands and keeps of the dice; numba: slower, and its compilation first)."""
+    ok = reachable_upper(rules)
+    states = sum(len(level_states(rules, k, ok)) for k in range(rules.n_boxes))
+    kg = keep_graph(rules.dice)
+    per_state = 5.5e-6 * (len(kg.roll_keep) * rules.n_boxes + 6 * len(kg.add)) / 6000
+    if compiled_level() is None:
+        return seconds(15 + 3 * per_state * states / threads())
+    return seconds(per_state * states / threads())
+
+
+def solve(rules: YahtzeeRules, progress=None) -> np.ndarray:
+    """E[mask, up, yf] for every reachable state (0 elsewhere); E[0, 0, 0] is the optimum.
+    The states of a level in C on every core (or, without the C kernel, numba)."""
     nb = rules.n_boxes
     ok = reachable_upper(rules)
-    E = np.zeros((1 << nb, rules.threshold + 1, 2))
-    a = args(rules)
+    E = np.zeros(table_shape(rules))
+    c_level = compiled_level()
+    if c_level is None:
+        from .kernel import level
+
+        a = args(rules)
+    else:
+        a = c_args(rules, E.shape)
     for filled in range(nb - 1, -1, -1):
         states = level_states(rules, filled, ok)
-        level(states, E, *a)
+        (level if c_level is None else c_level)(states, E, *a)
         if progress:
             progress(nb - filled)
     return E

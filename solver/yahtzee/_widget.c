@@ -1,0 +1,324 @@
+/* The Yahtzee table build in C (solve.py), built by `pip install` (setup.py): the widget of
+ * widget.py for every state of one level, the states shared by threads.  Same arithmetic in
+ * the same order as widget.py (so the tables equal the numba ones), arranged for speed:
+ * per open box, the value of each possible number of points is worked out once (points,
+ * upper bonus, the next state's value), and a hand's value in the box is a look-up; only the
+ * hands of all dice alike after the Yahtzee box is filled (bonus, joker) take the rules'
+ * long way (box_move, as in widget.py).  If it could not be built, numba runs widget.py.
+ *
+ * level(states, E, base, upper_face, joker, five, add, remove, roll_keep, size_start,
+ *       roll_prob, T1, Y, ybox, joker_mode, upper_bonus, threshold, ybonus, forced, threads)
+ *   states (n, 3) int64 (mask, up, yf); E float64 C-contiguous (masks, T1, Y), written at
+ *   the states; base (nb, hands), upper_face, joker (nb), five (hands), add, remove
+ *   (keeps, 6), roll_keep (hands), size_start (dice + 2): int64 (see dice.py, scoring.py);
+ *   roll_prob (hands) float64; the hands in the order of their keeps (roll_keep[o] = the
+ *   first keep of all the dice + o: solve.c_args orders base, five and roll_prob so).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#if !defined(_WIN32)
+#include <pthread.h>
+#define WIDGET_THREADS
+#endif
+
+#define NEG (-1e300)
+#define MAX_THREADS 64
+
+typedef struct {
+    double *E;
+    const int64_t *states, *base, *upper_face, *joker, *five, *add, *remove, *roll_keep;
+    int32_t *sub;  /* each keep's keeps of one die fewer, subw a keep, padded with `keeps` */
+    int subw;
+    double *based;             /* base as doubles: a lower box's values without a look-up */
+    const double *roll_prob;
+    int64_t n, nb, hands, keeps, last, T1, Y, P;
+    int64_t ybox, joker_mode, upper_bonus, threshold, ybonus, forced;
+} Work;
+
+typedef struct {
+    const Work *w;
+    int64_t i0, i1;
+    double *A, *M, *tab;
+} Part;
+
+static inline double E_at(const Work *w, int64_t mask, int64_t up, int64_t yf)
+{
+    return w->E[(mask * w->T1 + up) * w->Y + yf];
+}
+
+/* widget.box_move: hand o in box b (open, allowed) when it is an extra Yahtzee; NEG where
+ * the joker rule forbids it.  Else its value: gain + E(next). */
+static double extra_move(const Work *w, int64_t mask, int64_t up, int64_t yf, int64_t o,
+                         int64_t b)
+{
+    int64_t pts = w->base[b * w->hands + o], f5 = w->five[o], nb = w->nb;
+    int64_t bonus = yf == 1 ? w->ybonus : 0;
+    if (w->joker_mode == 1) {
+        int64_t forced_upper = -1;
+        int lower_open = 0;
+        for (int64_t b2 = 0; b2 < nb; b2++)
+            if (!((mask >> b2) & 1)) {
+                if (w->upper_face[b2] == f5 + 1) forced_upper = b2;
+                else if (w->upper_face[b2] == 0) lower_open = 1;
+            }
+        if (forced_upper >= 0 && b != forced_upper) return NEG;
+        if (forced_upper < 0) {
+            if (lower_open && w->upper_face[b] != 0) return NEG;
+            if (!lower_open) pts = 0;
+            else if (w->joker[b] >= 0) pts = w->joker[b];
+        }
+    } else if (w->joker_mode == 2 && w->joker[b] >= 0) {
+        for (int64_t b2 = 0; b2 < nb; b2++)
+            if (w->upper_face[b2] == f5 + 1 && ((mask >> b2) & 1)) pts = w->joker[b];
+    }
+    int64_t nup = up, gain = pts + bonus, nyf = yf;
+    if (w->upper_face[b] > 0) {
+        nup = up + pts;
+        if (nup >= w->threshold) {
+            nup = w->threshold;
+            if (up < w->threshold) gain += w->upper_bonus;
+        }
+    }
+    if (b == w->ybox) nyf = pts > 0 ? 1 : 0;
+    return (double)gain + E_at(w, mask | ((int64_t)1 << b), nup, nyf);
+}
+
+/* The value of one state at the start of its turn (widget.widget). */
+static double widget(const Part *p, int64_t mask, int64_t up, int64_t yf)
+{
+    const Work *w = p->w;
+    int64_t nb = w->nb, hands = w->hands, keeps = w->keeps, P = w->P;
+    /* hands are the last keeps (hand o is keep last + o: the caller orders them so), so
+     * the hands' values are a part of the keeps' arrays and two buffers take turns */
+    int64_t last = w->last;
+    double *A = p->A, *M = p->M, *tab = p->tab;
+    double *F = A + last;
+    int64_t only = -1;
+    if (w->forced == 1) {
+        only = 0;
+        while ((mask >> only) & 1) only++;
+    }
+    int y_filled = w->ybox >= 0 && ((mask >> w->ybox) & 1);
+    for (int64_t o = 0; o < hands; o++) F[o] = NEG;
+    for (int64_t b = 0; b < nb; b++) {
+        if (((mask >> b) & 1) || (only >= 0 && b != only)) continue;
+        int64_t next = mask | ((int64_t)1 << b);
+        int64_t face = w->upper_face[b];
+        const double *bd = w->based + b * hands;
+        if (face > 0 || b == w->ybox) {
+            if (face > 0) {  /* an upper box scores face x count: only those points */
+                for (int64_t pts = 0; pts <= P; pts += face) {
+                    int64_t nup = up + pts;
+                    double gain = (double)pts;
+                    if (nup >= w->threshold) {
+                        nup = w->threshold;
+                        if (up < w->threshold) gain += (double)w->upper_bonus;
+                    }
+                    tab[pts] = gain + E_at(w, next, nup, yf);
+                }
+            } else {  /* the Yahtzee box: its points decide the next flag */
+                double e1 = E_at(w, next, up, 1);
+                for (int64_t pts = 1; pts <= P; pts++) tab[pts] = (double)pts + e1;
+                tab[0] = 0.0 + E_at(w, next, up, 0);
+            }
+            const int64_t *bo = w->base + b * hands;
+            for (int64_t o = 0; o < hands; o++) {
+                double v = tab[bo[o]];
+                F[o] = v > F[o] ? v : F[o];
+            }
+        } else {  /* a lower box: one next state, the points plus its value */
+            double e = E_at(w, next, up, yf);
+            for (int64_t o = 0; o < hands; o++) {
+                double v = bd[o] + e;
+                F[o] = v > F[o] ? v : F[o];
+            }
+        }
+    }
+    if (y_filled)  /* the extra Yahtzees: their own rules, box by box */
+        for (int64_t o = 0; o < hands; o++) {
+            if (w->five[o] < 0) continue;
+            double best = NEG;
+            for (int64_t b = 0; b < nb; b++) {
+                if (((mask >> b) & 1) || (only >= 0 && b != only)) continue;
+                double v = extra_move(w, mask, up, yf, o, b);
+                if (v <= NEG / 2) continue;
+                if (v > best) best = v;
+            }
+            F[o] = best;
+        }
+    /* keeps: the mean over one more die, the best over one die fewer (two rolls) */
+    for (int r = 0; r < 2; r++) {
+        for (int64_t k = last - 1; k >= 0; k--) {
+            const int64_t *ad = w->add + 6 * k;
+            double s = 0.0;
+            for (int f = 0; f < 6; f++) s += A[ad[f]];
+            A[k] = s / 6.0;
+        }
+        M[keeps] = NEG;  /* the padding's slot */
+        if (w->subw == 5) {
+            for (int64_t k = 0; k < keeps; k++) {
+                const int32_t *sb = w->sub + 5 * k;
+                double m = A[k], m0 = M[sb[0]], m1 = M[sb[1]], m2 = M[sb[2]], m3 = M[sb[3]];
+                double m4 = M[sb[4]];
+                m0 = m0 > m1 ? m0 : m1;
+                m2 = m2 > m3 ? m2 : m3;
+                m0 = m0 > m2 ? m0 : m2;
+                m0 = m0 > m4 ? m0 : m4;
+                M[k] = m0 > m ? m0 : m;
+            }
+        } else {
+            for (int64_t k = 0; k < keeps; k++) {
+                double m = A[k];
+                for (int q = 0; q < w->subw; q++) {
+                    double v = M[w->sub[w->subw * k + q]];
+                    m = v > m ? v : m;
+                }
+                M[k] = m;
+            }
+        }
+        double *t = A;  /* the best keeps' values are the next roll's hands */
+        A = M;
+        M = t;
+    }
+    F = A + last;
+    /* the start of the turn: the mean over the first roll (a 1e-16 rounding away from the
+     * keep recursion's sum, which numba's widget.py takes) */
+    double a0 = 0.0, a1 = 0.0;
+    int64_t o = 0;
+    for (; o + 1 < hands; o += 2) {
+        a0 += w->roll_prob[o] * F[o];
+        a1 += w->roll_prob[o + 1] * F[o + 1];
+    }
+    for (; o < hands; o++) a0 += w->roll_prob[o] * F[o];
+    return a0 + a1;
+}
+
+static void *sweep(void *arg)
+{
+    Part *p = arg;
+    const Work *w = p->w;
+    for (int64_t i = p->i0; i < p->i1; i++) {
+        const int64_t *s = w->states + 3 * i;
+        w->E[(s[0] * w->T1 + s[1]) * w->Y + s[2]] = widget(p, s[0], s[1], s[2]);
+    }
+    return NULL;
+}
+
+static PyObject *level(PyObject *self, PyObject *args)
+{
+    Py_buffer states, E, base, upper_face, joker, five, add, remove, roll_keep, size_start,
+        roll_prob;
+    long long T1, Y, ybox, joker_mode, upper_bonus, threshold, ybonus, forced, threads;
+    if (!PyArg_ParseTuple(args, "y*w*y*y*y*y*y*y*y*y*y*LLLLLLLLL", &states, &E, &base,
+                          &upper_face, &joker, &five, &add, &remove, &roll_keep, &size_start,
+                          &roll_prob, &T1, &Y, &ybox, &joker_mode, &upper_bonus, &threshold, &ybonus,
+                          &forced, &threads))
+        return NULL;
+    Work w;
+    w.E = E.buf;
+    w.states = states.buf;
+    w.base = base.buf;
+    w.upper_face = upper_face.buf;
+    w.joker = joker.buf;
+    w.five = five.buf;
+    w.add = add.buf;
+    w.remove = remove.buf;
+    w.roll_keep = roll_keep.buf;
+    w.roll_prob = roll_prob.buf;
+    w.n = states.len / (3 * (Py_ssize_t)sizeof(int64_t));
+    w.nb = upper_face.len / (Py_ssize_t)sizeof(int64_t);
+    w.hands = five.len / (Py_ssize_t)sizeof(int64_t);
+    w.keeps = add.len / (6 * (Py_ssize_t)sizeof(int64_t));
+    int64_t nss = size_start.len / (Py_ssize_t)sizeof(int64_t);
+    w.last = ((const int64_t *)size_start.buf)[nss - 2];
+    w.T1 = T1, w.Y = Y, w.ybox = ybox, w.joker_mode = joker_mode;
+    w.upper_bonus = upper_bonus, w.threshold = threshold, w.ybonus = ybonus, w.forced = forced;
+    w.P = 0;
+    for (int64_t i = 0; i < w.nb * w.hands; i++)
+        if (w.base[i] > w.P) w.P = w.base[i];
+    /* every index the widget reads must lie in E: the caller's shapes are checked here */
+    Py_ssize_t nE = E.len / (Py_ssize_t)sizeof(double);
+    w.subw = 1;  /* the most different faces in a keep */
+    for (int64_t k = 0; k < w.keeps; k++) {
+        int d = 0;
+        for (int f = 0; f < 6; f++) d += w.remove[6 * k + f] >= 0;
+        if (d > w.subw) w.subw = d;
+    }
+    w.sub = malloc(sizeof(int32_t) * (size_t)(w.subw * w.keeps + 1));
+    w.based = malloc(sizeof(double) * (size_t)(w.nb * w.hands + 1));
+    for (int64_t i = 0; w.based != NULL && i < w.nb * w.hands; i++) w.based[i] = (double)w.base[i];
+    int ok = w.sub != NULL && w.based != NULL &&
+             roll_prob.len == w.hands * (Py_ssize_t)sizeof(double) &&
+             base.len == w.nb * w.hands * (Py_ssize_t)sizeof(int64_t) && T1 > threshold &&
+             (Y == 1 || Y == 2) && nE == ((Py_ssize_t)1 << w.nb) * T1 * Y && w.nb < 31;
+    for (int64_t o = 0; ok && o < w.hands; o++) ok = w.roll_keep[o] == w.last + o;
+    for (int64_t i = 0; ok && i < w.n; i++) {
+        const int64_t *s = w.states + 3 * i;
+        ok = s[0] >= 0 && s[0] < ((int64_t)1 << w.nb) && s[1] >= 0 && s[1] < T1 && s[2] >= 0 &&
+             s[2] < Y;
+    }
+    for (int64_t k = 0; ok && k < w.keeps; k++) {
+        int q = 0;
+        for (int f = 0; f < 6; f++)
+            if (w.remove[6 * k + f] >= 0) w.sub[w.subw * k + q++] = (int32_t)w.remove[6 * k + f];
+        while (q < w.subw) w.sub[w.subw * k + q++] = (int32_t)w.keeps;
+    }
+    if (threads < 1) threads = 1;
+    if (threads > MAX_THREADS) threads = MAX_THREADS;
+    if (threads > w.n) threads = w.n > 0 ? w.n : 1;
+    Part parts[MAX_THREADS];
+    int mem = 1;
+    for (int t = 0; ok && t < threads; t++) {
+        parts[t].w = &w;
+        parts[t].i0 = w.n * t / threads;
+        parts[t].i1 = w.n * (t + 1) / threads;
+        parts[t].A = malloc(sizeof(double) * (size_t)(w.keeps + 1));
+        parts[t].M = malloc(sizeof(double) * (size_t)(w.keeps + 1));
+        parts[t].tab = malloc(sizeof(double) * (size_t)(w.P + 1));
+        mem &= parts[t].A && parts[t].M && parts[t].tab;
+    }
+    if (ok && mem) {
+        Py_BEGIN_ALLOW_THREADS
+#ifdef WIDGET_THREADS
+        pthread_t tid[MAX_THREADS];
+        int started[MAX_THREADS] = {0};
+        for (int t = 1; t < threads; t++)
+            started[t] = pthread_create(&tid[t], NULL, sweep, &parts[t]) == 0;
+        sweep(&parts[0]);
+        for (int t = 1; t < threads; t++) {
+            if (started[t]) pthread_join(tid[t], NULL);
+            else sweep(&parts[t]);  /* no thread to be had: do it here */
+        }
+#else
+        for (int t = 0; t < threads; t++) sweep(&parts[t]);
+#endif
+        Py_END_ALLOW_THREADS
+    }
+    for (int t = 0; ok && t < threads; t++) {
+        free(parts[t].A);
+        free(parts[t].M);
+        free(parts[t].tab);
+    }
+    free(w.sub);
+    free(w.based);
+    Py_buffer *all[] = {&states, &E, &base, &upper_face, &joker, &five, &add, &remove,
+                        &roll_keep, &size_start, &roll_prob};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) PyBuffer_Release(all[i]);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "level: arrays of the wrong shape");
+        return NULL;
+    }
+    if (!mem) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"level", level, METH_VARARGS, "The widget for every state of one level (see _widget.c)."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_widget",
+                                    "The Yahtzee table build, compiled.", -1, methods};
+
+PyMODINIT_FUNC PyInit__widget(void) { return PyModule_Create(&module); }
