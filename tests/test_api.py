@@ -157,15 +157,3 @@ def test_importing_the_package_is_cheap():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.split()
     assert out == ["False", "False"]
-
-
-def test_the_readme_api_example_runs(tmp_path, monkeypatch):
-    """The README's Python example, as printed there."""
-    import re
-    from pathlib import Path
-
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    code = re.search(r"```python\n(.*?)```", readme, re.S).group(1)
-    monkeypatch.chdir(tmp_path)
-    exec(compile(code, "README.md", "exec"), {})
-    assert (tmp_path / "farkle.csv").read_text().startswith("dice,turn_total,")

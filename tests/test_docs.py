@@ -76,3 +76,4 @@ def test_the_api_page_runs_as_a_plain_script(tmp_path):
     prints = code.count("print(")
     assert len(out) == prints, out  # (each line once)
     assert out[0].startswith("roll 400.947") and out[-1] == "0.0"
+    assert (tmp_path / "farkle.csv").read_text().startswith("dice,turn_total,")
