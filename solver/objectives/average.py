@@ -27,6 +27,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..outcomes.model import TurnModel
+from ..rules import RuleSet
 from ..turn.payoff import Extra
 from ..turn.solution import TurnSolution
 from .score import score_payoff
@@ -60,7 +61,9 @@ class Relative:
         return cls(v[0], (v[1], v[2], v[3]), (v[4], v[5], v[6]))
 
 
-def _zilch_values(rules, h: dict[tuple[int, bool], float]) -> tuple[np.ndarray, np.ndarray]:
+def _zilch_values(
+    rules: RuleSet, h: dict[tuple[int, bool], float]
+) -> tuple[np.ndarray, np.ndarray]:
     """What a zilch is worth in each row (main), and where it records permanent points
     (then the player is on the board: secured, by k)."""
     main = np.zeros(6)
@@ -71,7 +74,9 @@ def _zilch_values(rules, h: dict[tuple[int, bool], float]) -> tuple[np.ndarray, 
     return main, main[1::2].copy()
 
 
-def _solve(model: TurnModel, zm: np.ndarray, zs: np.ndarray):
+def _solve(
+    model: TurnModel, zm: np.ndarray, zs: np.ndarray
+) -> tuple[TurnSolution, TurnSolution | None]:
     """The six rows' turns for zilch values zm (by row) and zs (zilches that record
     permanent points, by k): (main, secured or None).  Where being off the board changes
     nothing (no entry minimum, the same penalty) the three on-board rows are solved and
@@ -106,7 +111,7 @@ def _six(sol: TurnSolution) -> TurnSolution:
     return sol if sol.roll.shape[0] == 6 else sol.take(np.repeat(np.arange(3), 2))
 
 
-def _evaluate(rules, main: TurnSolution, zm, zs) -> Relative:
+def _evaluate(rules: RuleSet, main: TurnSolution, zm: np.ndarray, zs: np.ndarray) -> Relative:
     """g and h of the turn policies just solved: six linear equations (unknowns g, h(1, on),
     h(2, on), h(0..2, off))."""
     six = np.arange(6) if main.roll.shape[0] == 6 else np.arange(6) // 2

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 
@@ -94,16 +95,16 @@ class Statuses:
     def code(self, left: int, on: bool) -> int:
         return left + 4 * bool(on) if self.S == 8 else left
 
-    def on(self, s):
+    def on(self, s: int | np.ndarray) -> np.ndarray:
         return (np.asarray(s) >= 4) | (self.S == 4)
 
-    def usable(self, score, s):
+    def usable(self, score: int | np.ndarray, s: int | np.ndarray) -> np.ndarray:
         """The bit of the challenge a player with this score and status may use now (0:
         none)."""
         bit = np.where(np.asarray(score) < self.thr, BELOW, ABOVE)
         return np.where(np.asarray(s) & bit, bit, 0)
 
-    def banked(self, s):
+    def banked(self, s: int | np.ndarray) -> np.ndarray:
         """The status after a bank: on the board."""
         return np.asarray(s) | 4 if self.S == 8 else np.asarray(s)
 
@@ -173,6 +174,14 @@ class ChallengeFinals:
         return out
 
 
+class Choice(TypedDict):
+    """P(win) from the start of the mover's turn: without a challenge, and with one (None:
+    none left for his score)."""
+
+    plain: float
+    challenge: float | None
+
+
 @dataclass(frozen=True, eq=False)
 class ChallengeGame(FromLowest):
     model: TurnModel
@@ -185,7 +194,15 @@ class ChallengeGame(FromLowest):
     def st(self) -> Statuses:
         return self.finals.st
 
-    def state(self, me: int, opp: int, left_me: int, left_opp: int, on_me, on_opp) -> np.ndarray:
+    def state(
+        self,
+        me: int,
+        opp: int,
+        left_me: int,
+        left_opp: int,
+        on_me: bool | None,
+        on_opp: bool | None,
+    ) -> np.ndarray:
         """(1, 4) state row (a, b, sa, sb) from points; board flags default to "has a
         positive score"."""
         u, rules = self.rules.unit, self.rules
@@ -194,11 +211,27 @@ class ChallengeGame(FromLowest):
         s = (self.st.code(left_me, on_me), self.st.code(left_opp, on_opp))
         return np.array([[me // u, opp // u, *s]])
 
-    def p_win(self, me: int, opp: int, left_me=BOTH, left_opp=BOTH, on_me=None, on_opp=None):
+    def p_win(
+        self,
+        me: int,
+        opp: int,
+        left_me: int = BOTH,
+        left_opp: int = BOTH,
+        on_me: bool | None = None,
+        on_opp: bool | None = None,
+    ) -> float:
         a, b, sa, sb = self.state(me, opp, left_me, left_opp, on_me, on_opp)[0]
         return float(self.W[sa, sb, a - self.lo, b - self.lo])
 
-    def choices(self, me: int, opp: int, left_me=BOTH, left_opp=BOTH, on_me=None, on_opp=None):
+    def choices(
+        self,
+        me: int,
+        opp: int,
+        left_me: int = BOTH,
+        left_opp: int = BOTH,
+        on_me: bool | None = None,
+        on_opp: bool | None = None,
+    ) -> Choice:
         """{"plain": P(win) without a challenge, "challenge": with one (None: none left for
         this score)} from the start of the mover's turn."""
         states = self.state(me, opp, left_me, left_opp, on_me, on_opp)
@@ -217,13 +250,23 @@ class ChallengeGame(FromLowest):
         return _plain_turns(self.model, self.W, self.finals, self.R, self.lo, states, z)
 
 
-def _plain_turns(model, W, finals, R, lo, states, z) -> TurnSolution:
+def _plain_turns(
+    model: TurnModel,
+    W: np.ndarray,
+    finals: ChallengeFinals,
+    R: int,
+    lo: int,
+    states: np.ndarray,
+    z: np.ndarray,
+) -> TurnSolution:
     """Plain turns: banking t moves the mover to a + t (on the board), a zilch is worth z."""
     U, mins = _plain_banks(model, W, finals, R, lo, states)
     return solve_turn(model, turn_payoff(model, U, z, mins))
 
 
-def _plain_banks(model, W, finals, R, lo, states):
+def _plain_banks(
+    model: TurnModel, W: np.ndarray, finals: ChallengeFinals, R: int, lo: int, states: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """(U, the bank minimums) of plain turns: the same for every zilch value."""
     rules, st = model.rules, finals.st
     a, b, sa, sb = states.T
@@ -233,12 +276,14 @@ def _plain_banks(model, W, finals, R, lo, states):
     return U, _minimums(rules, st, sa)
 
 
-def _minimums(rules, st, s) -> np.ndarray:
+def _minimums(rules: RuleSet, st: Statuses, s: np.ndarray) -> np.ndarray:
     """Units a bank needs, by the banking player's status."""
     return np.where(st.on(s), rules.min_bank_units(True), rules.min_bank_units(False))
 
 
-def _challenge_turns(model, W, finals, R, lo, states) -> TurnSolution:
+def _challenge_turns(
+    model: TurnModel, W: np.ndarray, finals: ChallengeFinals, R: int, lo: int, states: np.ndarray
+) -> TurnSolution:
     """Challenge turns: banking t moves the mover to a + t and the opponent to b - t (at
     least lo); a zilch costs the mover the challenge's price; the challenge is used up."""
     rules, st = model.rules, finals.st
@@ -256,7 +301,17 @@ def _challenge_turns(model, W, finals, R, lo, states) -> TurnSolution:
     return solve_turn(model, turn_payoff(model, U, z, _minimums(rules, st, sa)))
 
 
-def _bank_values(rules, W, finals, R, lo, final, y, sb, sa2) -> np.ndarray:
+def _bank_values(
+    rules: RuleSet,
+    W: np.ndarray,
+    finals: ChallengeFinals,
+    R: int,
+    lo: int,
+    final: np.ndarray,
+    y: np.ndarray,
+    sb: np.ndarray,
+    sa2: np.ndarray,
+) -> np.ndarray:
     """U[i, t]: the mover ends at final[i, t] (status sa2), the opponent at y[i, t] (status
     sb[i]): 1 - the opponent's chance to move from there, or his last turn's beyond R."""
     inside = final < R
@@ -297,7 +352,7 @@ def _sum_states(st: Statuses, R: int, lo: int, sigma: int, fa: int, fb: int) -> 
 def _partners(rows: np.ndarray, lo: int, N: int, S: int) -> np.ndarray:
     """Index of each state's zilch partner (b, a, sb, sa) within the same list."""
 
-    def key(a, b, sa, sb):
+    def key(a: np.ndarray, b: np.ndarray, sa: np.ndarray, sb: np.ndarray) -> np.ndarray:
         return (((a - lo) * N + (b - lo)) * S + sa) * S + sb
 
     k = key(*rows.T)
@@ -361,7 +416,9 @@ def solve_challenge_game(
 
         U, mins = _plain_banks(model, W, finals, R, lo, rows)
 
-        def solve(z, U=U, mins=mins, chal=chal):
+        def solve(
+            z: np.ndarray, U: np.ndarray = U, mins: np.ndarray = mins, chal: np.ndarray = chal
+        ) -> tuple[np.ndarray, np.ndarray, TurnSolution]:
             sol = solve_turn(model, turn_payoff(model, U, z, mins))
             val, g = sol.roll[:, 0, 0], sol.extras[0][:, 0, 0]
             take = chal > val
@@ -377,7 +434,9 @@ def solve_challenge_game(
     return ChallengeGame(model, target, lo, W, finals)
 
 
-def _resume(got, W: np.ndarray, n: int) -> tuple[int, np.ndarray]:
+def _resume(
+    got: tuple[dict, dict[str, np.ndarray]], W: np.ndarray, n: int
+) -> tuple[int, np.ndarray]:
     """(the next step, W) from a checkpoint (one that does not fit: start afresh)."""
     header, arrays = got
     try:
@@ -409,7 +468,9 @@ def count_states(rules: RuleSet, target: int | None = None, lowest: int | None =
     return 16 * per_axis * per_axis
 
 
-def estimate(model: TurnModel, target: int | None = None, lowest: int | None = None):
+def estimate(
+    model: TurnModel, target: int | None = None, lowest: int | None = None
+) -> tuple[float, float]:
     """(bytes, seconds) a challenge game solve takes, roughly: W, one score sum's turns
     (about 8 (R - lo) rows over the payoff's totals), and the time per state and total."""
     rules = model.rules

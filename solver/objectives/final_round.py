@@ -26,7 +26,15 @@ from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import Extra, Payoff, Permanent, Tail, TurnLevels, TurnSolution, solve_turn
 from ..turn.kernel import copy_runs
-from ..turn.rows import Above, RowValues, class_fill, class_rows, solve_row_values, solve_rows
+from ..turn.rows import (
+    Above,
+    Ragged,
+    RowValues,
+    class_fill,
+    class_rows,
+    solve_row_values,
+    solve_rows,
+)
 
 
 def need_space_ok(rules: RuleSet, score_units: int) -> bool:
@@ -44,7 +52,7 @@ def _below_minimum(
     ci: np.ndarray,
     m: int,
     low: np.ndarray,
-):
+) -> tuple[np.ndarray, np.ndarray]:
     """The last player's start for deficits d (units) when banking needs m units: from
     r >= m on, row d is the need-space solution at r' = X - d + r (row ci of sol: its tie
     count); below m the player cannot bank, so those few totals are solved per row.
@@ -94,7 +102,7 @@ def last_player_need_space(
     d: np.ndarray,
     ci: np.ndarray,
     m: int,
-):
+) -> tuple[np.ndarray, np.ndarray]:
     """The last player's turn for every deficit d = 1..X-1 at once, per tie count.
 
     In "points still needed" (r' = X - need) the turn does not depend on the deficit:
@@ -112,10 +120,10 @@ def last_player_need_space(
     tie = np.asarray(ties, float)
     low = np.asarray(below, float)
 
-    def bank(r):
+    def bank(r: np.ndarray) -> np.ndarray:
         return np.where(r[None, :] > X, 1.0, np.where(r[None, :] == X, tie[:, None], 0.0))
 
-    def lead(r):
+    def lead(r: np.ndarray) -> np.ndarray:
         return np.where(r[None, :] > X, 0.0, np.where(r[None, :] == X, tie[:, None], low[:, None]))
 
     leaders = Extra(bank=lead, zilch=low, tail=Tail.constant(np.zeros(B)))
@@ -201,12 +209,18 @@ class _LeaderProblem:
     m: int  # bank minimum, units
     step: int | None  # permanent units per level
 
-    def at(self, arr, inf, x):
+    def at(self, arr: np.ndarray, inf: float | np.ndarray, x: int | np.ndarray) -> np.ndarray:
         H = len(self.G)
         return np.where(x < H, arr[..., np.minimum(x, H - 1)], inf)
 
     def rows_payoff(
-        self, k: int, idx: np.ndarray, typ: np.ndarray, classes: TurnSolution, cls: np.ndarray, src
+        self,
+        k: int,
+        idx: np.ndarray,
+        typ: np.ndarray,
+        classes: TurnSolution,
+        cls: np.ndarray,
+        src: TurnSolution | _LevelSource | None,
     ) -> tuple[Payoff, Above]:
         """Level k for the rows idx (zilch type typ, class cls of `classes`), solved only up
         to their leaders (Above); src: level k + 1 of those rows, or None (no permanent
@@ -217,7 +231,9 @@ class _LeaderProblem:
         b = len(idx)
         C, T, ET = self.C[:, idx], self.T[idx], self.ET[:, idx]
 
-        def split(above, tie, below, x):
+        def split(
+            above: np.ndarray, tie: np.ndarray, below: float | np.ndarray, x: np.ndarray
+        ) -> np.ndarray:
             fx = S + x[None, :]
             return np.where(fx > Fi, above, np.where(fx == Fi, tie, below))
 
@@ -333,7 +349,7 @@ class _LevelSource:
     idx: np.ndarray
     own: RowValues | None
 
-    def fill(self, ALL: np.ndarray, lay, i: int) -> None:
+    def fill(self, ALL: np.ndarray, lay: Ragged, i: int) -> None:
         lr, k, idx = self.rows, self.k, self.idx
         c = lr.classes[k]
         B, S = len(idx), lay.S

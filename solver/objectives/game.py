@@ -26,7 +26,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol, TypeVar, overload
 
 import numpy as np
 
@@ -37,6 +37,7 @@ from ..turn import Extra, Payoff, StateValues, Tail, TurnLevels, TurnState, solv
 from .last_turn import solve_last_turn
 
 NEWTON_TOL = 1e-14
+Turns = TypeVar("Turns")  # what a sum's solve returns besides the values (newton_on_pairs)
 
 
 def sums_to_one(rules: RuleSet) -> bool:
@@ -104,7 +105,7 @@ class Offers:
         small = O.size < 2**31  # 4-byte indices where they fit
         return cls(O.shape, idx.astype(np.int32) if small else idx, O.ravel()[idx])
 
-    def lookup(self, x, y, n, t) -> np.ndarray:
+    def lookup(self, x: np.ndarray, y: np.ndarray, n: np.ndarray, t: np.ndarray) -> np.ndarray:
         """O where stored, NaN elsewhere (a fresh start is at least as good there)."""
         flat = np.ravel_multi_index((x, y, n, t), self.shape)
         if not len(self.idx):
@@ -244,7 +245,7 @@ def solve_game_turns(
     finals: Finals,
     rows: np.ndarray,
     z: np.ndarray | None = None,
-    O: Any = None,
+    O: np.ndarray | Offers | None = None,
     levels: bool | None = None,
 ) -> GameTurns:
     """The turns from score pairs `rows` given the chances W of the states after them.
@@ -290,7 +291,7 @@ def _game_U(rules: RuleSet, W: np.ndarray, finals: Finals, rows: np.ndarray, R: 
     return U
 
 
-def _offer_U(W: np.ndarray, O, rows: np.ndarray, R: int) -> np.ndarray:
+def _offer_U(W: np.ndarray, O: np.ndarray | Offers, rows: np.ndarray, R: int) -> np.ndarray:
     """Piggyback (reaching the target wins at once): U[row, s, t] = 1 - max(W[b, a + t],
     O[b, a + t, s, t]).  Banking t with s dice left offers those dice and t to the
     opponent, who takes them over where that beats a fresh start; reaching R wins."""
@@ -358,7 +359,7 @@ def turn_payoff(
     last_unsure = np.where(~sure.all(axis=1), span - 1 - np.argmax(~sure[:, ::-1], axis=1), -1)
     stop = min(max(int((np.maximum(last_unsure + 1, mins)).max()), 1, cover), span - 1)
 
-    def bank(r):
+    def bank(r: np.ndarray) -> np.ndarray:
         v = np.where(r < span, U[..., np.minimum(r, span - 1)], 1.0)
         ok = r[None, :] >= mins[:, None]
         return np.where(ok[:, None, :] if U.ndim == 3 else ok, v, -np.inf)
@@ -372,7 +373,22 @@ def turn_payoff(
     )
 
 
-def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray, EU=None, ez=None):
+@overload
+def _forced_beyond(
+    model: TurnModel, U: np.ndarray, z: np.ndarray, r: np.ndarray, EU: None = None, ez: None = None
+) -> np.ndarray: ...
+@overload
+def _forced_beyond(
+    model: TurnModel, U: np.ndarray, z: np.ndarray, r: np.ndarray, EU: np.ndarray, ez: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]: ...
+def _forced_beyond(
+    model: TurnModel,
+    U: np.ndarray,
+    z: np.ndarray,
+    r: np.ndarray,
+    EU: np.ndarray | None = None,
+    ez: np.ndarray | None = None,
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Values of the must-roll state (hot dice, mandatory) at totals r past the cut, where
     every free state banks at its payoff U: a backward recursion over the totals, from the
     end of U on (beyond it U is 1 up to 1e-13 and the chain's value is its limit).
@@ -396,7 +412,10 @@ def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray, EU=None, 
     V0[:, span:] = ((1.0 - pz - p_hot + pz * z) / (1.0 - p_hot))[:, None]
     Ufull = np.ones((B,) + U.shape[1:-1] + (top,))
     Ufull[..., :span] = U
-    E = 0 if EU is None else len(EU)
+    if EU is None:  # no extras (read only where E > 0)
+        EU, ez = np.zeros((0, B, span)), np.zeros((0, B))
+    assert ez is not None
+    E = len(EU)
     if E:  # the extras' limit: free states worth 0 there
         EX = np.empty((E, B, top))
         EX[:, :, span:] = (pz * ez / (1.0 - p_hot))[:, :, None]
@@ -462,7 +481,13 @@ def score_pairs(sigma: int, R: int) -> np.ndarray:
     return np.stack([a, sigma - a], axis=1)
 
 
-def newton_on_pairs(rules: RuleSet, sigma: int, w: np.ndarray, solve, partner=None):
+def newton_on_pairs(
+    rules: RuleSet,
+    sigma: int,
+    w: np.ndarray,
+    solve: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, Turns]],
+    partner: np.ndarray | None = None,
+) -> tuple[np.ndarray, Turns]:
     """The chances of one sum's score pairs (score_pairs order), coupled by their zilches
     ((a, b) <-> (b, a)): Newton's method from w.  solve(z) -> (values, zilch chances,
     turns) of the turns with a zilch worth z.  Returns (values, the last turns).
@@ -558,7 +583,7 @@ def solve_game(
             [W[a, b + 1] if b + 1 < R else (W[a + 1, b] if a + 1 < R else 0.5) for a, b in rows]
         )
 
-        def solve(z):
+        def solve(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, GameTurns]:
             turns = solve_game_turns(model, W, finals, rows, z, O, levels)
             return turns.start(), turns.p_zilch(), turns
 
@@ -596,7 +621,9 @@ def estimate(model: TurnModel, target: int | None = None) -> tuple[float, float]
     return nbytes, SECONDS_PER_R3[path] * float(R) ** 3 * per_state
 
 
-def _resume(got, W: np.ndarray, O: np.ndarray | None, first: int) -> tuple[int, np.ndarray]:
+def _resume(
+    got: tuple[dict, dict[str, np.ndarray]], W: np.ndarray, O: np.ndarray | None, first: int
+) -> tuple[int, np.ndarray]:
     """(the next score sum, W) from a checkpoint; O filled in place with its offers (a
     fresh start where none is kept).  A checkpoint that does not fit: start afresh."""
     header, arrays = got

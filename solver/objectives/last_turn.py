@@ -7,6 +7,7 @@ deficit at once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +30,9 @@ def last_turn_payoff(tie: float, deficits: np.ndarray, H: int) -> np.ndarray:
     return np.where(x > d, 1.0, np.where(x == d, tie, 0.0))
 
 
-def solve_last_turn(model: TurnModel, deficits, on_board: bool = True, tied: int = 1) -> TurnLevels:
+def solve_last_turn(
+    model: TurnModel, deficits: np.ndarray | Sequence[int], on_board: bool = True, tied: int = 1
+) -> TurnLevels:
     """P(win) of a last turn against each deficit (points, multiples of the unit), behind
     `tied` leaders (ending level with them shares the win among tied + 1 players)."""
     rules = model.rules

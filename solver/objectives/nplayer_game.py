@@ -25,7 +25,7 @@ solver's order), as in the two-player game.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -135,7 +135,9 @@ class FinalTable:
     rel: np.ndarray | None  # (K, R + D + 1, N): leaders' shifted scores 0 .. R + D
 
     @classmethod
-    def of(cls, rules: RuleSet, R: int, D: int, keys: np.ndarray, rel: np.ndarray | None):
+    def of(
+        cls, rules: RuleSet, R: int, D: int, keys: np.ndarray, rel: np.ndarray | None
+    ) -> FinalTable:
         """As stored (layer_store): rel None where reaching the target wins at once."""
         return cls(rules, R, D if rel is not None else 0, keys, rel)
 
@@ -262,8 +264,8 @@ def solve_turns(model: TurnModel, states: np.ndarray, U: np.ndarray, z: np.ndarr
         ez[0] = 1.0
         cache: dict = {}
 
-        def forced(k):
-            def get(r):
+        def forced(k: int) -> Callable[[np.ndarray], np.ndarray]:
+            def get(r: np.ndarray) -> np.ndarray:
                 key = r.tobytes()
                 if key not in cache:
                     cache.clear()
@@ -272,7 +274,7 @@ def solve_turns(model: TurnModel, states: np.ndarray, U: np.ndarray, z: np.ndarr
 
             return get
 
-    def seat(k):
+    def seat(k: int) -> Callable[[np.ndarray], np.ndarray]:
         Uk = np.ascontiguousarray(U[..., k])
         return lambda r: np.where(r < span, Uk[:, np.minimum(r, span - 1)], 0.0)
 
@@ -406,7 +408,11 @@ def mixed_orbit(
     )
 
 
-def _supports(counts: list[int]):
+# a support: per mover, the index of the one policy he plays, or the pair he mixes
+Support = tuple[tuple[int, ...], ...]
+
+
+def _supports(counts: list[int]) -> Iterator[Support]:
     """Every choice per mover of one policy or a pair to mix, fewest mixes first (lazily:
     the first that stands ends the search)."""
     from itertools import combinations, product
@@ -421,7 +427,14 @@ def _supports(counts: list[int]):
             yield from product(*per)
 
 
-def _try_support(model, states, U, nxt, options, support):
+def _try_support(
+    model: TurnModel,
+    states: np.ndarray,
+    U: np.ndarray,
+    nxt: np.ndarray,
+    options: list[list[tuple[np.ndarray, float]]],
+    support: Support,
+) -> np.ndarray | list[tuple[int, tuple[np.ndarray, float]]]:
     """V where the movers playing `support` are in equilibrium, else the better replies
     found [(mover, (A, g))]."""
     from scipy.optimize import root
@@ -433,13 +446,13 @@ def _try_support(model, states, U, nxt, options, support):
     g2 = np.array([options[i][s[-1]][1] for i, s in enumerate(support)])
     mix = [i for i, s in enumerate(support) if len(s) == 2]
 
-    def values(w):
+    def values(w: np.ndarray) -> np.ndarray:
         full = np.ones(B)
         full[mix] = w
         A = full[:, None] * A1 + (1 - full[:, None]) * A2
         return cycle_values(A, full * g1 + (1 - full) * g2, nxt)
 
-    def indifference(w):
+    def indifference(w: np.ndarray) -> np.ndarray:
         z = values(w)[nxt, N - 1]
         return ((A1[:, 0] - A2[:, 0]) + (g1 - g2) * z)[mix]
 
@@ -510,7 +523,7 @@ class NPlayerGame:
         fill_sums(V, values, N * (R - 1), 0)
         return cls(model, target, V, finals)
 
-    def p_win(self, scores) -> np.ndarray:
+    def p_win(self, scores: Sequence[int]) -> np.ndarray:
         """Every seat's chance from scores (points, turn order from the mover)."""
         u = self.rules.unit
         return self.V[tuple(int(s) // u for s in scores)].copy()
@@ -526,7 +539,7 @@ class NPlayerGame:
         z = self.V[tuple(rotate(rows).T)][:, self.players - 1]
         return solve_turns(self.model, rows, U, z)
 
-    def turn(self, scores) -> BatchTurns:
+    def turn(self, scores: Sequence[int]) -> BatchTurns:
         """The mover's turn from scores (points, turn order from the mover)."""
         u = self.rules.unit
         return self.turns(np.array([[int(x) // u for x in scores]]))

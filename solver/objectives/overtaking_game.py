@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,6 +37,9 @@ from .game import (
     turn_payoff,
 )
 from .last_turn import solve_last_turn
+
+if TYPE_CHECKING:
+    from ..turn import TurnSolution
 
 ROWS = 1024  # turns solved at once (the bank payoffs of a batch are rows x totals)
 
@@ -101,14 +105,14 @@ class OvertakingGame:
         u = self.rules.unit
         return float(self.W[me // u, opp // u, beat // u])
 
-    def turns(self, states: np.ndarray, z: np.ndarray | None = None):
+    def turns(self, states: np.ndarray, z: np.ndarray | None = None) -> TurnSolution:
         """The turns from states (a, b, T) (units; (n, 3)): a TurnSolution, a row each."""
         a, b = states[:, 0], states[:, 1]
         if z is None:
             z = 1.0 - self.W[b, a, 0]
         return _solve_turns(self.model, self.W, self.finals, states, z)
 
-    def turn(self, me: int, opp: int, beat: int = 0):
+    def turn(self, me: int, opp: int, beat: int = 0) -> TurnSolution:
         u = self.rules.unit
         return self.turns(np.array([[me // u, opp // u, beat // u]]))
 
@@ -120,7 +124,9 @@ def _minimums(rules: RuleSet, a: np.ndarray, T: np.ndarray) -> np.ndarray:
     return np.where(T > 0, np.maximum(base, T + 1), base)
 
 
-def _solve_turns(model, W, finals: OvertakingFinals, states, z):
+def _solve_turns(
+    model: TurnModel, W: np.ndarray, finals: OvertakingFinals, states: np.ndarray, z: np.ndarray
+) -> TurnSolution:
     """The turns from states (a, b, T), a zilch worth z, banking as W says."""
     rules = model.rules
     R = W.shape[0]
@@ -196,12 +202,14 @@ def solve_overtaking_game(
     return OvertakingGame(model, target, W, finals)
 
 
-def _solve_pairs(model, W, finals, pairs, sigma) -> None:
+def _solve_pairs(
+    model: TurnModel, W: np.ndarray, finals: OvertakingFinals, pairs: np.ndarray, sigma: int
+) -> None:
     """The states (a, b, 0) of one sum: each zilch leads to the partner (b, a, 0); Newton on
     the pairs as in the plain game."""
     states = np.concatenate([pairs, np.zeros((len(pairs), 1), int)], axis=1)
 
-    def solve(z):
+    def solve(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, TurnSolution]:
         sol = _solve_turns(model, W, finals, states, z)
         return sol.roll[:, 0, 0], sol.extras[0][:, 0, 0], sol
 

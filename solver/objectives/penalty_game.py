@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,6 +34,9 @@ from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import solve_turn
 from .game import Finals, FromLowest, check_constant_sum, turn_payoff
+
+if TYPE_CHECKING:
+    from ..turn import TurnSolution
 
 TOL = 1e-12  # a sweep that moves no chance by more than this: the fixed point
 SWEEPS = 200
@@ -94,7 +98,7 @@ class PenaltyGame(FromLowest):
         u = self.rules.unit
         return float(self.W[k_me, k_opp, me // u - self.lo, opp // u - self.lo])
 
-    def turns(self, states: np.ndarray):
+    def turns(self, states: np.ndarray) -> TurnSolution:
         """The turns from states (a, b, ka, kb) (units; (n, 4)): a TurnSolution, a row
         each."""
         P = self.rules.three_zilch_penalty // self.rules.unit
@@ -102,7 +106,7 @@ class PenaltyGame(FromLowest):
         z = 1.0 - self.W[states[:, 3], k2, states[:, 1] - self.lo, a2 - self.lo]
         return _solve_turns(self.model, self.W, self.finals, self.R, self.lo, states, z)
 
-    def turn(self, me: int, opp: int, k_me: int = 0, k_opp: int = 0):
+    def turn(self, me: int, opp: int, k_me: int = 0, k_opp: int = 0) -> TurnSolution:
         """The turn from scores (me, opp) (points) and counts: a TurnSolution, one row."""
         u = self.rules.unit
         return self.turns(np.array([[me // u, opp // u, k_me, k_opp]]))
@@ -134,7 +138,7 @@ def _first_iterate(model: TurnModel, reach_bound: int, R: int, lo: int) -> np.nd
     return W
 
 
-def _at(x: np.ndarray):
+def _at(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Linear interpolation at x (grid indices, clamped to the grid): (below, above,
     weight of above)."""
     x = np.clip(x, 0, len(x) - 1)
@@ -150,7 +154,7 @@ def _sum_states(R: int, lo: int, sigma: int) -> np.ndarray:
     return np.concatenate([np.repeat(pairs, 9, axis=0), np.tile(k, (len(pairs), 1))], axis=1)
 
 
-def _targets(states: np.ndarray, lo: int, P: int):
+def _targets(states: np.ndarray, lo: int, P: int) -> tuple[np.ndarray, np.ndarray]:
     """Where each state's zilch leads: (a', k') of the player who zilched (the opponent
     moves next from (b, a'), his count kb, the zilcher's k')."""
     a, ka = states[:, 0], states[:, 2]
@@ -158,14 +162,22 @@ def _targets(states: np.ndarray, lo: int, P: int):
     return np.where(pen, np.maximum(a - P, lo), a), np.where(pen, 0, ka + 1)
 
 
-def _solve_turns(model, W, finals, R, lo, states, z):
+def _solve_turns(
+    model: TurnModel,
+    W: np.ndarray,
+    finals: Finals,
+    R: int,
+    lo: int,
+    states: np.ndarray,
+    z: np.ndarray,
+) -> TurnSolution:
     """The turns from `states`, a zilch worth z (by state), banking as W says."""
     U = _bank_values(W, finals, R, lo, states)
     mins = np.full(len(states), model.rules.min_bank_units(True))
     return solve_turn(model, turn_payoff(model, U, z, mins))
 
 
-def _bank_values(W, finals, R, lo, states) -> np.ndarray:
+def _bank_values(W: np.ndarray, finals: Finals, R: int, lo: int, states: np.ndarray) -> np.ndarray:
     """U[i, t]: banking t from state i: the opponent moves from (b, a + t), his count kb
     and the banker's reset; the opponent's last turn once a + t reaches the target."""
     a, b, kb = states[:, 0], states[:, 1], states[:, 3]
@@ -186,7 +198,16 @@ def _bank_values(W, finals, R, lo, states) -> np.ndarray:
     return U
 
 
-def _solve_sum(model, W, finals, R, lo, P, states, w0):
+def _solve_sum(
+    model: TurnModel,
+    W: np.ndarray,
+    finals: Finals,
+    R: int,
+    lo: int,
+    P: int,
+    states: np.ndarray,
+    w0: np.ndarray,
+) -> tuple[np.ndarray, float]:
     """One sum's states, given W at the sums above and at the penalty's states below: one
     Newton step on the sum's zilch couplings from w0 (at the sweeps' fixed point the step
     changes nothing, so one step per sweep is enough).  Returns (values, residual): the
@@ -211,7 +232,9 @@ def _solve_sum(model, W, finals, R, lo, P, states, w0):
     return spsolve(M.tocsc(), A), float(np.max(np.abs(val - w0)))
 
 
-def _sweep(model, W, finals, R, lo, P) -> tuple[np.ndarray, float]:
+def _sweep(
+    model: TurnModel, W: np.ndarray, finals: Finals, R: int, lo: int, P: int
+) -> tuple[np.ndarray, float]:
     """One sweep over the sums from the top down (Gauss-Seidel: a sum reads the sums
     above it from this sweep, the penalty's lower sums from the iterate): the new iterate
     and the largest Bellman residual met."""
@@ -262,7 +285,9 @@ SECONDS_PER_CELL = 85 / (240**2 * 300)
 SWEEPS_TYPICAL = 10
 
 
-def estimate(model: TurnModel, target: int | None = None, lowest: int | None = None):
+def estimate(
+    model: TurnModel, target: int | None = None, lowest: int | None = None
+) -> tuple[float, float]:
     """(bytes, seconds) a solve of the game with the penalty takes, roughly."""
     rules = model.rules
     R = rules.reach_units(target)

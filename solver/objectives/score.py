@@ -9,7 +9,7 @@ minimums no longer bind.  That keeps the state exact without a permanent-points 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -22,12 +22,16 @@ from ..turn.solution import TurnSolution
 from ..turn.state import StateValues, TurnState
 
 if TYPE_CHECKING:
-    from ..turn.payoff import Payoff
+    from ..turn.payoff import Extra, Payoff
     from .average import Relative
 
 
 def score_payoff(
-    rules: RuleSet, minimums: list[int], sources=None, zilch=None, extras=()
+    rules: RuleSet,
+    minimums: list[int],
+    sources: Mapping[int, TurnSolution] | None = None,
+    zilch: np.ndarray | None = None,
+    extras: Sequence[Extra] = (),
 ) -> Payoff:
     """Bank r units for r * unit points (where the row's minimum, in points, allows it); a
     zilch is worth `zilch` per row (default 0: the points it records come on top)."""
@@ -106,7 +110,9 @@ class ScorePolicy:
         roll, bank = self.main.at(s, r)
         return StateValues.of(roll[int(on_board)], bank[int(on_board)])
 
-    def values(self, row, s, r, p):
+    def values(
+        self, row: int | np.ndarray, s: np.ndarray, r: np.ndarray, p: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Vectorised (roll, bank) for the simulator and the evaluator: row 0/1 (not on / on
         the board), state s, at-risk r and permanent p units (arrays)."""
         roll, bank = self.main.at_rows(row, s, r)

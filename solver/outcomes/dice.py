@@ -7,6 +7,7 @@ roll whose faces could form three same-colour pairs is split into "colour-matche
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -27,11 +28,11 @@ class Outcome:
         return tuple(f + 1 for f, c in enumerate(self.counts) for _ in range(c))
 
 
-def multinomial(counts) -> int:
+def multinomial(counts: Sequence[int]) -> int:
     return factorial(sum(counts)) // prod(factorial(c) for c in counts)
 
 
-def colour_match_probability(counts) -> Fraction:
+def colour_match_probability(counts: Sequence[int]) -> Fraction:
     """P(three colour pairs each show one face | the six faces shown).
 
     Colourings of the multiset: 6!/prod(c!); matched ones assign the pair-faces

@@ -15,6 +15,7 @@ dice, and the dice they take join no group (a six-dice pattern is hot dice anywa
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import product
@@ -57,7 +58,7 @@ class TurnStates:
     def best(self) -> list[list[int]]:
         return _face_groups(self.rules)
 
-    def canonical(self, frozen, n: int) -> tuple[int, ...]:
+    def canonical(self, frozen: Sequence[int], n: int) -> tuple[int, ...]:
         """Each face's group replaced by the smallest count that adds the same to n dice."""
         best = self.best
         return tuple(
@@ -69,7 +70,7 @@ class TurnStates:
             for f, g in enumerate(frozen)
         )
 
-    def index(self, n: int, frozen, must_roll: bool = False) -> int:
+    def index(self, n: int, frozen: Sequence[int], must_roll: bool = False) -> int:
         """The state of n dice to roll with these frozen groups (raw counts)."""
         pyr = self.rules.pyramiding and n < self.rules.dice
         key = self.canonical(frozen, n) if pyr else NONE
@@ -132,7 +133,7 @@ def parse_frozen(faces: list[int]) -> tuple[int, ...]:
     return tuple(faces.count(f) for f in range(1, FACES + 1))
 
 
-def faces_of(counts) -> list[int]:
+def faces_of(counts: Sequence[int]) -> list[int]:
     return [f + 1 for f, c in enumerate(counts) for _ in range(c)]
 
 
@@ -190,7 +191,9 @@ def pyramid_choices(
         )
     found: dict[tuple, tuple[int, ...]] = {}
 
-    def add_groups(base_pts: int, perm: int, taken: tuple[int, ...], opts) -> None:
+    def add_groups(
+        base_pts: int, perm: int, taken: tuple[int, ...], opts: list[list[tuple[int, int]]]
+    ) -> None:
         for pick in product(*opts):
             j = tuple(c for c, _ in pick)
             kept = tuple(a + b for a, b in zip(taken, j))

@@ -10,14 +10,19 @@ through ``lands``: the simulator rolls physical dice and reads the same choices.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InputError
 from ..rules import RuleSet
+
+if TYPE_CHECKING:
+    from .dice import Outcome
 
 FIELDS = (
     "prob",
@@ -196,7 +201,7 @@ class TurnModel:
         sizes = [len(outcomes(int(n), self.rules.colour_pairs)) for n in self.dice_of_state[1:]]
         return np.cumsum([0] + sizes[:-1]).astype(np.int64)
 
-    def lands(self, s: np.ndarray, matched, code: np.ndarray) -> np.ndarray:
+    def lands(self, s: np.ndarray, matched: np.ndarray | int, code: np.ndarray) -> np.ndarray:
         """The merged outcome (-1: a zilch) where a hand rolled in states s lands: its
         colour match, its base-7 code of face counts."""
         rank = self.roll_rank[matched, self.dice_of_state[s], code]
@@ -237,12 +242,16 @@ def sound(rules: RuleSet, arrays: dict[str, np.ndarray]) -> bool:
     )
 
 
-def _groups(rules: RuleSet):
+# a roll's choices: (units at risk, permanent units, state after) each, sorted, no repeats
+ChoiceKey = tuple[tuple[int, int, int], ...]
+
+
+def _groups(rules: RuleSet) -> Iterator[list[tuple[Outcome, ChoiceKey]]]:
     """Per group, each roll's (outcome, choices as (units at risk, permanent units, state
     after)): the classic dice counts 1..N, or (pyramiding) every free state's own group."""
     unit, hot = rules.unit, rules.hot_state
 
-    def key(choices):
+    def key(choices: Iterable[tuple[int, int, int]]) -> ChoiceKey:
         return tuple(sorted(set(choices)))
 
     if not rules.pyramiding:

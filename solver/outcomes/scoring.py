@@ -10,6 +10,7 @@ more permanent points for the same dice left) is kept.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -51,7 +52,9 @@ def _face_groups(rules: RuleSet) -> list[list[int]]:
     return best
 
 
-def _splits(rules: RuleSet, groups, kept, matched: bool) -> list[tuple[int, int]]:
+def _splits(
+    rules: RuleSet, groups: list[list[int]], kept: Sequence[int], matched: bool
+) -> list[tuple[int, int]]:
     """(points, permanent) of every way to split exactly the dice `kept` into combinations."""
     res = []
     face_pts = [groups[f][c] for f, c in enumerate(kept)]
@@ -79,7 +82,9 @@ def _splits(rules: RuleSet, groups, kept, matched: bool) -> list[tuple[int, int]
     return res
 
 
-def score_outcome(rules: RuleSet, outcome: Outcome, groups=None) -> ScoredOutcome:
+def score_outcome(
+    rules: RuleSet, outcome: Outcome, groups: list[list[int]] | None = None
+) -> ScoredOutcome:
     groups = groups or _face_groups(rules)
     n = sum(outcome.counts)
     found: dict[tuple[int, int, int], tuple[int, ...]] = {}  # (left, points, perm) -> kept

@@ -24,6 +24,7 @@ the cap is not a guess and costs nothing in exactness.  ``tests/test_turn.py`` c
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -36,8 +37,13 @@ from .solution import TurnSolution
 
 EPS = 1e-12
 
+# permanent units -> the (a, b) affine tail per state of the problem that follows them
+SourceTails = dict[int, tuple[np.ndarray, np.ndarray]]
 
-def _lexmax_choice(a, b, starts, size):
+
+def _lexmax_choice(
+    a: np.ndarray, b: np.ndarray, starts: np.ndarray, size: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Per segment of the last axis, the first index of the lexicographically largest (a, b)."""
     amax = np.maximum.reduceat(a, starts, axis=-1)
     seg = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, size)))
@@ -50,7 +56,16 @@ def _lexmax_choice(a, b, starts, size):
     return np.minimum.reduceat(idx, starts, axis=-1), seg
 
 
-def _affine_eval(model: TurnModel, pick, bank, slope, intercept, zilch, src_tails, bonus):
+def _affine_eval(
+    model: TurnModel,
+    pick: np.ndarray,
+    bank: np.ndarray,
+    slope: np.ndarray,
+    intercept: np.ndarray,
+    zilch: np.ndarray,
+    src_tails: SourceTails,
+    bonus: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Affine values (a, b) per state of a fixed policy far out in r, and its roll parts.
 
     pick (B, O): the choice of every outcome; bank (B, S): banks in the tail; the payoff of
@@ -116,7 +131,9 @@ def _solve_affine(model: TurnModel, M: np.ndarray, c: np.ndarray) -> np.ndarray:
         raise InputError(endless(model.rules)) from None
 
 
-def _tail(model: TurnModel, pay: Payoff, src_tails):
+def _tail(
+    model: TurnModel, pay: Payoff, src_tails: SourceTails
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, float]:
     """Asymptotic (r -> infinity) values: policy iteration on affine functions of r.
 
     Returns (a, b) per state for the optimum, the roll parts, the tail's bank flags and
@@ -190,7 +207,7 @@ def _tail(model: TurnModel, pay: Payoff, src_tails):
     return a, b, rla, rlb, bank, pick, cross
 
 
-def _banks_everywhere(model: TurnModel, pay: Payoff, src_tails) -> bool:
+def _banks_everywhere(model: TurnModel, pay: Payoff, src_tails: SourceTails) -> bool:
     """Is the tail a constant payoff at least every zilch, with no way back to the
     must-roll state (optional hot dice) and nothing permanent?  Then every free state banks
     there and every choice is worth the same: the tail needs no policy iteration (a game's
@@ -206,7 +223,9 @@ def _banks_everywhere(model: TurnModel, pay: Payoff, src_tails) -> bool:
     )
 
 
-def _banking_tail(model: TurnModel, intercept: np.ndarray, zilch: np.ndarray):
+def _banking_tail(
+    model: TurnModel, intercept: np.ndarray, zilch: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(a, b, roll a, roll b) per state where every free state banks at `intercept`: a roll
     of n dice is worth (1 - pz_n) intercept + pz_n zilch, the must-roll state's value."""
     B, S = len(intercept), model.states
@@ -259,6 +278,7 @@ def solve_turn(model: TurnModel, pay: Payoff) -> TurnSolution:
             ex_tails.append((ea, eb))
         ALL[1:, :, 0, :, cap:] = np.stack([t[1] for t in ex_tails])[..., None]  # constant
     elif ne:  # every extra under the same tail policy: one batch
+        assert pick_tail is not None  # (None only where every free state banks: above)
         cat = lambda xs: np.concatenate([np.broadcast_to(x, (B,) + np.shape(x)[1:]) for x in xs])
         ea, eb, _, _ = _affine_eval(
             model,
@@ -336,8 +356,20 @@ def bank_payoffs(pay: Payoff, B: int, L: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def backward(
-    model, pay, src_list, ALL, roll, bank_pay, extra_bank, start, offset, length, L, rect, unrect
-):
+    model: TurnModel,
+    pay: Payoff,
+    src_list: Sequence[tuple[int, object]],
+    ALL: np.ndarray,
+    roll: np.ndarray,
+    bank_pay: np.ndarray,
+    extra_bank: np.ndarray,
+    start: np.ndarray,
+    offset: np.ndarray,
+    length: np.ndarray,
+    L: int,
+    rect: Callable[[], np.ndarray],
+    unrect: Callable[[np.ndarray], None],
+) -> None:
     """The backward pass over ALL (1 + E, total), row b's (source i, state s, total r) at
     offset[b] + (i * S + s) * length[b] + r (rows.Ragged): the C kernel, or the numpy loop
     on the rectangular grid rect() (results put back by unrect)."""
@@ -380,7 +412,18 @@ def backward(
         unrect(full)
 
 
-def _sweep_numpy(model, ALL, roll, bank_pay, extra_bank, zil, base, bonus, start, self_loop):
+def _sweep_numpy(
+    model: TurnModel,
+    ALL: np.ndarray,
+    roll: np.ndarray,
+    bank_pay: np.ndarray,
+    extra_bank: np.ndarray,
+    zil: np.ndarray,
+    base: np.ndarray,
+    bonus: np.ndarray,
+    start: np.ndarray,
+    self_loop: bool,
+) -> None:
     """The backward pass in numpy, where no compiled one is available (or permanent
     points loop back to the same state, or carry a bonus: expected points).
 

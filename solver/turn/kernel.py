@@ -7,6 +7,7 @@ callers run the same loop in numpy (``compiled`` returns None).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 import numpy as np
 
@@ -22,7 +23,7 @@ def threads(work: int) -> int:
     return max(1, min(cores or 1, 8, int(cap) if cap.isdigit() and int(cap) else 8))
 
 
-def compiled(name: str = "backward"):
+def compiled(name: str = "backward") -> Callable[..., None] | None:
     """A function of solver/_kernel.c (built at install), or None: numpy does it instead."""
     try:
         from . import _kernel
@@ -31,7 +32,15 @@ def compiled(name: str = "backward"):
     return getattr(_kernel, name)
 
 
-def copy_runs(dst: np.ndarray, dpos, src: np.ndarray, spos, n, zsrc=None, coef=None) -> None:
+def copy_runs(
+    dst: np.ndarray,
+    dpos: np.ndarray,
+    src: np.ndarray,
+    spos: np.ndarray,
+    n: np.ndarray,
+    zsrc: np.ndarray | None = None,
+    coef: np.ndarray | None = None,
+) -> None:
     """dst[dpos[t] + i] = src[spos[t] + i] (+ coef[t] * zsrc[spos[t] + i]) for i < n[t]:
     rows of different lengths moved as whole runs (flat float64 arrays; C where built)."""
     args = [np.ascontiguousarray(x, np.int64) for x in (dpos, spos, n)]

@@ -11,6 +11,7 @@ turn is worth U_inf: the top level is constant).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -20,6 +21,9 @@ from ..outcomes.model import TurnModel
 from .engine import solve_turn
 from .payoff import Extra, Payoff, Permanent, Tail
 from .solution import TurnLevels, TurnSolution
+
+# (values (B, H) over the points added, their value U_inf (B,) beyond, points x) -> (B, len(x))
+At = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 
 def solve_levels(
@@ -72,15 +76,24 @@ def solve_levels(
     return _solve(model, U, U_inf, on_board, EU, EU_inf)
 
 
-def _solve(model, U, U_inf, on_board, EU, EU_inf) -> TurnLevels:
+def _solve(
+    model: TurnModel,
+    U: np.ndarray,
+    U_inf: np.ndarray,
+    on_board: bool,
+    EU: np.ndarray | None,
+    EU_inf: np.ndarray | None,
+) -> TurnLevels:
     rules = model.rules
     B, H = U.shape
     m = rules.min_bank_units(on_board)
     step = rules.perm_step
     top = math.ceil(H / step) if step else 0
-    ne = 0 if EU is None else len(EU)
+    if EU is None or EU_inf is None:  # no extras: E = 0 (read only where ne > 0)
+        EU, EU_inf = np.zeros((0, B, H)), np.zeros((0, B))
+    ne = len(EU)
 
-    def at(arr, inf, x):
+    def at(arr: np.ndarray, inf: np.ndarray, x: np.ndarray) -> np.ndarray:
         return np.where(
             x[None, :] < arr.shape[1], arr[:, np.minimum(x, arr.shape[1] - 1)], inf[:, None]
         )
@@ -136,11 +149,13 @@ def _solve(model, U, U_inf, on_board, EU, EU_inf) -> TurnLevels:
     return TurnLevels(rules, tuple(levels[k] for k in range(top + 1)))
 
 
-def _bank_at(at, arr, inf, p, r):
+def _bank_at(at: At, arr: np.ndarray, inf: np.ndarray, p: int, r: np.ndarray) -> np.ndarray:
     """Banking with r units at risk on level p (units) is worth arr at r + p."""
     return at(arr, inf, r + p)
 
 
-def _bank_from(at, arr, inf, p, m, r):
+def _bank_from(
+    at: At, arr: np.ndarray, inf: np.ndarray, p: int, m: int, r: np.ndarray
+) -> np.ndarray:
     """As _bank_at, where at least m units (the minimum) are banked."""
     return np.where(r[None, :] + p >= m, at(arr, inf, r + p), -np.inf)

@@ -9,6 +9,7 @@ lengths in one flat array, filled and read as whole runs by kernel.copy_runs).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -106,7 +107,7 @@ class Ragged:
     length: np.ndarray  # (B,)
     S: int
 
-    def index(self, b, i: int, s, r):
+    def index(self, b: np.ndarray, i: int, s: int | np.ndarray, r: int | np.ndarray) -> np.ndarray:
         return self.offset[b] + (i * self.S + s) * self.length[b] + r
 
 
@@ -120,7 +121,14 @@ class RowValues:
     extras: np.ndarray  # (E, total)
 
 
-def fill_source(src, ALL: np.ndarray, lay: Ragged, i: int) -> None:
+class FillsRows(Protocol):
+    """A permanent-points source that lays its own values into rows (final_round's level
+    sources)."""
+
+    def fill(self, ALL: np.ndarray, lay: Ragged, i: int) -> None: ...
+
+
+def fill_source(src: TurnSolution | FillsRows, ALL: np.ndarray, lay: Ragged, i: int) -> None:
     """A permanent-points source's V and extras into source i of the rows laid out as `lay`
     (ALL (1 + E, total)): a TurnSolution (every row its own), or an object that fills
     itself (final_round's level sources)."""
@@ -195,14 +203,14 @@ def _solve(model: TurnModel, pay: Payoff, ab: Above, values_only: bool) -> TurnS
     grid = lambda i: (((rows * nsrc + i) * S + s) * L).ravel()
     n = np.repeat(length, S)
 
-    def rect():  # the numpy loop's rectangular grid (B, nsrc, S, L) from the rows
+    def rect() -> np.ndarray:  # the numpy loop's rectangular grid (B, nsrc, S, L) from the rows
         full = np.empty((1 + ne, B, nsrc, S, L))
         for v in range(1 + ne):
             for i in range(nsrc):
                 copy_runs(full[v].reshape(-1), grid(i), ALL[v], runs(i), n)
         return full
 
-    def unrect(full):
+    def unrect(full: np.ndarray) -> None:
         for v in range(1 + ne):
             copy_runs(ALL[v], runs(0), full[v].reshape(-1), grid(0), n)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -171,7 +171,9 @@ class TurnSolution:
         bank = self.bank_a * r + self.bank_b if s else np.full_like(self.bank_a, -np.inf)
         return self.roll_a[:, s] * r + self.roll_b[:, s], bank
 
-    def at_rows(self, row, s, r) -> tuple[np.ndarray, np.ndarray]:
+    def at_rows(
+        self, row: int | np.ndarray, s: np.ndarray, r: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(roll, bank) at batch rows, states s and at-risk units r (arrays, any r >= 0)."""
         L = self.roll.shape[2]
         inside = r < L
@@ -184,14 +186,18 @@ class TurnSolution:
 
 
 @dataclass(frozen=True, eq=False)
-class TurnLevels(Sequence):
+class TurnLevels(Sequence[TurnSolution]):
     """levels[k]: the optimal turn holding k permanent combinations (one level without
     them), batch rows as solved."""
 
     rules: RuleSet
     levels: tuple[TurnSolution, ...]
 
-    def __getitem__(self, k):
+    @overload
+    def __getitem__(self, k: int) -> TurnSolution: ...
+    @overload
+    def __getitem__(self, k: slice) -> tuple[TurnSolution, ...]: ...
+    def __getitem__(self, k: int | slice) -> TurnSolution | tuple[TurnSolution, ...]:
         return self.levels[k]
 
     def __len__(self) -> int:
@@ -207,7 +213,9 @@ class TurnLevels(Sequence):
         roll, bank = self.levels[k].at(state.index(self.rules), state.at_risk(self.rules))
         return StateValues.of(roll[row], bank[row])
 
-    def values(self, row, s, r, p) -> tuple[np.ndarray, np.ndarray]:
+    def values(
+        self, row: int | np.ndarray, s: np.ndarray, r: np.ndarray, p: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Vectorised (roll, bank) at batch rows (one, or one per situation), states s,
         at-risk r and permanent p units (arrays): a playing policy's values."""
         s, r, p = np.broadcast_arrays(s, r, p)

@@ -97,7 +97,7 @@ class StateValues:
     bank: float | None
 
     @classmethod
-    def of(cls, roll, bank) -> StateValues:
+    def of(cls, roll: float, bank: float) -> StateValues:
         """From solver values (a bank of -inf: not allowed)."""
         return cls(float(roll), float(bank) if np.isfinite(bank) else None)
 

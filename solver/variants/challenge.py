@@ -147,6 +147,7 @@ class Challenge(Variant):
         fresh = state.turn == 0 and state.dice == rs.dice and not state.permanent
         if fresh and usable(rs, me, left[0]) and not pos.challenging:
             ch = g.choices(me, opp, *left, *boards)
+            assert ch["challenge"] is not None  # (usable: the mover has one for his score)
             more.update(p_win_no_challenge=ch["plain"], p_win_challenge=ch["challenge"])
             more.update(challenge=ch["challenge"] > ch["plain"])
         turn = TurnLevels(rs, (g.turns(states, challenge=pos.challenging),))
