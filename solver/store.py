@@ -238,10 +238,18 @@ def load(path: Path, expect: dict) -> tuple[dict, Arrays] | None:
         return None
     if any(header.get(k) != v for k, v in expect.items()):
         return None
-    arrays, pos = {}, nl + 1
-    layout = header.get("layout")
+    arrays = _views(body, header.get("layout"), nl + 1)
+    if arrays is None:
+        return None
+    return header, arrays
+
+
+def _views(body: memoryview, layout: object, pos: int) -> Arrays | None:
+    """The arrays a header's layout lists, read-only views of `body` from `pos` on; None
+    unless the layout is sound and its arrays fill the rest of the body exactly."""
     if not isinstance(layout, list):
         return None
+    arrays = {}
     for item in layout:
         if not _sound(item):
             return None
@@ -253,7 +261,7 @@ def load(path: Path, expect: dict) -> tuple[dict, Arrays] | None:
         pos += count * dt.itemsize
     if pos != len(body):
         return None
-    return header, arrays
+    return arrays
 
 
 def _sound(item: object) -> bool:

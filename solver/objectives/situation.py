@@ -31,18 +31,7 @@ def situation(rules: RuleSet, score: int, opponents: list[int], mode: str | None
     for o in opponents:
         rules.check_score("opponents: a score", o, "opponents")
     if rules.end == "instant":
-        if mode is not None:
-            raise InputError(
-                f"{_field(mode)}: under {rules.name} reaching {rules.target} wins at "
-                "once, there is no final round",
-                _field(mode),
-            )
-        if any(o >= rules.target for o in opponents) or score >= rules.target:
-            raise InputError(
-                f"under {rules.name} reaching {rules.target} ends the game at once:"
-                " a score at or above it means the game is over"
-            )
-        return Situation("reach target")
+        return _reach_target(rules, score, opponents, mode)
     if rules.reached(score):
         raise InputError(
             f"your score {score} has already reached the target {rules.target}: "
@@ -60,6 +49,14 @@ def situation(rules: RuleSet, score: int, opponents: list[int], mode: str | None
                 )
             return Situation("outside", remaining=tuple(opponents))
         remaining, done = opponents[:trig], opponents[trig:]
+    return _behind_leader(rules, score, remaining, done, mode)
+
+
+def _behind_leader(
+    rules: RuleSet, score: int, remaining: list[int], done: list[int], mode: str | None
+) -> Situation:
+    """The last turn (nobody left to play after me) or the final round, the leader among
+    the players `done` (who triggered it, and those after him who have played)."""
     if not done:
         raise InputError("last_turn needs the other players' scores (opponents)", "last_turn")
     leader = max(done)
@@ -78,5 +75,23 @@ def situation(rules: RuleSet, score: int, opponents: list[int], mode: str | None
         raise InputError("a player still to play cannot be level with or ahead of the leader")
     kind = "last turn" if not remaining else "final round"
     if remaining:
-        check_players(1 + len(opponents))
+        check_players(1 + len(remaining) + len(done))
     return Situation(kind, leader, done.count(leader), tuple(remaining))
+
+
+def _reach_target(rules: RuleSet, score: int, opponents: list[int], mode: str | None) -> Situation:
+    """Where reaching the target wins at once: no final round, and a score at or above
+    the target means the game is over."""
+    assert rules.target is not None
+    if mode is not None:
+        raise InputError(
+            f"{_field(mode)}: under {rules.name} reaching {rules.target} wins at "
+            "once, there is no final round",
+            _field(mode),
+        )
+    if any(o >= rules.target for o in opponents) or score >= rules.target:
+        raise InputError(
+            f"under {rules.name} reaching {rules.target} ends the game at once:"
+            " a score at or above it means the game is over"
+        )
+    return Situation("reach target")

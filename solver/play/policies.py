@@ -250,6 +250,25 @@ def load_policy(path: str, rules: RuleSet, on_board: bool = True, zilches: int =
     bank = data.get("bank")
     if not isinstance(bank, dict):
         _fail(path, "bank", "missing: give [bank] thresholds")
+    by_k = _zilch_overrides(path, bank, rules)
+    th, entry = _bank(path, "bank.", {k: v for k, v in bank.items() if k != "zilches"}, rules)
+    over = by_k.get(str(zilches))
+    if over:
+        th2, entry2 = _bank(path, f"bank.zilches.{zilches}.", over, rules, partial=True)
+        th = tuple(b if b is not None else a for a, b in zip(th, th2))
+        entry = entry if "entry" not in over else entry2
+    sa = data.get("set_aside", {"rule": "all"})
+    if not isinstance(sa, dict):
+        _fail(path, "set_aside", "expected a table with rule = ...")
+    rule = sa.get("rule", "all")
+    if rule not in SET_ASIDE_RULES:
+        _fail(path, "set_aside.rule", f"expected one of {', '.join(SET_ASIDE_RULES)}, got {rule!r}")
+    return UserPolicy(str(data.get("name", p.stem)), th, entry, rule, rules, on_board)
+
+
+def _zilch_overrides(path: str, bank: dict, rules: RuleSet) -> dict:
+    """[bank.zilches.K] (K zilches in a row before the turn), each table checked: what
+    replaces [bank]'s thresholds and entry after K zilches."""
     by_k = bank.get("zilches", {})
     if by_k and not rules.three_zilch_penalty:
         _fail(
@@ -265,19 +284,7 @@ def load_policy(path: str, rules: RuleSet, on_board: bool = True, zilches: int =
         if not isinstance(over, dict):
             _fail(path, f"bank.zilches.{k}", "expected a table (keys as in [bank])")
         _bank(path, f"bank.zilches.{k}.", over, rules, partial=True)
-    th, entry = _bank(path, "bank.", {k: v for k, v in bank.items() if k != "zilches"}, rules)
-    over = by_k.get(str(zilches))
-    if over:
-        th2, entry2 = _bank(path, f"bank.zilches.{zilches}.", over, rules, partial=True)
-        th = tuple(b if b is not None else a for a, b in zip(th, th2))
-        entry = entry if "entry" not in over else entry2
-    sa = data.get("set_aside", {"rule": "all"})
-    if not isinstance(sa, dict):
-        _fail(path, "set_aside", "expected a table with rule = ...")
-    rule = sa.get("rule", "all")
-    if rule not in SET_ASIDE_RULES:
-        _fail(path, "set_aside.rule", f"expected one of {', '.join(SET_ASIDE_RULES)}, got {rule!r}")
-    return UserPolicy(str(data.get("name", p.stem)), th, entry, rule, rules, on_board)
+    return by_k
 
 
 def _bank(
