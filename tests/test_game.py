@@ -232,6 +232,8 @@ def test_two_player_advise_uses_the_stored_game(tmp_path, preset, target, state)
         "--opponents",
         opp,
         "--json",
+        "--tables",  # (its own folder: the same game to 1000 under another name would do)
+        str(tmp_path / "t"),
     ]
     # no game table yet: no guess (Zonk: the chance of reaching the target this turn; a
     # final round: the table to build, exit code 3)
@@ -240,7 +242,7 @@ def test_two_player_advise_uses_the_stored_game(tmp_path, preset, target, state)
     else:
         err = json.loads(run(*args, code=3).stderr)
         assert err["exit_code"] == 3 and err["solve_with"].startswith("zilch game --rules")
-    run("game", "--rules", str(f))
+    run("game", "--rules", str(f), "--tables", str(tmp_path / "t"))
     d = json.loads(run(*args).stdout)
     assert d["situation"] == "game" and d["action"] in ("roll", "bank")
     assert 0 < d["p_win"]["roll"] < 1 and 0 < d["p_win"]["bank"] < 1
@@ -261,6 +263,8 @@ def test_two_player_advise_uses_the_stored_game(tmp_path, preset, target, state)
                     "--take-over",
                     offer,
                     "--json",
+                    "--tables",
+                    str(tmp_path / "t"),
                 ).stdout
             )
             n, total = (int(x) for x in offer.split(","))
