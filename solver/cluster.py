@@ -1,31 +1,51 @@
 """Where the N-player game is solved: its work as tasks on Dask distributed.
 
-A LocalCluster started here (`workers` processes, one thread each: the turn kernel runs
+A local cluster started here (`workers` processes, one thread each: the turn kernel runs
 one thread per worker), or an existing cluster at `scheduler`.  The client walks the score
 sums from the top; a sum's orbits, in batches (nplayer_game.orbit_batches: at most 256
 orbits, and with several workers at least four tasks each; an orbit's values do not depend
 on its batch, so any number of workers gives the same table bit for bit), are tasks; the
 client writes each solved sum into the table's partial folder (layer_store) before the
 next.  A worker keeps every value it has read in memory and reads only the sums added
-since (from the folder: on several machines, a shared filesystem).  Tasks are pure: one
-lost with its worker is run again by Dask, with the same result.  The final-round table
-is solved first, its keys in tasks too.
+since (from the folder: on several machines, a shared filesystem), each checked against
+its checksum.  Tasks are pure: one lost with its worker is run again by Dask, with the same
+result.  The final-round table is solved first, its keys in tasks too.
+
+The local workers are subprocesses (`python -m distributed.cli.dask_spec`, each a Nanny
+that restarts its worker if it dies), not children spawned by multiprocessing: those
+re-import the caller's main module, which in a plain script without a `__main__` guard
+(or a script on standard input) runs the script again.  They sit in a session of their
+own, so a Ctrl-C reaches only this process, which shuts them down without a word.
+
+Nothing waits forever: a scheduler must answer within `timeout` seconds (checked by a
+handshake of our own: a port that accepts and never answers stalls distributed's), and
+the cluster must have a worker within `timeout` seconds, at the start and whenever it
+loses its last one; the time-out names the option that sets it (--timeout).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
+import json
 import logging
+import math
 import os
-import uuid
+import queue
+import sys
+import tempfile
+import threading
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from .errors import InputError
-from .layer_store import LayerStore, layer_offsets, read_partial_final, read_partial_rows
+from .layer_store import Damaged, LayerStore, read_partial_final, read_partial_rows
 from .objectives import nplayer_game as NG
 from .outcomes.model import TurnModel, turn_model
 from .rules import RuleSet
@@ -33,6 +53,14 @@ from .rules import RuleSet
 BATCH = NG.ORBITS_PER_TASK
 FINAL_KEYS = 8  # final-round keys per task
 TASKS_PER_WORKER = 4  # a sum in at least this many tasks per worker (where it has the orbits)
+TIMEOUT = 60.0  # seconds for a scheduler to answer, for a worker to join (--timeout)
+GRACE = 2.0  # seconds of waiting for workers before it is reported (a local start takes ~1)
+POLL = 1.0  # seconds between looks at the cluster's workers while no task ends
+SOLVES = 3  # solves of a table whose layers keep reading back damaged, before giving up
+
+# waiting(seconds waited, time-out) while the cluster has no worker; waiting(None, time-out)
+# once one joined
+Waiting = Callable[[float | None, float], None]
 
 
 def default_workers() -> int:
@@ -47,37 +75,281 @@ def check_workers(workers: int | None) -> int:
     return default_workers() if workers is None else workers
 
 
-@contextlib.contextmanager
-def client_for(workers: int | None = None, scheduler: str | None = None) -> Iterator:
-    """A Dask client: of an existing cluster at `scheduler`, else of a LocalCluster of
-    `workers` processes (default: this machine's cores), closed on exit."""
-    from distributed import Client, LocalCluster
+def check_timeout(timeout: float | None) -> float:
+    """--timeout, checked (default TIMEOUT seconds)."""
+    if timeout is None:
+        return TIMEOUT
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+        raise InputError(f"--timeout must be a number of seconds, not {timeout!r}")
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise InputError(f"--timeout must be a positive number of seconds, not {timeout}")
+    return float(timeout)
 
+
+@dataclass
+class Watch:
+    """The cluster's workers, looked at while the client waits: where it has none, the wait
+    is reported (after GRACE seconds) and ends in a time-out of one line."""
+
+    client: Any
+    where: str  # "the local cluster" or "the cluster at ADDRESS"
+    timeout: float = TIMEOUT
+    waiting: Waiting | None = None
+    logs: Callable[[], str] = lambda: ""  # what the local workers said (on a time-out)
+    since: float | None = None
+    reported: bool = False
+
+    def threads(self, want: int = 1) -> int:
+        """The cluster's worker threads, once it has at least `want` workers (waiting up to
+        the time-out from when it had too few)."""
+        while True:
+            try:
+                nthreads = self.client.nthreads(callback_timeout=self.timeout)
+            except TimeoutError:
+                raise InputError(
+                    f"{self.where}: its scheduler did not answer within {self.timeout:g} s "
+                    "(--timeout SECONDS sets how long to wait)"
+                ) from None
+            if len(nthreads) >= want:
+                self._joined()
+                return sum(nthreads.values())
+            now = time.monotonic()
+            self.since = now if self.since is None else self.since
+            waited = now - self.since
+            if waited >= self.timeout:
+                self._joined()  # (the wait's report ends: the error says the rest)
+                said = self.logs()
+                raise InputError(
+                    f"{self.where} has no worker: none joined within {self.timeout:g} s "
+                    "(--timeout SECONDS sets how long to wait)" + (f"; {said}" if said else "")
+                )
+            if self.waiting is not None and waited >= min(GRACE, self.timeout / 2):
+                self.waiting(waited, self.timeout)
+                self.reported = True
+            time.sleep(min(0.2, self.timeout - waited))
+
+    def _joined(self) -> None:
+        if self.reported and self.waiting is not None:
+            self.waiting(None, self.timeout)
+        self.since, self.reported = None, False
+
+
+@contextlib.contextmanager
+def client_for(
+    workers: int | None = None,
+    scheduler: str | None = None,
+    timeout: float | None = None,
+    waiting: Waiting | None = None,
+) -> Iterator:
+    """A Dask client: of an existing cluster at `scheduler`, else of a local cluster of
+    `workers` processes (default: this machine's cores), closed on exit; its workers there
+    (at least one, every local one) within `timeout` seconds."""
+    with _cluster(workers, scheduler, timeout, waiting) as (client, _):
+        yield client
+
+
+@contextlib.contextmanager
+def _cluster(
+    workers: int | None, scheduler: str | None, timeout: float | None, waiting: Waiting | None
+) -> Iterator[tuple[Any, Watch]]:
+    from distributed import Client
+
+    limit = check_timeout(timeout)
     if scheduler:
         if workers is not None:
             raise InputError("--workers starts a local cluster: leave it out with --scheduler")
+        probe(scheduler, limit)
         try:
-            client = Client(scheduler, timeout="5s")
-        except Exception as e:  # noqa: BLE001  (a bad address, refused, timed out, ...)
+            client = Client(scheduler, timeout=f"{limit}s")
+        except Exception as e:  # noqa: BLE001  (refused, timed out, ... since the probe)
             raise InputError(f"--scheduler {scheduler}: cannot reach it ({e})") from None
-        with client:
-            yield client
+        with _Quiet() as quiet, client, quiet.on_error():
+            watch = Watch(client, f"the cluster at {scheduler}", limit, waiting)
+            watch.threads()
+            yield client, watch
         return
     n = check_workers(workers)
     # (the scheduler's HTTP server moves to a free port where 8787 is taken: not news)
     warnings.filterwarnings("ignore", message="Port .* is already in use")
     with (
-        LocalCluster(
-            n_workers=n,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-            env={"DICESOLVER_THREADS": "1", "OMP_NUM_THREADS": "1"},
-        ) as cluster,
+        _Quiet() as quiet,
+        local_cluster(n) as cluster,
         Client(cluster) as client,
+        quiet.on_error(),
     ):
-        yield client
+        watch = Watch(client, "the local cluster", limit, waiting, lambda: _said(cluster))
+        watch.threads(n)
+        yield client, watch
+
+
+class _Quiet:
+    """Closing a cluster after Ctrl-C (or an error) logs the tasks it drops: not news.
+    Entered before the cluster (its log levels restored once the cluster is closed), with
+    on_error() inside the client (silent from the moment an error leaves the work)."""
+
+    NAMES = ("distributed", "tornado", "asyncio")
+
+    def __enter__(self) -> _Quiet:
+        self.levels = {name: logging.getLogger(name).level for name in self.NAMES}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for name, level in self.levels.items():
+            logging.getLogger(name).setLevel(level)
+
+    @contextlib.contextmanager
+    def on_error(self) -> Iterator[None]:
+        try:
+            yield
+        except BaseException:
+            for name in self.NAMES:
+                logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+            raise
+
+
+def local_cluster(n: int):
+    """A scheduler in this process and n workers, each a subprocess of its own (a Nanny and
+    its worker process, one thread), quiet: their log goes to a temporary file."""
+    from distributed import Scheduler, SpecCluster
+
+    path = [p for p in sys.path if p]  # (what spawned workers would inherit)
+    env = {"DICESOLVER_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    options = {
+        "nthreads": 1,
+        "env": env,
+        "silence_logs": logging.ERROR,
+        "death_timeout": TIMEOUT,  # (orphans, should this process die without a word)
+    }
+    spec = {"cls": _quiet_worker_class(), "options": {"worker_kwargs": options, "path": path}}
+    return SpecCluster(
+        scheduler={
+            "cls": Scheduler,
+            "options": {"dashboard": False, "host": "127.0.0.1", "port": 0},
+        },
+        workers={i: spec for i in range(n)},
+        silence_logs=logging.ERROR,
+        name="dicesolver",
+    )
+
+
+@functools.cache
+def _quiet_worker_class():
+    from distributed.deploy.subprocess import SubprocessWorker
+
+    class _QuietWorker(SubprocessWorker):
+        """A SubprocessWorker in a session of its own (no Ctrl-C from the terminal), its
+        output in a temporary file, with this process's sys.path."""
+
+        def __init__(self, scheduler: str, path: list[str] | None = None, **kwargs) -> None:
+            super().__init__(scheduler, **kwargs)
+            self.path = path or []
+            self.log = tempfile.TemporaryFile()
+
+        async def _start(self) -> None:
+            spec = {"cls": self.worker_class, "opts": dict(self.worker_kwargs, name=self.name)}
+            cmd = [sys.executable, "-m", "distributed.cli.dask_spec", self.scheduler]
+            env = dict(os.environ, PYTHONPATH=os.pathsep.join(self.path))
+            self.process = await asyncio.create_subprocess_exec(
+                *cmd,
+                "--spec",
+                json.dumps(spec),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=self.log,
+                stderr=self.log,
+                env=env,
+                start_new_session=True,
+            )
+
+        async def close(self) -> None:
+            with contextlib.suppress(Exception):  # (gone already: nothing to kill)
+                await super().close()
+            self.log.close()
+
+    return _QuietWorker
+
+
+def _said(cluster) -> str:
+    """The last line the local workers wrote (why none joined, where one said)."""
+    last = ""
+    for w in list(getattr(cluster, "workers", {}).values()):
+        log = getattr(w, "log", None)
+        if log is None or log.closed:
+            continue
+        log.seek(0)
+        lines = [ln for ln in log.read().decode(errors="replace").splitlines() if ln.strip()]
+        last = lines[-1].strip()[:300] if lines else last
+    return f"a worker said: {last}" if last else ""
+
+
+def _reachable(address: str, timeout: float) -> None:
+    """InputError at once where nothing listens at a tcp:// address (distributed's connect
+    tries again until its time-out)."""
+    import socket
+
+    from distributed.comm import parse_address, parse_host_port
+
+    try:
+        scheme, loc = parse_address(address)
+        host, port = parse_host_port(loc) if scheme == "tcp" else (None, None)
+    except (ValueError, TypeError) as e:
+        raise InputError(f"--scheduler {address}: not an address of a scheduler ({e})") from None
+    if host is None:
+        return
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except TimeoutError:
+        raise InputError(
+            f"--scheduler {address}: no answer within {timeout:g} s (--timeout SECONDS sets "
+            "how long to wait)"
+        ) from None
+    except OSError as e:
+        raise InputError(f"--scheduler {address}: cannot reach it ({e.strerror or e})") from None
+
+
+def probe(address: str, timeout: float) -> None:
+    """InputError unless a Dask scheduler answers at `address` within `timeout` seconds
+    (distributed's own connect waits forever for the handshake of a port that accepts and
+    never answers).  In a thread of its own: the caller may be inside an event loop."""
+    _reachable(address, timeout)
+    got: dict[str, Any] = {}
+
+    async def identity() -> Any:
+        from distributed.comm import connect
+
+        comm = await connect(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    def run() -> None:
+        try:
+            got["id"] = asyncio.run(asyncio.wait_for(identity(), timeout))
+        except BaseException as e:  # noqa: BLE001  (reported below, in the caller's thread)
+            got["error"] = e
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(timeout + 5)
+    e = got.get("error")
+    if "id" not in got and (e is None or isinstance(e, TimeoutError)):
+        raise InputError(
+            f"--scheduler {address}: no Dask scheduler answered within {timeout:g} s "
+            "(--timeout SECONDS sets how long to wait)"
+        )
+    if e is not None:
+        why = " ".join(str(e).split())[:200] or type(e).__name__
+        hint = "; --timeout SECONDS sets how long to wait" if "Timed out" in why else ""
+        raise InputError(
+            f"--scheduler {address}: cannot reach a Dask scheduler there ({why}){hint}"
+        )
+    kind = got["id"].get("type") if isinstance(got["id"], dict) else None
+    if kind != "Scheduler":
+        raise InputError(
+            f"--scheduler {address}: not a Dask scheduler (it answered as "
+            f"{kind or 'something else'})"
+        )
 
 
 # --- on the workers ---------------------------------------------------------------------------
@@ -88,7 +360,6 @@ class _Known:
     model: TurnModel
     V: np.ndarray
     finals: NG.FinalTable
-    rows: int  # values rows read (from the top sum down)
     sigma: int  # the lowest sum read
 
 
@@ -96,7 +367,9 @@ _KNOWN: dict[str, _Known] = {}
 
 
 def _known(path: str, run: str, rules: RuleSet, N: int, R: int, D: int, sigma: int) -> _Known:
-    """The worker's values of every sum above sigma (read from the folder as needed)."""
+    """The worker's values of every sum above sigma (read from the folder as needed, each
+    sum checked against its checksum: Damaged where one does not match).  A new run of
+    the same folder (a checkpoint cut back to its sound layers) drops what was read."""
     key = f"{path}#{run}"
     k = _KNOWN.get(key)
     if k is None:
@@ -104,11 +377,12 @@ def _known(path: str, run: str, rules: RuleSet, N: int, R: int, D: int, sigma: i
         keys, rel = read_partial_final(path)
         finals = NG.FinalTable.of(rules, R, D, keys, rel)
         V = np.full((R,) * N + (N,), np.nan)
-        k = _KNOWN[key] = _Known(turn_model(rules), V, finals, 0, N * (R - 1) + 1)
-    if k.sigma > sigma + 1:  # read the sums k.sigma - 1 .. sigma + 1, stored after k.rows
-        stop = int(layer_offsets(R, N)[sigma])  # (the rows of every sum above sigma)
-        NG.fill_sums(k.V, read_partial_rows(path, k.rows, stop), k.sigma - 1, sigma + 1)
-        k.rows, k.sigma = stop, sigma + 1
+        k = _KNOWN[key] = _Known(turn_model(rules), V, finals, N * (R - 1) + 1)
+    if k.sigma > sigma + 1:  # read the sums k.sigma - 1 .. sigma + 1
+        NG.fill_sums(
+            k.V, read_partial_rows(path, k.sigma - 1, sigma + 1, R, N), k.sigma - 1, sigma + 1
+        )
+        k.sigma = sigma + 1
     return k
 
 
@@ -125,6 +399,26 @@ def _final_task(rules: RuleSet, R: int, D: int, keys: np.ndarray) -> np.ndarray:
 
 
 # --- on the client ----------------------------------------------------------------------------
+def solve(
+    rules: RuleSet,
+    N: int,
+    R: int,
+    D: int,
+    store: LayerStore,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    timeout: float | None = None,
+    progress: Callable[[int], None] | None = None,
+    final_progress: Callable[[int, int], None] | None = None,
+    waiting: Waiting | None = None,
+) -> None:
+    """The N-player table solved into store on a local cluster of `workers` or the cluster
+    at `scheduler` (paths in the table's way refused first: one line naming the path)."""
+    store.check_paths()
+    with _cluster(workers, scheduler, timeout, waiting) as (client, watch):
+        solve_nplayer(rules, N, R, D, store, client, progress, BATCH, final_progress, watch)
+
+
 def solve_nplayer(
     rules: RuleSet,
     N: int,
@@ -135,17 +429,35 @@ def solve_nplayer(
     progress: Callable[[int], None] | None = None,
     batch: int = BATCH,
     final_progress: Callable[[int, int], None] | None = None,
+    watch: Watch | None = None,
 ) -> None:
-    """Solve the N-player table into store (resuming its partial folder), then put it in
-    place.  final_progress(done, total) after each task of the final-round table,
-    progress(sigma) after each score sum."""
-    g = store.open_partial()
-    if "run" not in g.attrs:
-        g.attrs["run"] = uuid.uuid4().hex
+    """Solve the N-player table into store (resuming its partial folder down to its last
+    sound layer), then put it in place.  final_progress(done, total) after each task of the
+    final-round table, progress(sigma) after each score sum.  A layer found damaged on the
+    way (by a worker reading it, or as the table is completed) is solved again, with every
+    layer after it."""
+    watch = watch or Watch(client, "the cluster")
+    for _ in range(SOLVES):
+        g = store.open_partial()
+        try:
+            _fill(rules, N, R, D, store, g, watch, progress, batch, final_progress)
+        except Damaged:
+            continue  # (open_partial checks the layers again and cuts the damaged ones)
+        if store.complete(g):
+            return
+    raise InputError(
+        f"{store.partial}: its layers keep reading back other than they were written "
+        f"({SOLVES} solves): is the disk failing?"
+    )
+
+
+def _fill(rules, N, R, D, store, g, watch, progress, batch, final_progress) -> None:
+    """The final round (unless done) and every score sum below those done, into g."""
+    client = watch.client
     run = str(g.attrs["run"])
     path = str(store.partial.resolve())  # (the workers' view of it: an absolute path)
     if not g.attrs["final_done"]:
-        keys = NG.final_keys(rules, R, N)
+        keys = NG.final_keys(rules, R, N) if rules.end != "instant" else np.zeros((0, N - 1))
         rel = None
         if rules.end != "instant":
             parts = [keys[i : i + FINAL_KEYS] for i in range(0, len(keys), FINAL_KEYS)]
@@ -157,9 +469,9 @@ def solve_nplayer(
                 parts,
                 retries=3,
             )
-            rel = np.concatenate(_gathered(client, futs, final_progress))
+            rel = np.concatenate(_gathered(futs, watch, final_progress))
         store.write_final(g, keys, rel)
-    workers = sum(client.nthreads().values()) or 1
+    workers = watch.threads()
     tasks = TASKS_PER_WORKER * workers if workers > 1 else 1
     for sigma in range(int(g.attrs["done_below"]) - 1, -1, -1):
         layer = NG.layer_states(sigma, R, N)
@@ -179,26 +491,38 @@ def solve_nplayer(
             pure=False,
         )
         values = np.full((len(layer), N), np.nan)
-        for states, got in zip(batches, _gathered(client, futs)):
+        for states, got in zip(batches, _gathered(futs, watch)):
             values[NG.positions(layer, states, R)] = got
         store.write_layer(g, sigma, values)
         if progress:
             progress(sigma)
-    store.complete(g)
 
 
-def _gathered(client, futs, progress: Callable[[int, int], None] | None = None) -> list:
-    """The tasks' results, in order (progress(done, total) as each one ends); a task that
-    failed on the cluster for a reason of its own (a worker without this package or
-    without the table's folder, ...) is one clear error."""
+def _gathered(futs, watch: Watch, progress: Callable[[int, int], None] | None = None) -> list:
+    """The tasks' results, in order (progress(done, total) as each one ends).  While none
+    ends the cluster's workers are looked at (none for the time-out: one line).  A task
+    that failed on the cluster for a reason of its own (a worker without this package or
+    without the table's folder, ...) is one clear error; Damaged (a layer read back other
+    than written) is the solver's to mend."""
+    from concurrent.futures import CancelledError
+
+    ended: queue.Queue = queue.Queue()
+    for f in futs:
+        f.add_done_callback(ended.put)
     try:
-        if progress is not None:
-            from distributed import as_completed
-
-            for done, _ in enumerate(as_completed(futs), start=1):
+        for done in range(1, len(futs) + 1):
+            while True:
+                try:
+                    f = ended.get(timeout=POLL)
+                    break
+                except queue.Empty:
+                    watch.threads()
+            if f.status != "finished":
+                break  # (gather raises its error)
+            if progress is not None:
                 progress(done, len(futs))
-        return client.gather(futs)
-    except InputError:
+        return watch.client.gather(futs)
+    except (InputError, Damaged):
         raise
-    except Exception as e:  # noqa: BLE001  (whatever the worker raised)
+    except (Exception, CancelledError, asyncio.CancelledError) as e:  # noqa: BLE001
         raise InputError(f"a task failed on the cluster: {type(e).__name__}: {e}") from None

@@ -8,6 +8,7 @@ end elsewhere (cli/common.py: Bar); the API is silent unless given a Progress.""
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Callable, Iterator
 
 
@@ -60,3 +61,65 @@ def started_by_first_step(
     finally:
         if started:
             progress.finish()
+
+
+class Resumable(Progress):
+    """A Progress whose bar other work may interrupt: paused() ends the bar drawn while
+    that work draws its own, then draws it again where it was; waiting(seconds, limit)
+    (a cluster without a worker, cluster.Watch) is such work: a bar of the seconds up to
+    the time-out, ended by waiting(None, limit)."""
+
+    def __init__(self, inner: Progress) -> None:
+        self.inner = inner
+        self.bar: list | None = None  # [label, total, done] of the bar drawn
+        self.wait: contextlib.AbstractContextManager | None = None  # (a wait drawn)
+        self.waited = 0
+
+    def note(self, text: str) -> None:
+        getattr(self.inner, "note", lambda _: None)(text)  # (a Progress of its own making
+
+    def start(self, label: str, total: int) -> None:
+        self.bar = [label, total, 0]
+        self.inner.start(label, total)
+
+    def advance(self, n: int = 1) -> None:
+        if self.bar is not None:
+            self.bar[2] += n
+        self.inner.advance(n)
+
+    def finish(self) -> None:
+        self.bar = None
+        self.inner.finish()
+
+    def abandon(self) -> None:  # may have no note or abandon: the defaults then)
+        self.bar = None
+        getattr(self.inner, "abandon", self.inner.finish)()
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[Progress]:
+        held, self.bar = self.bar, None
+        if held is not None:
+            self.inner.finish()
+        try:
+            yield self.inner
+        finally:
+            if held is not None:
+                self.start(held[0], held[1])
+                if held[2]:
+                    self.advance(held[2])
+
+    def waiting(self, seconds: float | None, limit: float) -> None:
+        if seconds is not None:
+            if self.wait is None:
+                self.wait = self.paused()
+                self.wait.__enter__()
+                label = f"waiting for workers (at most {limit:g} s: --timeout)"
+                self.inner.start(label, math.ceil(limit))
+                self.waited = 0
+            if int(seconds) > self.waited:
+                self.inner.advance(int(seconds) - self.waited)
+                self.waited = int(seconds)
+        elif self.wait is not None:
+            self.inner.finish()
+            wait, self.wait = self.wait, None
+            wait.__exit__(None, None, None)

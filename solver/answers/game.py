@@ -90,6 +90,7 @@ def game(
     players: int = 2,
     workers: int | None = None,
     scheduler: str | None = None,
+    timeout: float | None = None,
 ) -> GameChance | Fairness | SeatChances | SeatFairness:
     """The whole game: the probability that the player to move wins (solved and stored on
     first use, with progress).  scores: the mover's and the opponent's (one per seat among
@@ -98,12 +99,15 @@ def game(
     overtaking: `beat`, the opponent's last banked turn total (0: he zilched, or nobody has
     played).  With the challenge rule: `challenges` left ("MINE,OPP", each both, below,
     above or none), `on_board` ("yes,no"), and the answer says whether to challenge.
-    players: more than two, every seat's chance, solved on Dask (`workers` of a
-    LocalCluster, or the cluster at `scheduler`)."""
+    players: more than two, every seat's chance, solved on Dask (`workers` of a local
+    cluster, or the cluster at `scheduler`), waiting at most `timeout` seconds (default 60)
+    for a scheduler to answer or a worker to join."""
     rs = aimed(rule_set(rules), target)
-    if players != 2 or workers is not None or scheduler is not None:
+    if players != 2 or workers is not None or scheduler is not None or timeout is not None:
         if players == 2:
-            raise InputError("--workers/--scheduler solve the game among three players or more")
+            raise InputError(
+                "--workers/--scheduler/--timeout solve the game among three players or more"
+            )
         given: dict[str, Any] = dict(zip(TWO_PLAYER_ONLY, (zilches, opp_zilches, lowest, beat)))
         given.update(challenges=challenges, on_board=on_board)
         for name, v in given.items():
@@ -118,7 +122,8 @@ def game(
         rs, seats, None, zilches, opp_zilches, beat, challenges, on_board, lowest=lowest
     )
     tab = tables_of(rs, tables)
-    return game_at(tab, pos, players, fairness, progress, workers=workers, scheduler=scheduler)
+    run = {"workers": workers, "scheduler": scheduler, "timeout": timeout}
+    return game_at(tab, pos, players, fairness, progress, **run)
 
 
 def game_at(

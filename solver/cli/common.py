@@ -30,7 +30,9 @@ class OneLineErrors(click.Group):
             return super().main(argv, *rest, standalone_mode=False, **kwargs)
         except click.exceptions.Exit as e:
             sys.exit(e.exit_code)
-        except (click.exceptions.Abort, KeyboardInterrupt):
+        except (click.exceptions.Abort, KeyboardInterrupt, _Interrupted):
+            if sys.stderr.isatty():  # (after the terminal's ^C)
+                click.echo(err=True)
             self._fail("aborted", 130, as_json, plain=True)
         except click.ClickException as e:
             ctx = getattr(e, "ctx", None)
@@ -45,6 +47,12 @@ class OneLineErrors(click.Group):
         except OSError as e:  # the machine said no: a full disk, a closed pipe, ...
             where = f" ({e.filename})" if e.filename else ""
             self._fail(f"{e.strerror or e}{where}", 2, as_json)
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:  # (click would print an empty line, on a pipe too)
+            raise _Interrupted from None
 
     def _fail(
         self,
@@ -64,6 +72,10 @@ class OneLineErrors(click.Group):
             click.echo(line, err=True)
         finally:
             sys.exit(code)
+
+
+class _Interrupted(Exception):
+    """Ctrl-C during a command (KeyboardInterrupt, passed by click as is)."""
 
 
 TABLES_OPT = click.option(

@@ -458,6 +458,15 @@ def verify(as_json, **opts):
     help="With --players 3 or more: solve on the existing Dask cluster at ADDRESS (e.g. "
     "tcp://10.0.0.5:8786); --tables must then be a folder every worker sees.",
 )
+@click.option(
+    "--timeout",
+    type=float,
+    default=None,
+    metavar="SECONDS",
+    help="With --players 3 or more: how long to wait for the cluster (its scheduler to "
+    "answer, a worker to join, or one to replace the last one lost) before giving up "
+    "(default: 60).",
+)
 @TABLES_OPT
 @JSON_OPT
 def game(as_json, **opts):

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..limits import check_points
-from ..progress import SILENT, Progress, started_by_first_step
+from ..progress import SILENT, Progress, Resumable, started_by_first_step
 from ..rules import RuleSet
 from .base import Cost, GameKey, Turn, Variant
 
@@ -83,6 +83,14 @@ class NPlayer(Variant):
         path = tab.store.find(rules.name, rules.table_key(), self.objective(key), ".zarr")
         return LayerStore(path, meta)
 
+    def solve(self, tab: Tables, key: GameKey, progress: Progress = SILENT, **run: Any) -> Any:
+        """Variant.solve, the table's and its checkpoint's paths checked first (a file or a
+        FIFO in the way: one line naming it, before the estimate says what would start)."""
+        got = self.open(tab, key)
+        if got is None:
+            self.layers(tab, key).check_paths()
+        return got if got is not None else super().solve(tab, key, progress, **run)
+
     def checkpoint_path(self, tab: Tables, key: GameKey) -> Path:
         return self.layers(tab, key).path.with_suffix(".zarr.partial")
 
@@ -94,9 +102,10 @@ class NPlayer(Variant):
         solve: bool = False,
         **run: Any,
     ) -> NPlayerGame | None:
-        """The stored table, or (solve) solved on Dask: a LocalCluster of run["workers"],
-        or the cluster at run["scheduler"]; progress: the final round's tasks, then the
-        score sums."""
+        """The stored table, or (solve) solved on Dask: a local cluster of run["workers"],
+        or the cluster at run["scheduler"], waiting for it at most run["timeout"] seconds;
+        progress: the final round's tasks, then the score sums, and while the cluster has
+        no worker (cluster.Watch)."""
         from ..objectives.nplayer_game import FinalTable, NPlayerGame
 
         rules = tab.rules
@@ -105,21 +114,22 @@ class NPlayer(Variant):
         if got is None and not solve:
             return None
         if got is None:
-            from ..cluster import client_for, solve_nplayer
+            from ..cluster import solve as solve_on_dask
 
             R = rules.reach_units()
             D = 0 if rules.end == "instant" else tab.reach_bound
+            bar = Resumable(progress)  # (a wait for workers interrupts the bar drawn)
             with tab.store.lock(store.path):
                 got = store.read()  # solved meanwhile by the process we waited for?
                 if got is None:
                     with (
-                        client_for(run.get("workers"), run.get("scheduler")) as client,
-                        _final_bar(progress) as final_step,
-                        started_by_first_step(progress, "solving score sums", _sums) as step,
+                        _final_bar(bar) as final_step,
+                        started_by_first_step(bar, "solving score sums", _sums) as step,
                     ):
-                        solve_nplayer(
-                            rules, key.players, R, D, store, client, step,
-                            final_progress=final_step,
+                        solve_on_dask(
+                            rules, key.players, R, D, store, run.get("workers"),
+                            run.get("scheduler"), run.get("timeout"), step, final_step,
+                            bar.waiting,
                         )  # fmt: skip
                     got = store.read()
             if got is None:
