@@ -12,18 +12,20 @@ bot's turns the mean total loss per turn is the optimal mean minus the bot's.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError, TableMissing
-from ..play.log import YAHTZEE_KEYS, ZILCH_KEYS, Line, at_line, read_log
+from ..play.log import YAHTZEE_KEYS, ZILCH_KEYS, Line, at_line, count_lines, read_log, shown
 from ..rules import RuleSet
 from ..tables import Tables
 from ..turn.state import TurnState
 from . import decisions as D
 from .base import Answer, Rules, Tables_, optional, rule_set, tables_of, zilches_of
-from .progress import SILENT, Progress
+from .progress import SILENT, Progress, Resumable
 
 # (error, blunder): a decision losing at least this much is an error, and a blunder
 THRESHOLDS = {
@@ -37,11 +39,18 @@ UNITS = {
     "yahtzee": "expected final score",
 }
 COSTLIEST = 5
+# A log is read line by line and nothing grows with it beyond these: the items kept in the
+# answer (the totals and the costliest count every decision) and the distinct decisions
+# remembered (a log repeats its states: each is valued once).
+MAX_ITEMS = 100_000
+REMEMBERED = 1 << 16
+STEP = 1000  # lines per progress step
 
 
 @dataclass(frozen=True)
 class Item(Answer):
-    """One decision: the best choice, the chosen one, their values and the loss."""
+    """One decision: the best choice, the chosen one, their values and the loss; `times`
+    (among the costliest): how often the log holds that very decision."""
 
     line: int
     best: dict
@@ -54,6 +63,7 @@ class Item(Answer):
     player: Any = optional()
     game: Any = optional()
     n: Any = optional()
+    times: int | None = optional()
 
 
 @dataclass(frozen=True)
@@ -67,39 +77,133 @@ class Review(Answer):
     loss_total: float
     loss_mean: float
     thresholds: dict
-    costliest: list[Item]
-    items: list[Item]
+    costliest: list[Item]  # the costliest distinct decisions, each once (its first line)
+    items: list[Item]  # the first MAX_ITEMS decisions
     note: str | None = optional()
 
 
+class Remembered(OrderedDict):
+    """A mapping that keeps the REMEMBERED keys used last (bounded memory)."""
+
+    def get_or(self, key: Hashable, make: Callable[[], Any]) -> Any:
+        if key in self:
+            self.move_to_end(key)
+            return self[key]
+        value = self[key] = make()
+        if len(self) > REMEMBERED:
+            self.popitem(last=False)
+        return value
+
+
+class Tally:
+    """A review's figures as the decisions come: the counts, the total loss, the first
+    MAX_ITEMS items and the COSTLIEST distinct decisions (with how often each occurs)."""
+
+    def __init__(self, log: str, objective: str) -> None:
+        self.log, self.objective = log, objective
+        self.decisions = self.errors = self.blunders = 0
+        self.total = 0.0
+        self.items: list[Item] = []
+        self.top: dict[str, list] = {}  # decision -> [item, times]
+
+    def add(self, key: str, item: Item) -> None:
+        self.decisions += 1
+        self.errors += item.grade is not None
+        self.blunders += item.grade == "blunder"
+        self.total += item.loss
+        if len(self.items) < MAX_ITEMS:
+            self.items.append(item)
+        if item.loss <= 0:
+            return
+        if key in self.top:
+            self.top[key][1] += 1
+            return
+        if len(self.top) < COSTLIEST:
+            self.top[key] = [item, 1]
+            return
+        # (the least costly, the later line among equals: a decision's loss never changes,
+        # so one that leaves never comes back, and each count here is complete)
+        low = min(self.top, key=lambda k: (self.top[k][0].loss, -self.top[k][0].line))
+        if item.loss > self.top[low][0].loss:
+            del self.top[low]
+            self.top[key] = [item, 1]
+
+    def review(self, note: str | None = None) -> Review:
+        err, blunder = THRESHOLDS[self.objective]
+        ranked = sorted(self.top.values(), key=lambda e: (-e[0].loss, e[0].line))
+        costliest = [dataclasses.replace(it, times=t if t > 1 else None) for it, t in ranked]
+        if self.decisions > len(self.items):
+            kept = (
+                f"items: the first {len(self.items)} of {self.decisions} decisions (the "
+                "totals and the costliest count them all)"
+            )
+            note = f"{note}; {kept}" if note else kept
+        return Review(
+            self.log,
+            self.objective,
+            UNITS[self.objective],
+            self.decisions,
+            self.errors,
+            self.blunders,
+            self.total,
+            self.total / self.decisions if self.decisions else 0.0,
+            {"error": err, "blunder": blunder},
+            costliest,
+            self.items,
+            note,
+        )
+
+
 def summary(log: str, objective: str, items: list[Item], note: str | None = None) -> Review:
-    err, blunder = THRESHOLDS[objective]
-    total = sum(i.loss for i in items)
-    ranked = sorted((i for i in items if i.loss > 0), key=lambda i: -i.loss)
-    return Review(
-        log,
-        objective,
-        UNITS[objective],
-        len(items),
-        sum(i.grade is not None for i in items),
-        sum(i.grade == "blunder" for i in items),
-        total,
-        total / len(items) if items else 0.0,
-        {"error": err, "blunder": blunder},
-        ranked[:COSTLIEST],
-        items,
-        note,
-    )
+    """The review of a list of items (each its own decision)."""
+    tally = Tally(log, objective)
+    for it in items:
+        tally.add(str(it.line), it)
+    return tally.review(note)
 
 
 def _item(line: Line, objective: str, best, chosen, vb: float, vc: float, situation) -> Item:
     loss = vb - vc
     err, blunder = THRESHOLDS[objective]
     grade = "blunder" if loss >= blunder else "error" if loss >= err else None
-    return Item(line.number, best, chosen, vb, vc, loss, grade, situation, **line.notes)
+    return Item(line.number, best, chosen, vb, vc, loss, grade, situation)
+
+
+def _numbered(it: Item, line: Line) -> Item:
+    """A decision valued once, as the item of this line (its number and notes)."""
+    return Item(
+        line.number,
+        it.best,
+        it.chosen,
+        it.value_best,
+        it.value_chosen,
+        it.loss,
+        it.grade,
+        it.situation,
+        **line.notes,
+    )
+
+
+def _lines(log: str, keys: set[str], progress: Progress) -> Any:
+    """The log's lines, one at a time, with progress by line (the lines counted first)."""
+    progress.start("reviewing", count_lines(log))
+    done = 0  # (a table solved on the way pauses the bar: Resumable.paused)
+    try:
+        for ln in read_log(log, keys):
+            yield ln
+            if ln.number - done >= STEP:
+                progress.advance(ln.number - done)
+                done = ln.number
+    finally:
+        progress.finish()
 
 
 # --- the zilch family --------------------------------------------------------------------
+
+
+class _NoValue(Exception):
+    """A line without a value under the game objective (auto reviews by points then, with
+    the note; None: a line without the scores, nothing to note)."""
 
 
 def review(
@@ -112,85 +216,110 @@ def review(
     where: Callable[[Line], bool] | None = None,
     target: int | None = None,
 ) -> Review:
-    """Every decision of a zilch-family log (play/log.py) against the optimal one.  rules:
-    for lines that do not name theirs; target: the game's, for lines that do not name
-    theirs ("target").  objective: "points", "game" (every line gives the
-    scores) or "auto" (the game where every line gives the scores and its value can be had,
-    else points).  player: only the lines of this player (their "player"); where: only
-    the lines it accepts."""
+    """Every decision of a zilch-family log (play/log.py) against the optimal one, read
+    line by line (each distinct decision valued once).  rules: for lines that do not name
+    theirs; target: the game's, for lines that do not name theirs ("target").  objective:
+    "points", "game" (every line gives the scores) or "auto" (the game where every line
+    gives the scores and its value can be had, else points).  player: only the lines of
+    this player (their "player"); where: only the lines it accepts."""
     if objective not in ("auto", "points", "game"):
-        raise InputError(f"--objective is auto, points or game, got {objective!r}")
-    default = rule_set(rules)
-    lines = list(read_log(log, ZILCH_KEYS))
-    if player is not None or where is not None:
-        lines = [
-            ln
-            for ln in lines
-            if (player is None or ln.get("player") == player) and (where is None or where(ln))
-        ]
-        if not lines:
-            who = "" if player is None else f" of the player {player!r}"
-            raise InputError(f"log {log}: no line{who} to review")
-    note = None
-    # the tables of each rule set the lines name; the review's target for lines without one
-    known: dict = {"target": target}
-    if objective == "auto":
-        objective = "game" if all("score" in ln.fields for ln in lines) else "points"
-        for ln in lines if objective == "game" else ():
-            with at_line(ln):
-                tab = _tables(default, ln, tables, known)
-                _line_values(tab, ln, "points")  # (the line's own checks: errors stay errors)
-            try:  # (without P(win) at some line: by expected points, and the note says why)
-                _line_values(tab, ln, "game")(TurnState(tab.rules.dice, 0, 0))
-            except (InputError, TableMissing) as e:
-                objective, note = "points", f"by expected points: line {ln.number}: {e}"
-                break
-    items = []
-    progress.start("reviewing", len(lines))
+        raise InputError(f"--objective is auto, points or game, got {shown(objective)}")
+    run = _ZilchReview(log, rule_set(rules), tables, player, where, target)
+    if objective != "auto":
+        return run.review(objective, progress)
     try:
-        for ln in lines:
-            with at_line(ln):
-                got = _zilch_item(_tables(default, ln, tables, known), ln, objective)
+        return run.review("game", progress, auto=True)
+    except _NoValue as e:  # (without P(win) at some line: by expected points, saying why)
+        note = None if e.args[0] is None else f"by expected points: {e}"
+        return run.review("points", progress, note=note)
+
+
+class _ZilchReview:
+    """One log's review: the tables of each rule set its lines name, the values of each
+    position and the decisions already valued, remembered across the log."""
+
+    def __init__(
+        self, log: str, default: RuleSet, tables: Tables_, player, where, target: int | None
+    ) -> None:
+        self.log, self.default, self.tables = log, default, tables
+        self.player, self.where, self.target = player, where, target
+        self.known: dict = {}  # (rules, beat, target) -> Tables
+        self.values = Remembered()  # position -> D.Values
+        self.decided = Remembered()  # (objective, decision) -> Item | None
+
+    def review(
+        self, objective: str, progress: Progress, auto: bool = False, note: str | None = None
+    ) -> Review:
+        tally = Tally(self.log, objective)
+        any_line = False
+        for ln in _lines(self.log, ZILCH_KEYS, progress):
+            if self.player is not None and ln.get("player") != self.player:
+                continue
+            if self.where is not None and not self.where(ln):
+                continue
+            any_line = True
+            if auto and "score" not in ln.fields:
+                raise _NoValue(None)
+            key = ln.key(("roll", "keep"))
+            try:
+                with at_line(ln):
+                    got = self.decided.get_or((objective, key), lambda: self._item(ln, objective))
+            except (InputError, TableMissing) as e:
+                if not auto:
+                    raise
+                # (no P(win) here, or a line wrong whatever the objective: reviewed by
+                # points, where it is refused again)
+                said = str(e) if str(e).startswith("line ") else f"line {ln.number}: {e}"
+                raise _NoValue(said) from None
             if got is not None:
-                items.append(got)
-            progress.advance(1)
-    finally:
-        progress.finish()
-    return summary(log, objective, items, note)
+                tally.add(key, _numbered(got, ln))
+        if not any_line:
+            who = "" if self.player is None else f" of the player {shown(self.player)}"
+            raise InputError(f"log {self.log}: no line{who} to review")
+        return tally.review(note)
 
+    def _item(self, ln: Line, objective: str) -> Item | None:
+        tab = self._tables(ln)
+        if "take_over" in ln.fields:
+            self._values(tab, ln, "points")  # (the line's zilches and scores checked)
+            return _take_over_item(tab, ln, objective)
+        return _zilch_item(tab, ln, objective, self._values(tab, ln, objective))
 
-def _tables(default: RuleSet, line: Line, tables: Tables_, known: dict) -> Tables:
-    """The tables of the line's rules (its own "rules", else the default; "beat": the total
-    a bank must beat under overtaking)."""
-    from .position import aimed
+    def _tables(self, line: Line) -> Tables:
+        """The tables of the line's rules (its own "rules", else the default; "beat": the
+        total a bank must beat under overtaking; "target": the game's, else the review's)."""
+        from .position import aimed
 
-    name = line.get("rules")
-    if name is not None and not isinstance(name, str):
-        raise line.fail(f"'rules' must be a preset name or a rule file, got {name!r}")
-    beat = line.whole("beat", 0)
-    target = line.whole("target", None) if "target" in line.fields else None
-    key = (name, beat, target)
-    if key not in known:
-        rs = default if name is None else rule_set(name)
-        rs = aimed(rs, target if target is not None else known["target"])
-        if rs.pyramiding:
-            raise line.fail(f"review does not support pyramiding ({rs.name}) yet")
-        known[key] = tables_of(rs.beating(beat), tables)
-    return known[key]
+        name = line.get("rules")
+        if name is not None and not isinstance(name, str):
+            raise line.fail(f"'rules' must be a preset name or a rule file, got {shown(name)}")
+        beat = line.whole("beat", 0)
+        target = line.whole("target", None) if "target" in line.fields else None
+        key = (name, beat, target)
+        if key not in self.known:
+            rs = self.default if name is None else rule_set(name)
+            rs = aimed(rs, target if target is not None else self.target)
+            if rs.pyramiding:
+                raise line.fail(f"review does not support pyramiding ({rs.name}) yet")
+            self.known[key] = tables_of(rs.beating(beat), self.tables)
+        return self.known[key]
 
-
-def _line_values(tab: Tables, line: Line, objective: str) -> D.Values:
-    """The values of the line's turn states under the objective."""
-    rs = tab.rules
-    k = zilches_of(rs, line.whole("zilches", 0), "'zilches'")
-    if objective == "points":
-        return D.points_values(tab, _on_board(rs, line), k)
-    if "score" not in line.fields or "opponents" not in line.fields:
-        raise line.fail("the game objective needs 'score' and 'opponents'")
-    opp = line.ints("opponents")
-    assert opp is not None
-    k_opp = zilches_of(rs, line.whole("opp_zilches", 0), "'opp_zilches'")
-    return D.game_values(tab, line.whole("score"), opp, (k, k_opp))
+    def _values(self, tab: Tables, line: Line, objective: str) -> D.Values:
+        """The values of the line's turn states under the objective (the line's own checks
+        first, whatever the objective: zilches, the scores, on the board)."""
+        rs = tab.rules
+        k = zilches_of(rs, line.whole("zilches", 0), "'zilches'")
+        k_opp = zilches_of(rs, line.whole("opp_zilches", 0), "'opp_zilches'")
+        on_board = _on_board(rs, line)
+        if objective == "points":
+            key: tuple = (id(tab), "points", on_board, k)
+            return self.values.get_or(key, lambda: D.points_values(tab, on_board, k))
+        if "score" not in line.fields or "opponents" not in line.fields:
+            raise line.fail("the game objective needs 'score' and 'opponents'")
+        score, opp = line.whole("score", low=-(10**9)), line.ints("opponents")
+        assert opp is not None
+        key = (id(tab), "game", score, tuple(opp), k, k_opp)
+        return self.values.get_or(key, lambda: D.game_values(tab, score, opp, (k, k_opp)))
 
 
 def _on_board(rs: RuleSet, line: Line) -> bool:
@@ -211,9 +340,7 @@ def _on_board(rs: RuleSet, line: Line) -> bool:
     return rs.on_board(score)
 
 
-def _zilch_item(tab: Tables, line: Line, objective: str) -> Item | None:
-    if "take_over" in line.fields:
-        return _take_over_item(tab, line, objective)
+def _zilch_item(tab: Tables, line: Line, objective: str, values: D.Values) -> Item | None:
     from ..outcomes.dice import colour_match_probability
     from ..outcomes.scoring import parse_roll
 
@@ -235,14 +362,15 @@ def _zilch_item(tab: Tables, line: Line, objective: str) -> Item | None:
         return None
     if then == "zilch":
         raise line.fail(f"{sorted(roll)} scores under {rs.name}: set dice aside")
-    keep = line.faces("keep")
+    keep = line.faces("keep", most=dice)
     mine = D.chosen(rs, outcome, keep)
-    values = _line_values(tab, line, objective)
     chosen_value = max(D.move_value(values(D.after(rs, state, c)), then) for c in mine)
     best = D.options(rs, values, state, outcome)[0]
-    situation = {"dice": dice, "turn": state.turn, "roll": sorted(roll)}
+    situation: dict[str, Any] = {"dice": dice, "turn": state.turn, "roll": sorted(roll)}
     if state.permanent:
         situation["permanent"] = state.permanent
+    if objective == "game":
+        situation.update(score=line.get("score"), opponents=line.get("opponents"))
     return _item(
         line,
         objective,
@@ -254,9 +382,15 @@ def _zilch_item(tab: Tables, line: Line, objective: str) -> Item | None:
     )
 
 
+OFFER_KEYS = {"take_over", "then", "rules", "beat", "target", "score", "opponents", "on_board"}
+OFFER_KEYS |= {"zilches", "opp_zilches"}
+
+
 def _take_over_item(tab: Tables, line: Line, objective: str) -> Item:
+    """A piggyback offer: take it over, or start fresh."""
     from .piggyback import offer, piggyback, take_over_game
 
+    line.only(OFFER_KEYS, "a piggyback offer's line")
     spec = line.ints("take_over")
     assert spec is not None
     given = offer(tab, spec)  # (checked: a bank can leave it)
@@ -292,55 +426,72 @@ def yahtzee_review(
     log: str, rules: str = "yahtzee", tables: Tables_ = None, progress: Progress = SILENT
 ) -> Review:
     """Every decision of a Yahtzee-family log: each keep and each box against the best by
-    the expected final score (yahtzee advise's values)."""
+    the expected final score (yahtzee advise's values), read line by line (each distinct
+    decision valued once)."""
+    tabs: dict[str, Any] = {}
+    decided, widgets = Remembered(), Remembered()
+    tally = Tally(log, "yahtzee")
+    progress = Resumable(progress)
+    for ln in _lines(log, YAHTZEE_KEYS, progress):
+        key = ln.key(("dice", "keep", "filled"))
+        with at_line(ln):
+            got = decided.get_or(
+                key, lambda: _yahtzee_item(ln, rules, tables, tabs, widgets, progress)
+            )
+        tally.add(key, _numbered(got, ln))
+    return tally.review()
+
+
+def _yahtzee_item(
+    ln: Line, rules: str, tables: Tables_, tabs: dict, widgets: Remembered, progress: Resumable
+) -> Item:
+    """One decision (`widgets`: each sheet's solved turn, shared by its lines)."""
     from ..yahtzee import game as Y
     from ..yahtzee.rules import load
     from .yahtzee import _table
 
-    lines = list(read_log(log, YAHTZEE_KEYS))
-    items = []
-    tabs: dict[str, Any] = {}
-    for ln in lines:
-        with at_line(ln):
-            name = ln.get("rules", rules)
-            if not isinstance(name, str):
-                raise ln.fail(f"'rules' must be a preset name, got {name!r}")
-            if name not in tabs:
-                rs = load(name)
-                tabs[name] = (rs, _table(rs, tables, progress))
-            rs, E = tabs[name]
-            hand = ln.faces("dice")
-            if len(hand) != 5:
-                raise ln.fail(f"'dice': a hand has five dice, got {len(hand)}")
-            filled = ln.get("filled", [])
-            if isinstance(filled, list) and all(isinstance(b, str) for b in filled):
-                filled = ",".join(filled)
-            if not isinstance(filled, str):
-                raise ln.fail(f"'filled' must be a list of box names, got {filled!r}")
-            state = Y.parse_state(rs, filled, ln.whole("upper", 0), ln.flag("yahtzee_bonus"))
-            rolls_left = ln.whole("rolls_left", 2)
-            opts = Y.advise(rs, E, state, tuple(hand), rolls_left)
-            if rolls_left:
-                if "box" in ln.fields:
-                    raise ln.fail("'box' is chosen with no rolls left (rolls_left 0): give 'keep'")
-                keep = sorted(ln.faces("keep", empty=True))
-                if any(keep.count(f) > hand.count(f) for f in set(keep)):
-                    raise ln.fail(f"keep {keep} is not among the dice {sorted(hand)}")
-                chosen = {"keep": keep}
-                mine = next(o for o in opts if o["keep"] == keep)
-            else:
-                if "keep" in ln.fields:
-                    raise ln.fail("with no rolls left the decision is a box: give 'box'")
-                box = Y.box_name(rs, str(ln.get("box", "")))
-                found = [o for o in opts if o["box"] == rs.boxes[box]]
-                if not found:
-                    raise ln.fail(
-                        f"box {rs.boxes[box]!r} cannot take this hand here (filled, or the "
-                        "joker rule)"
-                    )
-                mine = found[0]
-                chosen = {"box": rs.boxes[box]}
-        best = {k: v for k, v in opts[0].items() if k in ("keep", "box")}
-        situation = {"dice": sorted(hand), "rolls_left": rolls_left, "filled": filled}
-        items.append(_item(ln, "yahtzee", best, chosen, opts[0]["value"], mine["value"], situation))
-    return summary(log, "yahtzee", items)
+    name = ln.get("rules", rules)
+    if not isinstance(name, str):
+        raise ln.fail(f"'rules' must be a preset name, got {shown(name)}")
+    if name not in tabs:
+        rs = load(name)
+        with progress.paused() as own:  # (the table's first solve draws its own bar)
+            tabs[name] = (rs, _table(rs, tables, own))
+    rs, E = tabs[name]
+    hand = ln.faces("dice")
+    if len(hand) != rs.dice:
+        raise ln.fail(f"'dice': a hand of {rs.name} has {rs.dice} dice, got {len(hand)}")
+    filled = ln.get("filled", [])
+    if isinstance(filled, list) and all(isinstance(b, str) for b in filled):
+        filled = ",".join(filled)
+    if not isinstance(filled, str):
+        raise ln.fail(f"'filled' must be a list of box names, got {shown(filled)}")
+    state = Y.parse_state(rs, filled, ln.whole("upper", 0), ln.flag("yahtzee_bonus"))
+    rolls_left = ln.whole("rolls_left", 2)
+    widget = widgets.get_or((name, state), lambda: Y.run_widget(rs, E, state))
+    opts = Y.advise(rs, E, state, tuple(hand), rolls_left, widget)
+    if rolls_left:
+        if "box" in ln.fields:
+            raise ln.fail("'box' is chosen with no rolls left (rolls_left 0): give 'keep'")
+        keep = sorted(ln.faces("keep", empty=True, most=rs.dice))
+        if any(keep.count(f) > hand.count(f) for f in set(keep)):
+            raise ln.fail(f"keep {keep} is not among the dice {sorted(hand)}")
+        chosen: dict[str, Any] = {"keep": keep}
+        mine = next(o for o in opts if o["keep"] == keep)
+    else:
+        if "keep" in ln.fields:
+            raise ln.fail("with no rolls left the decision is a box: give 'box'")
+        box = ln.get("box", "")
+        if not isinstance(box, str):
+            raise ln.fail(f"'box' must be a box's name, got {shown(box)}")
+        b = Y.box_name(rs, box)
+        found = [o for o in opts if o["box"] == rs.boxes[b]]
+        if not found:
+            raise ln.fail(
+                f"box {rs.boxes[b]!r} cannot take this hand here (filled, or the joker rule)"
+            )
+        mine = found[0]
+        chosen = {"box": rs.boxes[b]}
+    best = {k: v for k, v in opts[0].items() if k in ("keep", "box")}
+    situation = {"dice": sorted(hand), "rolls_left": rolls_left, "filled": filled}
+    return _item(ln, "yahtzee", best, chosen, opts[0]["value"], mine["value"], situation)

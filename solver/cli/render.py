@@ -525,16 +525,37 @@ def review(a) -> str:
     if a.note:
         lines.append(f"note: {a.note}")
     if a.costliest:
-        lines.append("costliest:")
+        lines.append(f"costliest ({a.unit} lost):")
         for i in a.costliest:
             who = f" ({i.player})" if i.player is not None else ""
+            times = f"; {i.times} times in the log" if i.times else ""
             lines.append(
-                f"  line {i.line}{who}: {choice_text(i.chosen)} instead of "
-                f"{choice_text(i.best)}: -{fmt(i.loss)} ({i.grade or 'inaccuracy'})"
+                f"  line {i.line}{who}: {situation_text(i.situation)}: "
+                f"{choice_text(i.chosen)} instead of {choice_text(i.best)}: "
+                f"loss {fmt(i.loss)} ({i.grade or 'inaccuracy'}{times})"
             )
     else:
         lines.append("no decision lost anything: optimal play throughout")
     return "\n".join(lines)
+
+
+def situation_text(s: dict) -> str:
+    """Where a reviewed decision was taken: the roll and the turn (zilch family), the hand
+    and the sheet (Yahtzee), the offer (piggyback)."""
+    faces = lambda xs: ",".join(map(str, xs))  # noqa: E731
+    if "take_over" in s:
+        dice, total = s["take_over"]
+        return f"an offer of {dice} dice at {total}"
+    if "rolls_left" in s:
+        left = s["rolls_left"]
+        sheet = f", filled {s['filled']}" if s.get("filled") else ""
+        return f"dice {faces(s['dice'])}, {left} roll{'s' * (left != 1)} left{sheet}"
+    text = f"rolled {faces(s['roll'])} at turn total {s['turn']}"
+    if s.get("permanent"):
+        text += f" ({s['permanent']} permanent)"
+    if "score" in s:
+        text += f", score {s['score']} against {faces(s['opponents'])}"
+    return text
 
 
 def text(a) -> str:

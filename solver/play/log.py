@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
@@ -61,6 +62,27 @@ ZILCH_KEYS = {
 YAHTZEE_KEYS = {"rules", "dice", "rolls_left", "filled", "upper", "yahtzee_bonus", "keep", "box"}
 YAHTZEE_KEYS |= set(NOTES)
 MAX_LINES = 10_000_000
+# What a line may hold (beyond: refused, with the line and the key): no value of a log is
+# longer, larger or deeper than this; a quoted value is cut to SHOWN characters.
+MAX_LINE_BYTES = 1 << 24  # (a line is read whole: 16 MB at most)
+MAX_TEXT = 4096  # characters of a string (a rule file's path)
+MAX_LIST = 64  # items of a list (dice, scores, box names)
+MAX_NUMBER = 10**15  # a whole number's size
+MAX_NOTE = 200  # characters of a note (player, game, n)
+SHOWN = 60
+
+
+def shown(v: Any) -> str:
+    """A value quoted in an error: its repr, every character printable in any encoding
+    (a lone surrogate escaped), cut to a readable length with its full size."""
+    text = ascii(v)
+    if len(text) <= SHOWN:
+        return text
+    if isinstance(v, list | dict):
+        size = f"{len(v)} items"
+    else:
+        size = f"{len(v) if isinstance(v, str) else len(text)} characters"
+    return f"{text[:SHOWN]}... ({size})"
 
 
 @dataclass(frozen=True)
@@ -81,7 +103,7 @@ class Line:
         if v is None:
             raise self.fail(f"'{key}' is missing")
         if isinstance(v, bool) or not isinstance(v, int):
-            raise self.fail(f"'{key}' must be a whole number, got {v!r}")
+            raise self.fail(f"'{key}' must be a whole number, got {shown(v)}")
         if v < low:
             raise self.fail(f"'{key}' must be at least {low}, got {v}")
         return v
@@ -89,19 +111,22 @@ class Line:
     def flag(self, key: str, default: bool = False) -> bool:
         v = self.fields.get(key, default)
         if not isinstance(v, bool):
-            raise self.fail(f"'{key}' must be true or false, got {v!r}")
+            raise self.fail(f"'{key}' must be true or false, got {shown(v)}")
         return v
 
-    def faces(self, key: str, empty: bool = False) -> list[int]:
+    def faces(self, key: str, empty: bool = False, most: int | None = None) -> list[int]:
+        """A list of die faces; `most`: at most this many (the dice rolled)."""
         v = self.fields.get(key)
         if v is None:
             raise self.fail(f"'{key}' is missing")
         if not isinstance(v, list) or any(
             isinstance(f, bool) or not isinstance(f, int) or not 1 <= f <= 6 for f in v
         ):
-            raise self.fail(f"'{key}' must be a list of die faces 1..6, got {v!r}")
+            raise self.fail(f"'{key}' must be a list of die faces 1..6, got {shown(v)}")
         if not v and not empty:
             raise self.fail(f"'{key}' is empty")
+        if most is not None and len(v) > most:
+            raise self.fail(f"'{key}' has {len(v)} dice, more than the {most} rolled")
         return list(v)
 
     def ints(self, key: str) -> list[int] | None:
@@ -113,18 +138,38 @@ class Line:
             or not v
             or any(isinstance(x, bool) or not isinstance(x, int) for x in v)
         ):
-            raise self.fail(f"'{key}' must be a list of whole numbers, got {v!r}")
+            raise self.fail(f"'{key}' must be a list of whole numbers, got {shown(v)}")
         return list(v)
 
     def choice(self, key: str, allowed: tuple[str, ...]) -> str:
         v = self.fields.get(key)
         if v not in allowed:
-            raise self.fail(f"'{key}' must be one of {', '.join(map(repr, allowed))}, got {v!r}")
+            raise self.fail(
+                f"'{key}' must be one of {', '.join(map(repr, allowed))}, got {shown(v)}"
+            )
         return str(v)
+
+    def only(self, keys: set[str], what: str) -> None:
+        """InputError for a key (but the notes) outside `keys`: it would be ignored."""
+        for k in self.fields:
+            if k not in keys and k not in NOTES and not k.startswith("_"):
+                raise self.fail(f"'{k}' has no place in {what}")
 
     @property
     def notes(self) -> dict[str, Any]:
         return {k: self.fields[k] for k in NOTES if k in self.fields}
+
+    def key(self, unordered: tuple[str, ...] = ()) -> str:
+        """The decision itself: every field but the notes, the lists `unordered` names
+        sorted (dice in any order are the same dice): two lines of one key are the same
+        decision, reviewed once."""
+        d = {k: v for k, v in self.fields.items() if k not in NOTES and not k.startswith("_")}
+        for k in unordered:
+            v = d.get(k)
+            if isinstance(v, list):
+                with contextlib.suppress(TypeError):  # (mixed types: refused later anyway)
+                    d[k] = sorted(v)
+        return json.dumps(d, sort_keys=True)
 
 
 @contextlib.contextmanager
@@ -138,41 +183,124 @@ def at_line(line: Line) -> Iterator[None]:
 
 
 def read_log(path: str, keys: set[str], what: str = "log") -> Iterator[Line]:
-    """The log's lines (blank lines skipped), each a JSON object with only known keys;
-    anything else one InputError naming the file and the line."""
+    """The log's lines (blank lines skipped), read one at a time, each a JSON object with
+    only known keys and values a log can hold; anything else one InputError naming the file,
+    the line and the key."""
     with open_binary(path, what) as f:
         yield from _lines(f, path, keys, what)
 
 
+def count_lines(path: str, what: str = "log") -> int:
+    """The log's lines (for progress: counted in blocks, nothing parsed)."""
+    n, last = 0, b"\n"
+    with open_binary(path, what) as f:
+        while block := f.read(1 << 20):
+            n += block.count(b"\n")
+            last = block[-1:]
+    return n + (last != b"\n")
+
+
 def _lines(f: IO[bytes], path: str, keys: set[str], what: str) -> Iterator[Line]:
     seen = False
-    for number, raw in enumerate(f, 1):
+    number = 0
+    while raw := f.readline(MAX_LINE_BYTES + 1):
+        number += 1
+        where = f"{what} {path}, line {number}"
         if number > MAX_LINES:
             raise InputError(f"{what} {path}: more than {MAX_LINES} lines")
+        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            raise InputError(f"{where}: longer than {MAX_LINE_BYTES} bytes (no log line is)")
         try:
             text = raw.decode("utf-8").strip()
         except UnicodeDecodeError:
-            raise InputError(f"{what} {path}, line {number}: not UTF-8 text") from None
+            raise InputError(f"{where}: not UTF-8 text") from None
         if not text:
             continue
         try:
-            data = json.loads(text)
-        except (ValueError, RecursionError) as e:
-            raise InputError(f"{what} {path}, line {number}: not valid JSON ({e})") from None
-        if not isinstance(data, dict):
-            raise InputError(f"{what} {path}, line {number}: expected a JSON object")
-        bad = [k for k in data if k not in keys and not k.startswith("_")]
-        null = [k for k, v in data.items() if v is None and not k.startswith("_")]
-        if null:
-            raise InputError(f"{what} {path}, line {number}: {null[0]!r} is null (leave it out)")
-        if bad:
-            raise InputError(
-                f"{what} {path}, line {number}: unknown key {bad[0]!r} (docs/review.md)"
+            data = json.loads(
+                text,
+                object_pairs_hook=_object,
+                parse_constant=_not_a_number,
+                parse_float=_finite,
             )
+        except _Refused as e:
+            raise InputError(f"{where}: {e}") from None
+        except (ValueError, RecursionError) as e:
+            raise InputError(f"{where}: not valid JSON ({shown(str(e))})") from None
+        if not isinstance(data, dict):
+            raise InputError(f"{where}: expected a JSON object")
+        for k, v in data.items():
+            if k.startswith("_"):
+                continue
+            if v is None:
+                raise InputError(f"{where}: {shown(k)} is null (leave it out)")
+            if k not in keys:
+                raise InputError(f"{where}: unknown key {shown(k)} (docs/review.md)")
+            problem = _unfit(k, v)
+            if problem:
+                raise InputError(f"{where}: '{k}' {problem}")
         seen = True
         yield Line(number, data)
     if not seen:
         raise InputError(f"{what} {path}: no decisions in it")
+
+
+class _Refused(ValueError):
+    """JSON that a log line may not hold (a duplicate key, NaN, a number beyond floats)."""
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    d: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in d:
+            raise _Refused(f"the key {shown(k)} is given twice")
+        d[k] = v
+    return d
+
+
+def _not_a_number(name: str) -> Any:
+    raise _Refused(f"{name} is not a number JSON allows")
+
+
+def _finite(text: str) -> float:
+    v = float(text)
+    if not math.isfinite(v):
+        raise _Refused(f"the number {shown(text)} is beyond any float")
+    return v
+
+
+def _unfit(key: str, v: Any) -> str | None:
+    """Why a value cannot be a log's (too long, too large, nested, not text), else None."""
+    if type(v) is int:  # (the common cases first: a number, a list of small numbers)
+        return None if -MAX_NUMBER <= v <= MAX_NUMBER else f"is {shown(v)}: beyond any game"
+    if (
+        type(v) is list
+        and len(v) <= MAX_LIST
+        and all(type(x) is int and 0 <= x < 1 << 20 for x in v)
+    ):
+        return None if key not in NOTES else f"must be a name or a number, got {shown(v)}"
+    if key in NOTES and (isinstance(v, bool) or not isinstance(v, str | int)):
+        return f"must be a name or a number, got {shown(v)}"
+    if isinstance(v, dict):
+        return f"must not be an object, got {shown(v)}"
+    if isinstance(v, list):
+        if len(v) > MAX_LIST:
+            return f"has {len(v)} items: more than any line holds ({MAX_LIST})"
+        if any(isinstance(x, list | dict) for x in v):
+            return f"must be a flat list, got {shown(v)}"
+        return next((p for p in map(lambda x: _unfit(key, x), v) if p), None)
+    if isinstance(v, str):
+        if len(v) > (MAX_NOTE if key in NOTES else MAX_TEXT):
+            return f"is {len(v)} characters long: more than any line holds"
+        if not v.isascii():
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return f"is not text (a lone surrogate): {shown(v)}"
+        return None
+    if isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_NUMBER:
+        return f"is {shown(v)}: beyond any game"
+    return None
 
 
 def line_text(record: dict[str, Any]) -> str:

@@ -208,15 +208,20 @@ def _keep_index(n: int) -> dict:
 
 
 def advise(
-    rules: YahtzeeRules, E: np.ndarray, state: SheetState, dice: tuple[int, ...], rolls_left: int
+    rules: YahtzeeRules,
+    E: np.ndarray,
+    state: SheetState,
+    dice: tuple[int, ...],
+    rolls_left: int,
+    widget: tuple | None = None,
 ) -> list[dict]:
     """Every keep (or, with no rolls left, every open box) with the expected score from now
-    to the end of the game, best first."""
+    to the end of the game, best first (widget: the state's run_widget, where known)."""
     if rolls_left not in (0, 1, 2):
         raise InputError(f"--rolls-left is 0, 1 or 2, got {rolls_left}")
     if len(dice) != rules.dice:
         raise InputError(f"--dice: a hand of {rules.name} has {rules.dice} dice, got {len(dice)}")
-    VB, A1, A2, _ = run_widget(rules, E, state)
+    VB, A1, A2, _ = widget or run_widget(rules, E, state)
     counts = tuple(dice.count(f) for f in range(1, 7))
     opts: list[dict] = []
     if rolls_left == 0:
