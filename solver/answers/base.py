@@ -77,6 +77,45 @@ def _fields(obj: Any) -> dict:
     return out
 
 
+def new_file(
+    path: str,
+    what: str = "--log",
+    force: bool = False,
+    append: bool = False,
+    reading: Sequence[object] = (),
+) -> str:
+    """A log or a results file a command writes (out_path's checks first), refused where it
+    exists unless asked: force (--force) overwrites it, append (--append) adds to it; never
+    a file the command reads (`reading`: the rule file, the policy file), not even with
+    --force.  A device or a pipe (/dev/null) holds nothing to lose: written to."""
+    import stat
+
+    if force and append:
+        raise InputError("--force overwrites, --append adds: give one of them")
+    path = out_path(path, what=what)
+    try:
+        st = os.stat(path)
+    except OSError:
+        return path  # (a new file)
+    for other in reading:
+        if isinstance(other, str | os.PathLike) and _same_file(path, other):
+            raise InputError(
+                f"{what} {path} is the file this command reads ({other}): give another file"
+            )
+    if stat.S_ISREG(st.st_mode) and not (force or append):
+        raise InputError(
+            f"{what} {path} exists: give --force to overwrite it or --append to add to it"
+        )
+    return path
+
+
+def _same_file(a: str, b: str | os.PathLike) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
 def zilches_of(rules: RuleSet, zilches: int, what: str = "--zilches") -> int:
     """--zilches (or --opp-zilches): zilches in a row before the turn (0, 1 or 2), where the
     rules charge a penalty for the third (elsewhere the count changes nothing: only 0)."""

@@ -4,6 +4,7 @@ played with physical dice (simulate), and a verdict on someone's samples (verify
 from __future__ import annotations
 
 import contextlib
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -146,13 +147,17 @@ def simulate(
     log: str | None = None,
     tables: Tables_ = None,
     progress: Progress = SILENT,
+    force: bool = False,
+    append: bool = False,
 ) -> Simulation:
     """Monte Carlo turns with physical dice (seeded), next to the exact figures.  Played
     in batches, counted as they come (memory does not grow with the turns); out: also
     every turn's score, one per line.  beat: with overtaking, a bank must beat it.  log:
     also every roll and decision, one JSON line each (play/log.py: `zilch review` reads
-    it; each line's "n" is its turn)."""
+    it; each line's "n" is its turn).  An existing `out` or `log` is refused unless force
+    (overwrite) or append (add to it); never the rule or policy file."""
     rs = rule_set(rules).beating(beat)
+    out, log = _results_files(out, log, force, append, [rules, policy])
     k = zilches_of(rs, zilches)
     if turns < 1:
         raise InputError(f"--turns must be at least 1, got {turns}")
@@ -172,10 +177,10 @@ def simulate(
     fields.update({"on_board": False} if not on else {})
     fields.update({"zilches": k} if k else {}, **({"beat": beat} if beat else {}))
     with contextlib.ExitStack() as stack:
-        scores = stack.enter_context(atomic_file(out)) if out else None
-        if scores is not None:
+        scores = stack.enter_context(_results(out, append)) if out else None
+        if scores is not None and not (append and scores.tell()):
             scores.write(b"score\n")
-        decisions = stack.enter_context(atomic_file(log)) if log else None
+        decisions = stack.enter_context(_results(log, append)) if log else None
         progress.start("simulating", turns)
         stack.callback(progress.finish)
         done = 0
@@ -215,6 +220,34 @@ def simulate(
         exact,
         dict(sorted(counts.items())),
     )
+
+
+def _results_files(
+    out: str | None, log: str | None, force: bool, append: bool, reading: list
+) -> tuple[str | None, str | None]:
+    """simulate's --out and --log, checked before any work (base.new_file)."""
+    from .base import new_file
+
+    out = None if out is None else new_file(out, "--out", force, append, reading)
+    log = None if log is None else new_file(log, "--log", force, append, reading)
+    if (
+        out is not None
+        and log is not None
+        and os.path.abspath(out) == os.path.abspath(log)
+        and (not os.path.exists(log) or os.path.isfile(log))  # (/dev/null twice: fine)
+    ):
+        raise InputError(f"--out and --log are the same file ({out}): give two")
+    return out, log
+
+
+def _results(path: str, append: bool):
+    """A results file: added to as it comes (append), else written whole, atomically."""
+    if not append:
+        return atomic_file(path)
+    try:
+        return open(path, "ab")
+    except OSError as e:
+        raise InputError(f"{path}: cannot write it ({e.strerror})") from None
 
 
 # --- zilch simulate --long-run -------------------------------------------------------------

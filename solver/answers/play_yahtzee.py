@@ -24,6 +24,8 @@ def yahtzee_play(
     tables=None,
     ask: Callable[[str], str] = input,
     say: Callable[[str], None] = print,
+    force: bool = False,
+    append: bool = False,
 ) -> Review | None:
     """One game; the review of its decisions (review.Review; also when the game was left:
     the decisions made so far), or None where no decision was made."""
@@ -32,7 +34,7 @@ def yahtzee_play(
     engine = YahtzeeMatch(rules, tables)
     seed = new_seed(seed)
     first = engine.start(seed, "input" if dice_from_input else "seed")
-    path, out = open_log(log, "yahtzee")
+    path, out = open_log(log, "yahtzee", force, append, [rules])  # (never over the rule file)
     term = Terminal(ask, say)
     with out:
         session = Session(engine, first.state, out)

@@ -34,6 +34,8 @@ def play_game(
     say: Callable[[str], None] = print,
     people: Sequence[str] | str | None = None,
     target: int | None = None,
+    force: bool = False,
+    append: bool = False,
 ) -> list[Review]:
     """A game against optimal computer players (`players` seats: you and the computers), or
     among `people` (2 to 6 names, or a comma-separated text: every seat a person, hot seat);
@@ -55,7 +57,7 @@ def play_game(
     seed = new_seed(seed)
     dice_from = "input" if dice_from_input else "seed"
     first = engine.start(humans, computers, seed, dice_from)  # (bad names: before the log)
-    path, out = open_log(log, "zilch")
+    path, out = open_log(log, "zilch", force, append, [rules])  # (never over the rule file)
     term = Terminal(ask, say)
     with out:
         session = Session(engine, first.state, out)

@@ -4,7 +4,7 @@ on its step engine (answers/match) to its end, the log written as it goes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -88,17 +88,24 @@ def drive(
     return not session.state.left
 
 
-def open_log(path: str | None, game: str) -> tuple[str, IO[str]]:
+def open_log(
+    path: str | None,
+    game: str,
+    force: bool = False,
+    append: bool = False,
+    reading: Sequence[object] = (),
+) -> tuple[str, IO[str]]:
     """The log file, opened to write as the game goes (default: GAME-play-DATE-TIME.jsonl
-    here); a line is whole once flushed, so a log cut short still reads."""
+    here); a line is whole once flushed, so a log cut short still reads.  An existing file
+    is refused unless force (overwrite) or append; never a file being read (base.new_file)."""
     import datetime
 
-    from .base import out_path
+    from .base import new_file
 
     if path is None:
         path = f"{game}-play-{datetime.datetime.now():%Y%m%d-%H%M%S}.jsonl"
-    path = out_path(path, what="--log")
+    path = new_file(path, "--log", force, append, reading)
     try:
-        return path, open(path, "w", encoding="utf-8")
+        return path, open(path, "a" if append else "w", encoding="utf-8")
     except OSError as e:
         raise InputError(f"--log {path}: cannot write it ({e.strerror})") from None

@@ -217,6 +217,7 @@ def play_options(game: str, dice_help: str):
     """The options of a game in the terminal: --seed, --dice-from-input, --log."""
 
     def add(f):
+        f = overwrite_options(f)
         f = click.option(
             "--log",
             default=None,
@@ -229,3 +230,17 @@ def play_options(game: str, dice_help: str):
         )(f)
 
     return add
+
+
+def overwrite_options(f):
+    """--force and --append: what to do with a log (or results) file that exists (refused
+    without one of them)."""
+    f = click.option(
+        "--append", is_flag=True, help="Add to the log (and results) file where it exists."
+    )(f)
+    return click.option(
+        "--force",
+        is_flag=True,
+        help="Overwrite the log (and results) file where it exists (never a file the command "
+        "reads, such as the rule file).",
+    )(f)

@@ -23,6 +23,7 @@ from .common import (
     Bar,
     OneLineErrors,
     emit,
+    overwrite_options,
     play_options,
     table_destination,
     typed,
@@ -338,15 +339,17 @@ def evaluate(as_json, **opts):
     metavar="FILE.jsonl",
     help="Also write every roll and decision, one JSON line each (zilch review reads it).",
 )
+@overwrite_options
 @BEAT_OPT
 @TABLES_OPT
 @JSON_OPT
 def simulate(as_json, out, long_run, log, **opts):
     """Monte Carlo turns (physical dice, seeded), next to the exact figures."""
     from ..answers import checks
-    from ..answers.base import out_path
 
     if long_run:
+        if any([opts.pop("force"), opts.pop("append")]):
+            raise InputError("--force and --append are for --out and --log: leave them out")
         if out or log or opts["not_on_board"] or opts["zilches"] or opts["beat"]:
             raise InputError(
                 "--long-run plays whole runs of turns on the board from no zilch in a row "
@@ -357,12 +360,7 @@ def simulate(as_json, out, long_run, log, **opts):
         emit(checks.simulate_long_run(progress=Bar(), **opts), as_json, render.long_run)
         return
     emit(
-        checks.simulate(
-            out=None if out is None else out_path(out),
-            log=None if log is None else out_path(log, what="--log"),
-            progress=Bar(),
-            **opts,
-        ),
+        checks.simulate(out=out, log=log, progress=Bar(), **opts),
         as_json,
         render.simulation,
     )
