@@ -23,6 +23,7 @@ score sums, so the order of solution is unchanged.  Only the offers worth taking
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import Extra, Payoff, StateValues, Tail, TurnLevels, TurnState, solve_levels, solve_turn
-from .last_turn import solve_last_turn
+from .last_turn import last_turn_starts
 
 NEWTON_TOL = 1e-14
 Turns = TypeVar("Turns")  # what a sum's solve returns besides the values (newton_on_pairs)
@@ -134,7 +135,7 @@ class Finals:
             rules,
             R,
             {
-                flag: solve_last_turn(model, deficits, flag)[0].roll[:, 0, 0]
+                flag: last_turn_starts(model, deficits, flag)
                 for flag in {rules.on_board(0), rules.on_board(1)}
             },
         )
@@ -605,14 +606,32 @@ def solve_game(
 # to 10000 (R = 200) 20 s (40 s before the banking tail, engine.py); zilch-online to 5000
 # (R = 100, levels of permanent points) 260 s
 SECONDS_PER_R3 = {"plain": 2.5e-6, "levels": 2.6e-4}
+BASE_BYTES = 1.2e8  # a game solve's process before its tables (farkle to 500: 115 MB peak)
 
 
-def estimate(model: TurnModel, target: int | None = None) -> tuple[float, float]:
-    """(bytes, seconds) a game solve to `target` takes, roughly: W and the piggyback
-    offers (dense while solving) and one score sum's turns; time from measured solves."""
+def estimate(
+    model: TurnModel, target: int | None = None, reach_bound: int = 0
+) -> tuple[float, float]:
+    """(bytes, seconds) a game solve to `target` takes, roughly.  Bytes, an upper estimate
+    of the peak: the process, W (and the piggyback offers, dense while solving), and the
+    larger of the final turns' table (last_turn.last_turn_bytes for the R + D + 1
+    deficits, D the reach bound: in batches of at most BATCH_BYTES, last_turn_starts) and
+    one score sum's turns (R rows on a grid that ends at most where the finals do, with
+    Newton's previous step).  Against measured peaks (/usr/bin/time, tests/test_game_memory
+    .py): zilch-pyramiding to 1000 716 MB (estimate 1.1 GB), farkle to 10000 183 MB,
+    zilch to 10000 450 MB.  Time from measured solves."""
+    from ..limits import turn_bytes
+    from .last_turn import BATCH_BYTES, last_turn_bytes
+
     rules = model.rules
     R = rules.reach_units(target)
-    nbytes = 16.0 * R * R + 8.0 * R * 7 * model.states * (2 * R)
+    D = 0 if rules.end == "instant" else reach_bound
+    finals = min(last_turn_bytes(model, R + D + 1, R + D), BATCH_BYTES) if D else 0.0
+    step = rules.perm_step
+    L = R + D + model.max_shift + 1
+    levels = 1 + (math.ceil(L / step) / 4 if step else 0)
+    sums = 2 * turn_bytes(R, model.states, L, 1) * levels
+    nbytes = BASE_BYTES + 16.0 * R * R + max(finals, sums)
     if rules.piggyback:
         nbytes += 8.0 * R * R * model.states * R
     path = "levels" if rules.has_permanent else "plain"

@@ -7,6 +7,7 @@ deficit at once.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -40,6 +41,40 @@ def solve_last_turn(
     H = int(d.max()) + 1
     U = last_turn_payoff(rules.share(tied + 1), d, H)
     return solve_levels(model, U, np.ones(len(d)), on_board)
+
+
+# Bytes a last-turn solve takes per (deficit, turn state, turn total) of its grid, at its peak
+# (the chunks' solutions, their concatenation and its reordering, float64): measured 45 on
+# zilch-pyramiding (1 973 deficits, 82 states, 2 077 totals: 15.2 GB peak resident)
+LAST_TURN_BYTES = 48.0
+BATCH_BYTES = 1e9  # at most this much for one batch of a last turns' starts (starts_of)
+
+
+def last_turn_bytes(model: TurnModel, rows: int, deficit: int) -> float:
+    """The peak memory of solve_last_turn for `rows` deficits up to `deficit` units, an
+    upper estimate: its grid goes to the deficit and a roll past it; each level of
+    permanent points adds a quarter (rows repeat at the levels above and are solved once:
+    zilch-online to 5000, 17 levels, measured 349 MB against this 410 MB)."""
+    step = model.rules.perm_step
+    levels = 1 + (math.ceil((deficit + 1) / step) / 4 if step else 0)
+    return LAST_TURN_BYTES * rows * model.states * (deficit + model.max_shift + 2) * levels
+
+
+def last_turn_starts(model: TurnModel, deficits: np.ndarray, on_board: bool = True) -> np.ndarray:
+    """P(win) from the start of a last turn (all dice, nothing at risk) against each deficit
+    (points): solve_last_turn(...)[0].roll[:, 0, 0].  Where that one solve would take more
+    than BATCH_BYTES (zilch-pyramiding: 15 GB for its 1 973 deficits), the deficits are
+    solved in batches that fit, each solution dropped once its starts are read (the values
+    agree with the one solve's to an ulp: a batch's grid is its own)."""
+    d = np.asarray(deficits)
+    top = int(d.max()) // model.rules.unit
+    per_row = last_turn_bytes(model, 1, top)
+    # (a copy: a view would keep the whole solution alive)
+    start = lambda part: solve_last_turn(model, part, on_board)[0].roll[:, 0, 0].copy()  # noqa: E731
+    if per_row * len(d) <= BATCH_BYTES:
+        return start(d)
+    n = max(1, int(BATCH_BYTES // per_row))
+    return np.concatenate([start(d[i : i + n]) for i in range(0, len(d), n)])
 
 
 def reach_target_turn(model: TurnModel, need: int, on_board: bool) -> TurnLevels:

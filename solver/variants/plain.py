@@ -44,7 +44,7 @@ class Plain(Variant):
     def estimate(self, tab: Tables, key: GameKey, workers: int | None = None) -> Cost:
         from ..objectives.game import estimate
 
-        nbytes, seconds = estimate(tab.model, key.target)
+        nbytes, seconds = estimate(tab.model, key.target, tab.reach_bound)
         R = self.rules.reach_units()
         disk = 8.0 * R * R + (8.0 * R**3 * tab.model.states if self.rules.piggyback else 0)
         return Cost(nbytes, seconds, disk)
