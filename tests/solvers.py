@@ -3,6 +3,7 @@
 from importlib import resources
 
 from dicesolver.objectives import final_round, game, last_turn
+from dicesolver.progress import Progress
 from dicesolver.store import Store
 from dicesolver.tables import Tables
 from dicesolver.turn import TurnState
@@ -157,3 +158,23 @@ def preset_file(folder, preset, target, extra=""):
     p = folder / f"{preset}-{target}.toml"
     p.write_text(text.replace(old, f"target = {target}" + (f"\n{extra}" if extra else "")))
     return str(p)
+
+
+class Recorder(Progress):
+    """A Progress that notes what it is told, in order (then_advance(calls so far): after
+    each advance, as a test needs)."""
+
+    def __init__(self, then_advance=None):
+        self.calls = []
+        self.then_advance = then_advance
+
+    def start(self, label, total):
+        self.calls.append(("start", label, total))
+
+    def advance(self, n=1):
+        self.calls.append(("advance", n))
+        if self.then_advance is not None:
+            self.then_advance(self.calls)
+
+    def finish(self):
+        self.calls.append(("finish",))

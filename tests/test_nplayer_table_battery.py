@@ -20,12 +20,11 @@ import pytest
 from dicesolver import cluster, layer_store
 from dicesolver.errors import InputError
 from dicesolver.layer_store import LayerStore
-from dicesolver.progress import Progress
 from dicesolver.store import Store
 from dicesolver.tables import Tables
 
 from .clirun import zilch
-from .solvers import game_table, small_rules
+from .solvers import Recorder, game_table, small_rules
 
 RULES = dict(dice=3, set_aside="any", hot="optional", game={"target": 300, "end": "final_round"})
 RULE_FILE = """dice = 3
@@ -503,37 +502,22 @@ def test_a_bad_scheduler_times_out_in_one_line(server, pristine, tmp_path, reque
     assert res.stderr.count("\n") == 1 and "--timeout" in res.stderr and address in res.stderr
 
 
-class Recorder(Progress):
-    """A Progress that notes what it is told."""
+def _times_out(pristine, address, folder, bar) -> None:
+    """The three-player game on the cluster at `address` (a 3 s time-out) ends in the
+    one-line time-out."""
+    import dicesolver as ds
 
-    def __init__(self):
-        self.calls = []
-
-    def start(self, label, total):
-        self.calls.append(("start", label, total))
-
-    def advance(self, n=1):
-        self.calls.append(("advance", n))
-
-    def finish(self):
-        self.calls.append(("finish",))
+    with pytest.raises(InputError, match="no worker.*--timeout"):
+        ds.game(
+            pristine[2], players=3, scheduler=address, timeout=3, tables=str(folder), progress=bar
+        )
 
 
 def test_waiting_for_workers_is_reported_then_times_out(no_workers, pristine, tmp_path):
     """Finding 4: while the cluster has no worker, progress says so (a bar of the seconds
     up to the time-out), then the one-line time-out."""
-    import dicesolver as ds
-
     bar = Recorder()
-    with pytest.raises(InputError, match="no worker.*--timeout"):
-        ds.game(
-            pristine[2],
-            players=3,
-            scheduler=no_workers,
-            timeout=3,
-            tables=str(tmp_path),
-            progress=bar,
-        )
+    _times_out(pristine, no_workers, tmp_path, bar)
     assert bar.calls[0][0] == "start" and "waiting for workers" in bar.calls[0][1]
     assert bar.calls[0][2] == 3 and bar.calls[-1] == ("finish",)
 
@@ -542,40 +526,20 @@ def test_the_only_worker_dying_mid_solve_times_out(no_workers, pristine, tmp_pat
     """Finding 4: a cluster whose only worker is killed in the middle of the solve (no
     nanny to restart it): progress says it waits for workers, the score sums' bar is
     finished, and the solve ends in the one-line time-out; the checkpoint is kept."""
-    import dicesolver as ds
-
     spec = json.dumps({"cls": "distributed.Worker", "opts": {"nthreads": 1}})
     worker = subprocess.Popen(
         [sys.executable, "-m", "distributed.cli.dask_spec", no_workers, "--spec", spec],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+
+    def kill(calls):  # (after the final round's two tasks and two score sums)
+        if sum(c[0] == "advance" for c in calls) == 4:
+            os.kill(worker.pid, signal.SIGKILL)
+
+    bar = Recorder(kill)
     try:
-        bar = Recorder()
-        started = []
-
-        class Killer(Recorder):
-            def advance(self, n=1):
-                bar.advance(n)
-                started.append(1)
-                if len(started) == 4:  # (the final round's two tasks, two score sums)
-                    os.kill(worker.pid, signal.SIGKILL)
-
-            def start(self, label, total):
-                bar.start(label, total)
-
-            def finish(self):
-                bar.finish()
-
-        with pytest.raises(InputError, match="no worker.*--timeout"):
-            ds.game(
-                pristine[2],
-                players=3,
-                scheduler=no_workers,
-                timeout=3,
-                tables=str(tmp_path),
-                progress=Killer(),
-            )
+        _times_out(pristine, no_workers, tmp_path, bar)
     finally:
         worker.kill()
         worker.wait()

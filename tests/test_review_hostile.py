@@ -13,6 +13,7 @@ from dicesolver.answers import decisions as D
 from dicesolver.answers import review as RV
 
 from .clirun import yahtzee, zilch
+from .solvers import Recorder
 
 LINE = {"dice": 6, "turn": 0, "roll": [1, 1, 5, 3, 4, 6], "keep": [1, 1, 5], "then": "bank"}
 OTHER = {"dice": 3, "turn": 500, "roll": [1, 5, 5], "keep": [1, 5, 5], "then": "bank"}
@@ -69,20 +70,6 @@ def test_memory_does_not_grow_with_the_log(tmp_path, monkeypatch):
     assert a.errors == 50 * one.errors and a.blunders == 50 * one.blunders
     assert a.loss_total == pytest.approx(50 * one.loss_total)
     assert a.costliest[0].times == 50
-
-
-class Recorder:
-    def __init__(self):
-        self.calls = []
-
-    def start(self, label, total):
-        self.calls.append(("start", label, total))
-
-    def advance(self, n=1):
-        self.calls.append(("advance", n))
-
-    def finish(self):
-        self.calls.append(("finish",))
 
 
 @pytest.mark.parametrize("api", ["review", "yahtzee_review"])
