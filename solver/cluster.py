@@ -183,7 +183,8 @@ def _cluster(
 
 
 class _Quiet:
-    """Closing a cluster after Ctrl-C (or an error) logs the tasks it drops: not news.
+    """A cluster's own log is not news: below errors never (a worker's comm closed as the
+    cluster shuts down), and closing it after Ctrl-C (or an error) logs the tasks it drops.
     Entered before the cluster (its log levels restored once the cluster is closed), with
     on_error() inside the client (silent from the moment an error leaves the work)."""
 
@@ -191,6 +192,8 @@ class _Quiet:
 
     def __enter__(self) -> _Quiet:
         self.levels = {name: logging.getLogger(name).level for name in self.NAMES}
+        for name in self.NAMES:
+            logging.getLogger(name).setLevel(max(logging.ERROR, self.levels[name]))
         return self
 
     def __exit__(self, *exc: object) -> None:

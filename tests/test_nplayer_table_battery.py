@@ -571,7 +571,13 @@ def test_ctrl_c_during_a_dask_solve_prints_only_aborted(moment, tmp_path):
     tables = tmp_path / "t"
     args = ["game", "--rules", rules, "--players", "3", "--workers", "2", "--tables", str(tables)]
     p = subprocess.Popen(
-        [ZILCH, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+        [ZILCH, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        # (as a shell starts it: a test runner's worker may ignore SIGINT, and its children
+        # would inherit that)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + LIMIT

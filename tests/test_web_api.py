@@ -275,6 +275,7 @@ def test_a_game_builds_estimate_is_the_solvers(tables):
 
     store = Store(tables)
     got = estimate("game", {"rules": "farkle", "target": 1000}, store)
-    assert got == solver_estimate(Tables(ds.rules.load("farkle"), store).model, 1000)
+    tab = Tables(ds.rules.load("farkle"), store)
+    assert got == solver_estimate(tab.model, 1000, tab.reach_bound)
     assert estimate_text(got).startswith("under a minute on this machine")
     assert estimate("yahtzee_advise", {}, store) is None

@@ -262,14 +262,15 @@ class _ZilchReview:
                 raise _NoValue(None)
             key = ln.key(("roll", "keep"))
             try:
-                with at_line(ln):
+                with at_line(ln, self.log):
                     got = self.decided.get_or((objective, key), lambda: self._item(ln, objective))
             except (InputError, TableMissing) as e:
                 if not auto:
                     raise
                 # (no P(win) here, or a line wrong whatever the objective: reviewed by
                 # points, where it is refused again)
-                said = str(e) if str(e).startswith("line ") else f"line {ln.number}: {e}"
+                said = str(e).removeprefix(f"log {self.log}, ")
+                said = said if said.startswith("line ") else f"line {ln.number}: {said}"
                 raise _NoValue(said) from None
             if got is not None:
                 tally.add(key, _numbered(got, ln))
@@ -434,7 +435,7 @@ def yahtzee_review(
     progress = Resumable(progress)
     for ln in _lines(log, YAHTZEE_KEYS, progress):
         key = ln.key(("dice", "keep", "filled"))
-        with at_line(ln):
+        with at_line(ln, log):
             got = decided.get_or(
                 key, lambda: _yahtzee_item(ln, rules, tables, tabs, widgets, progress)
             )

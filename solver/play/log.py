@@ -173,13 +173,17 @@ class Line:
 
 
 @contextlib.contextmanager
-def at_line(line: Line) -> Iterator[None]:
-    """An InputError raised inside names the line (once)."""
+def at_line(line: Line, log: str | None = None) -> Iterator[None]:
+    """An InputError raised inside names the line (once), and the log where given (as the
+    reader's own errors do)."""
     try:
         yield
     except InputError as e:
         msg = str(e)
-        raise InputError(msg if msg.startswith("line ") else f"line {line.number}: {msg}") from None
+        own = f"line {line.number}: "
+        msg = msg[len(own) :] if msg.startswith(own) else msg
+        where = f"log {log}, {own}" if log is not None else own
+        raise InputError(where + msg) from None
 
 
 def read_log(path: str, keys: set[str], what: str = "log") -> Iterator[Line]:

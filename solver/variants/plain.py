@@ -42,9 +42,14 @@ class Plain(Variant):
         check_supported(self.rules)
 
     def estimate(self, tab: Tables, key: GameKey, workers: int | None = None) -> Cost:
+        from ..limits import memory
         from ..objectives.game import estimate
 
-        nbytes, seconds = estimate(tab.model, key.target, tab.reach_bound)
+        # without the final turns first: that lower bound refuses a game far beyond this
+        # machine before the reach bound (a solve of its own) is looked up
+        nbytes, seconds = estimate(tab.model, key.target)
+        if nbytes <= memory() and self.rules.end != "instant":
+            nbytes = estimate(tab.model, key.target, tab.reach_bound)[0]
         R = self.rules.reach_units()
         disk = 8.0 * R * R + (8.0 * R**3 * tab.model.states if self.rules.piggyback else 0)
         return Cost(nbytes, seconds, disk)
