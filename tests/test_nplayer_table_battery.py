@@ -595,8 +595,9 @@ def test_ctrl_c_during_a_dask_solve_prints_only_aborted(moment, tmp_path):
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
     lines = err.decode().splitlines()  # (the solve's own notes and progress lines, then)
-    assert (p.returncode, out, lines[-1]) == (130, b"", "aborted")
-    assert all(ln.startswith(("solving ", "interrupted: ")) for ln in lines[:-1]), lines
+    assert (p.returncode, out, lines[-1]) == (130, b"", "aborted"), lines
+    own = ("solving ", "waiting for workers", "interrupted: ")  # (under load: slow workers)
+    assert all(ln.startswith(own) for ln in lines[:-1]), lines
     gone, alive = psutil.wait_procs(kids, timeout=30)
     assert not alive
 
