@@ -209,44 +209,47 @@ def _lines(f: IO[bytes], path: str, keys: set[str], what: str) -> Iterator[Line]
     number = 0
     while raw := f.readline(MAX_LINE_BYTES + 1):
         number += 1
-        where = f"{what} {path}, line {number}"
         if number > MAX_LINES:
             raise InputError(f"{what} {path}: more than {MAX_LINES} lines")
-        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-            raise InputError(f"{where}: longer than {MAX_LINE_BYTES} bytes (no log line is)")
-        try:
-            text = raw.decode("utf-8").strip()
-        except UnicodeDecodeError:
-            raise InputError(f"{where}: not UTF-8 text") from None
-        if not text:
-            continue
-        try:
-            data = json.loads(
-                text,
-                object_pairs_hook=_object,
-                parse_constant=_not_a_number,
-                parse_float=_finite,
-            )
-        except _Refused as e:
-            raise InputError(f"{where}: {e}") from None
-        except (ValueError, RecursionError) as e:
-            raise InputError(f"{where}: not valid JSON ({shown(str(e))})") from None
-        if not isinstance(data, dict):
-            raise InputError(f"{where}: expected a JSON object")
-        for k, v in data.items():
-            if k.startswith("_"):
-                continue
-            if v is None:
-                raise InputError(f"{where}: {shown(k)} is null (leave it out)")
-            if k not in keys:
-                raise InputError(f"{where}: unknown key {shown(k)} (docs/review.md)")
-            problem = _unfit(k, v)
-            if problem:
-                raise InputError(f"{where}: '{k}' {problem}")
-        seen = True
-        yield Line(number, data)
+        data = _parsed(raw, f"{what} {path}, line {number}", keys)
+        if data is not None:
+            seen = True
+            yield Line(number, data)
     if not seen:
         raise InputError(f"{what} {path}: no decisions in it")
+
+
+def _parsed(raw: bytes, where: str, keys: set[str]) -> dict[str, Any] | None:
+    """One line read: its JSON object, each value fit for a log (None: a blank line)."""
+    if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+        raise InputError(f"{where}: longer than {MAX_LINE_BYTES} bytes (no log line is)")
+    try:
+        text = raw.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise InputError(f"{where}: not UTF-8 text") from None
+    if not text:
+        return None
+    try:
+        data = json.loads(
+            text, object_pairs_hook=_object, parse_constant=_not_a_number, parse_float=_finite
+        )
+    except _Refused as e:
+        raise InputError(f"{where}: {e}") from None
+    except (ValueError, RecursionError) as e:
+        raise InputError(f"{where}: not valid JSON ({shown(str(e))})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: expected a JSON object")
+    for k, v in data.items():
+        if k.startswith("_"):
+            continue
+        if v is None:
+            raise InputError(f"{where}: {shown(k)} is null (leave it out)")
+        if k not in keys:
+            raise InputError(f"{where}: unknown key {shown(k)} (docs/review.md)")
+        problem = _unfit(k, v)
+        if problem:
+            raise InputError(f"{where}: '{k}' {problem}")
+    return data
 
 
 class _Refused(ValueError):
@@ -293,17 +296,17 @@ def _unfit(key: str, v: Any) -> str | None:
         if any(isinstance(x, list | dict) for x in v):
             return f"must be a flat list, got {shown(v)}"
         return next((p for p in map(lambda x: _unfit(key, x), v) if p), None)
-    if isinstance(v, str):
-        if len(v) > (MAX_NOTE if key in NOTES else MAX_TEXT):
-            return f"is {len(v)} characters long: more than any line holds"
-        if not v.isascii():
-            try:
-                v.encode("utf-8")
-            except UnicodeEncodeError:
-                return f"is not text (a lone surrogate): {shown(v)}"
-        return None
-    if isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_NUMBER:
-        return f"is {shown(v)}: beyond any game"
+    return _unfit_text(key, v) if isinstance(v, str) else None
+
+
+def _unfit_text(key: str, v: str) -> str | None:
+    if len(v) > (MAX_NOTE if key in NOTES else MAX_TEXT):
+        return f"is {len(v)} characters long: more than any line holds"
+    if not v.isascii():
+        try:
+            v.encode("utf-8")
+        except UnicodeEncodeError:
+            return f"is not text (a lone surrogate): {shown(v)}"
     return None
 
 
