@@ -211,7 +211,12 @@ class GameTurns:
 
     def p_zilch(self) -> np.ndarray:
         """P(the turn ends in a plain zilch) under the optimal policy: Newton's slope."""
-        return self._gather(lambda lv: lv[0].extras[0][:, 0, 0])
+        return self.extra(0)
+
+    def extra(self, j: int) -> np.ndarray:
+        """Extra j of each row from the start of its turn (0: the zilch chance; 1..: the
+        payoffs `others` of solve_game_turns), under the optimal policy."""
+        return self._gather(lambda lv: lv[0].extras[j][:, 0, 0])
 
     def levels(self) -> TurnLevels:
         """Every row's turn, in the order of rows."""
@@ -247,25 +252,31 @@ def solve_game_turns(
     z: np.ndarray | None = None,
     O: np.ndarray | Offers | None = None,
     levels: bool | None = None,
+    others: np.ndarray | None = None,
 ) -> GameTurns:
     """The turns from score pairs `rows` given the chances W of the states after them.
     z: what a zilch is worth (default 1 - W[b, a]: the other player's turn; the solve
     passes Newton's iterate).  O: piggyback offers (dense while solving, or Offers).
     levels: solve over levels of permanent points (default: where the rules have them;
-    forcing it elsewhere cross-checks the two paths)."""
+    forcing it elsewhere cross-checks the two paths).  others (E, B, span): payoffs of
+    ending the turn with x points added (0 beyond span; a plain zilch, x = 0, is worth 0)
+    evaluated under this optimal play as extras 1..E (GameTurns.extra): what the turn is
+    worth against an opponent who plays otherwise (objectives/policy_game.py)."""
     rules = model.rules
     R = W.shape[0]
     rows = np.asarray(rows).reshape(-1, 2)
     a, b = rows[:, 0], rows[:, 1]
     z = 1.0 - W[b, a] if z is None else z
+    if others is not None and O is not None:
+        raise InputError(f"{rules.name}: piggyback offers are not evaluated against other play")
     if rules.has_permanent if levels is None else levels:
         U = _game_U(rules, W, finals, rows, R)
         U[:, 0] = z  # a plain zilch: the other player's turn
-        return GameTurns(rules, rows, _permanent_turns(model, U, a), U)
+        return GameTurns(rules, rows, _permanent_turns(model, U, a, others), U)
     mins = _bank_minimums(rules, a)
     if O is None:
         U = _game_U(rules, W, finals, rows, R)
-        pay = turn_payoff(model, U, z, mins)
+        pay = turn_payoff(model, U, z, mins, others=others)
     else:
         U = _offer_U(W, O, rows, R)
         pay = turn_payoff(model, U, z, mins, int(b.max()) + 1)
@@ -317,31 +328,44 @@ def _offer_U(W: np.ndarray, O: np.ndarray | Offers, rows: np.ndarray, R: int) ->
 
 
 def _permanent_turns(
-    model: TurnModel, U: np.ndarray, a: np.ndarray
+    model: TurnModel, U: np.ndarray, a: np.ndarray, others: np.ndarray | None = None
 ) -> tuple[tuple[np.ndarray, TurnLevels], ...]:
     """Turns with permanent points: a game turn is a final turn over the points x it adds
     (turn/levels.py), and a plain zilch is "x = 0", so the zilch indicator is the payoff 1
-    at x = 0 only (an extra).  One solve per board flag."""
+    at x = 0 only (an extra; then `others`, solve_game_turns).  One solve per board flag."""
     rules = model.rules
-    EU = np.zeros((1,) + U.shape)
+    EU = np.zeros((1 + (0 if others is None else len(others)),) + U.shape)
     EU[0, :, 0] = 1.0
+    if others is not None:
+        EU[1:] = others
+        EU[1:, :, 0] = 0.0
     on = np.array([rules.on_board(x) for x in a], bool)
     parts = []
     for flag in (False, True):
         sel = np.nonzero(on == flag)[0]
         if len(sel):
             one = np.ones(len(sel))
-            parts.append((sel, solve_levels(model, U[sel], one, flag, EU[:, sel], 0 * one[None])))
+            zero = np.zeros((len(EU), len(sel)))
+            parts.append((sel, solve_levels(model, U[sel], one, flag, EU[:, sel], zero)))
     return tuple(parts)
 
 
 def turn_payoff(
-    model: TurnModel, U: np.ndarray, z: np.ndarray, mins: np.ndarray, cover: int = 0
+    model: TurnModel,
+    U: np.ndarray,
+    z: np.ndarray,
+    mins: np.ndarray,
+    cover: int = 0,
+    others: np.ndarray | None = None,
 ) -> Payoff:
     """A turn whose bank at t is worth U[row, t] (1 beyond U's end), a zilch z[row]; with
     the zilch chance under the optimal policy as an extra (Newton's slope).  U[row, s, t]:
     a bank payoff that depends on the dice left (piggyback).  cover: solve every total
     below it (the take-over values of piggyback offers) even where banking is certain.
+    others (E, B, span): more payoffs of banking at t (0 beyond their end, 0 at a zilch),
+    evaluated under the optimal policy as extras 1..E; with them every extra, the zilch
+    chance included, is exact past the cut (the must-roll state's own recursion), not only
+    close enough for Newton's slope.
 
     The grid stops where banking is certainly optimal: a roll is worth at most
     (1 - pz_n) + pz_n z (every value is at most 1), so once the banking payoff reaches that
@@ -364,12 +388,51 @@ def turn_payoff(
         ok = r[None, :] >= mins[:, None]
         return np.where(ok[:, None, :] if U.ndim == 3 else ok, v, -np.inf)
 
-    zil = Extra.zilch_chance(B)
     forced = None
     if model.rules.hot_dice == "mandatory":
         forced = lambda r: _forced_beyond(model, U, z, r)  # noqa: E731
     return Payoff(
-        bank=bank, zilch=z, extras=(zil,), tail=Tail.constant(np.ones(B), start=stop, forced=forced)
+        bank=bank,
+        zilch=z,
+        extras=(Extra.zilch_chance(B),) if others is None else _other_extras(model, U, z, others),
+        tail=Tail.constant(np.ones(B), start=stop, forced=forced),
+    )
+
+
+def _other_extras(model, U: np.ndarray, z: np.ndarray, others: np.ndarray) -> tuple[Extra, ...]:
+    """The zilch chance and the payoffs `others` (turn_payoff) as extras; with mandatory hot
+    dice each one's must-roll state past the cut from one recursion for all of them."""
+    B, span = others.shape[1:]
+    forced = None
+    if model.rules.hot_dice == "mandatory":
+        EU = np.concatenate([np.zeros((1, B, span)), others])
+        ez = np.zeros((len(EU), B))
+        ez[0] = 1.0  # the zilch chance: 1 at a zilch, 0 at a bank
+        cache: dict = {}
+
+        def forced(k):
+            def get(r):
+                key = r.tobytes()
+                if key not in cache:
+                    cache.clear()
+                    cache[key] = _forced_beyond(model, U, z, r, EU, ez)[1]
+                return cache[key][k]
+
+            return get
+
+    def bank(k):
+        Uk = np.ascontiguousarray(others[k])
+        return lambda r: np.where(r < span, Uk[:, np.minimum(r, span - 1)], 0.0)
+
+    zeros = np.zeros(B)
+    zil = Extra.zilch_chance(B)
+    if forced is not None:
+        zil = Extra(zil.bank, zil.zilch, Tail.constant(zeros, forced=forced(0)))
+    return (zil,) + tuple(
+        Extra(
+            bank(k), zeros, Tail.constant(zeros, forced=None if forced is None else forced(k + 1))
+        )
+        for k in range(len(others))
     )
 
 

@@ -1,0 +1,212 @@
+"""A fixed policy's exact chance of winning the two-player game against another one.
+
+Player P plays policy P, player Q policy Q.  X[a, b]: P's chance when P moves with a against
+Q's b; Y[a, b]: Q's chance when Q moves with a against P's b (scores in units below the
+target).  With fixed policies there is no max: a turn is worth, linearly in what follows,
+
+    X[a, b] = A_P[a, b] + g_P[a, b] (1 - Y[b, a]),    Y[b, a] = A_Q[b, a] + g_Q[b, a] (1 - X[a, b]),
+
+A the part of the turn that records points (worth 1 - Y[b, a + x], or P's chance once a + x
+reaches the target), g the chance that it records nothing (a zilch: the other player moves
+at the same score sum).  Banks raise the score sum, so the sums are solved from the top down;
+within a sum the linear system splits into the pairs {P at (a, b), Q at (b, a)}, two
+equations in two unknowns, solved exactly:  X = (A_P + g_P (1 - A_Q - g_Q)) / (1 - g_P g_Q).
+
+A side's turn from (a, b):
+- `optimal`: the game table's own turn (solve_game_turns with the table's W, the play that
+  advise recommends), with the payoff of the game against the other side as an extra
+  evaluated under that play (turn_payoff's `others`), and its zilch chance: one turn solve
+  per state, where the optimal game takes about four (Newton's method);
+- a fixed policy that does not look at the scores (the expected-points card, a policy file):
+  the exact distribution of the points its turn records (play/evaluate.py), one per board
+  flag and, for a file with bank_at_target, per goal that changes a bank, so A is a dot
+  product with the payoffs.
+The final round: once a bank reaches the target the other side plays its last turn, the
+optimal one (the end-game's) or a fixed policy's: its own choices, banking as soon as its
+score beats the leader's (play/last_turn.py).  Zilch-online's permanent points go through the
+same two routes (the levels of the game's turn; a zilch that records permanent points is one
+of the distribution's totals).  Every variant the game table does not cover with a fixed
+policy is refused in one line (check_supported).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from ..errors import InputError
+from ..outcomes.model import TurnModel
+from ..play.evaluate import evaluate
+from ..play.last_turn import beat_chances
+from ..play.policies import GoalPolicy, Policy
+from ..rules import RuleSet
+from .game import Finals, GameTable, _game_U, score_pairs
+from .game import check_supported as check_game
+
+
+class Side(Protocol):
+    """One player's play: what his turns from score pairs are worth against payoffs U
+    (P's chance when the turn ends with x points added), and his last turns."""
+
+    name: str
+
+    def finals(self) -> Finals:
+        """The other player's chance once he banks to the target against this side (its
+        last turn by deficit, or 1 where reaching the target wins at once)."""
+        ...
+
+    def turn(self, rows: np.ndarray, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(A, g) of the turns from rows (B, 2): A = E[U(x); x > 0] (U beyond its end
+        worth 1), g = P(the turn records nothing)."""
+        ...
+
+
+@dataclass(frozen=True, eq=False)
+class OptimalSide:
+    """The game table's play."""
+
+    game: GameTable
+    name: str = "optimal"
+
+    def finals(self) -> Finals:
+        return self.game.finals
+
+    def turn(self, rows: np.ndarray, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        g = self.game
+        lose = 1.0 - U  # the other player's part of ending there: 0 beyond U's end
+        lose[:, 0] = 0.0  # (x = 0: the zilch, counted by g)
+        turns = solve_gametable_turns(g, rows, lose[None])
+        zilch, lost = turns.extra(0), turns.extra(1)
+        return 1.0 - zilch - lost, zilch
+
+
+def solve_gametable_turns(g: GameTable, rows: np.ndarray, others: np.ndarray):
+    """The game table's turns from rows with extra payoffs (solve_game_turns' others)."""
+    from .game import solve_game_turns
+
+    return solve_game_turns(g.model, g.W, g.finals, rows, others=others)
+
+
+@dataclass(eq=False)
+class FixedSide:
+    """A policy that does not look at the scores: `policy(on_board)` its compiled play.
+    goal: it also banks where the bank reaches the target (bank_at_target), by board flag
+    the total (units) from which it banks anyway in every free state (None: no goal)."""
+
+    name: str
+    model: TurnModel
+    R: int  # the target in units
+    D: int  # the deficits a last turn covers past the target (Finals.D)
+    policy: Callable[[bool], Policy]
+    goal: dict[bool, int] | None = None
+    _dists: dict = field(default_factory=dict)
+
+    def finals(self) -> Finals:
+        rules = self.model.rules
+        if rules.end == "instant":
+            return Finals(rules, self.R, None)
+        d = np.arange(self.R + self.D + 1)
+        flags = {rules.on_board(0), rules.on_board(1)}
+        return Finals(
+            rules,
+            self.R,
+            {f: beat_chances(self.model, self.policy(f), d, f) for f in flags},
+        )
+
+    def _key(self, a: int) -> tuple[bool, int | None]:
+        """What the turn from score a depends on: the board flag, and the goal (units to
+        the target) where it is closer than every total the policy banks anyway."""
+        rules = self.model.rules
+        flag = rules.on_board(a * rules.unit)
+        need = self.R - a
+        if self.goal is None or need >= self.goal[flag]:
+            return flag, None
+        return flag, need
+
+    def distribution(self, flag: bool, need: int | None) -> np.ndarray:
+        """P(the turn records x units), x = 0, 1, ... (play/evaluate.py, exact)."""
+        key = (flag, need)
+        if key not in self._dists:
+            pol = self.policy(flag)
+            if need is not None:
+                pol = GoalPolicy(pol, self.model.rules, flag, need)
+            dist = evaluate(self.model, pol, flag)
+            x = dist.totals // self.model.rules.unit
+            dense = np.zeros(int(x.max()) + 1)
+            np.add.at(dense, x, dist.probs)
+            self._dists[key] = dense
+        return self._dists[key]
+
+    def turn(self, rows: np.ndarray, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        span = U.shape[1]
+        A = np.empty(len(rows))
+        g = np.empty(len(rows))
+        keys = [self._key(int(a)) for a in rows[:, 0]]
+        for key in set(keys):
+            sel = np.array([k == key for k in keys])
+            dist = self.distribution(*key)
+            head = dist[1:span]
+            A[sel] = U[sel, 1 : 1 + len(head)] @ head + dist[span:].sum()
+            g[sel] = dist[0]
+        return A, g
+
+
+@dataclass(frozen=True, eq=False)
+class PolicyGame:
+    """X[a, b]: P's chance moving with a against Q's b; Y[a, b]: Q's moving with a against
+    P's b (units)."""
+
+    rules: RuleSet
+    target: int  # points
+    P: str
+    Q: str
+    X: np.ndarray
+    Y: np.ndarray
+
+    def p_win(self, me: int, opp: int) -> float:
+        """P's chance, moving with `me` points against Q's `opp`."""
+        u = self.rules.unit
+        return float(self.X[me // u, opp // u])
+
+
+def check_supported(rules: RuleSet) -> None:
+    """InputError for a game a fixed policy is not evaluated in (one line each)."""
+    check_game(rules)  # (the target, a tie worth half a win; penalty, challenge, overtaking)
+    if rules.piggyback:
+        raise InputError(
+            f"{rules.name}: with piggyback a fixed policy would have to say which offers it "
+            "takes: only optimal against optimal is evaluated (zilch game without --policy)"
+        )
+
+
+def solve_policy_game(
+    model: TurnModel,
+    P: Side,
+    Q: Side,
+    target: int,
+    progress: Callable[[int], None] | None = None,
+) -> PolicyGame:
+    """X and Y for every pair of scores below the target (the score sums from the top)."""
+    rules = model.rules
+    check_supported(rules)
+    R = rules.reach_units(target)
+    fin_P, fin_Q = P.finals(), Q.finals()
+    X = np.full((R, R), np.nan)
+    Y = np.full((R, R), np.nan)
+    for sigma in range(2 * (R - 1), -1, -1):
+        rows = score_pairs(sigma, R)
+        partner = len(rows) - 1 - np.arange(len(rows))  # (b, a) of row i
+        UP = _game_U(rules, Y, fin_Q, rows, R)  # P moves: Q's values, Q's last turn
+        UQ = _game_U(rules, X, fin_P, rows, R)
+        UP[:, 0] = UQ[:, 0] = 0.0  # (same sum, not solved yet: the zilch is in g)
+        A_P, g_P = P.turn(rows, UP)
+        A_Q, g_Q = Q.turn(rows, UQ)
+        x = (A_P + g_P * (1.0 - A_Q[partner] - g_Q[partner])) / (1.0 - g_P * g_Q[partner])
+        X[rows[:, 0], rows[:, 1]] = x
+        Y[rows[:, 0], rows[:, 1]] = A_Q + g_Q * (1.0 - x[partner])
+        if progress:
+            progress(sigma)
+    return PolicyGame(rules, target, P.name, Q.name, X, Y)
