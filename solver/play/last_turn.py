@@ -24,7 +24,6 @@ import numpy as np
 from ..outcomes.model import TurnModel
 from .policies import Policy
 
-
 CHUNK_BYTES = 64 << 20  # one block of deficits' values at a time
 
 
