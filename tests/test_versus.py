@@ -333,3 +333,108 @@ def _target_rules(tmp_path, target):
     from .solvers import preset_file
 
     return preset_file(tmp_path, "farkle", target)
+
+
+FILES = {
+    "bad.toml": b"[bank\nthresholds = 3",
+    "goal.toml": b'[bank]\ndefault = 300\nbank_at_target = "yes"\n',
+    "hold.toml": b"[bank]\ndefault = 300\nbank_at_target = true\n",
+    "three.csv": b"winner\n1\n2\n3\n",
+    "empty.csv": b"winner\n",
+    "penalty.toml": None,  # (a preset with a penalty for the third zilch in a row)
+}
+
+HOSTILE = [
+    ["game", "--policy", "nonexistent.toml"],
+    ["game", "--policy", "@/bad.toml"],
+    ["game", "--policy", "@/goal.toml"],
+    ["game", "--policy", "points", "--vs", "opt"],
+    ["game", "--policy", ""],
+    ["game", "--rules", "zonk-chicago", "--policy", "points"],
+    ["game", "--rules", "zilch-challenge", "--policy", "points"],
+    ["game", "--rules", "zilch-overtaking", "--vs", "points"],
+    ["game", "--rules", "@/penalty.toml", "--policy", "points"],
+    ["game", "--policy", "points", "--players", "3"],
+    ["game", "--policy", "points", "--fairness"],
+    ["game", "--policy", "points", "--zilches", "1"],
+    ["game", "--policy", "points", "--scores", "20000,0"],
+    ["game", "--policy", "points", "--scores", "1,2,3"],
+    ["game", "--policy", "points", "--target", "-5"],
+    ["simulate", "--games", "0"],
+    ["simulate", "--games", "10", "--turns", "5"],
+    ["simulate", "--vs", "points"],
+    ["simulate", "--games", "10", "--long-run"],
+    ["simulate", "--games", "10", "--not-on-board"],
+    ["simulate", "--games", "10", "--rules", "zonk-chicago", "--vs", "optimal"],
+    ["simulate", "--games", "10", "--policy", "@/bad.toml"],
+    ["verify"],
+    ["verify", "--games", "@/three.csv", "--policy", "points", "--vs", "points"],
+    ["verify", "--games", "@/empty.csv", "--policy", "points", "--vs", "points"],
+    ["verify", "--games", "@/three.csv", "--results", "@/three.csv"],
+    ["verify", "--games", "@/three.csv", "--rolls"],
+    ["verify", "--results", "@/three.csv", "--vs", "points"],
+    [
+        "verify",
+        "--games",
+        "@/three.csv",
+        "--column",
+        "nope",
+        "--vs",
+        "points",
+        "--policy",
+        "points",
+    ],
+    ["export", "--rules", "zilch-pyramiding", "--objective", "game-policy"],
+]
+
+
+@pytest.fixture
+def hostile_folder(tmp_path, monkeypatch):
+    for name, body in FILES.items():
+        if body is not None:
+            (tmp_path / name).write_bytes(body)
+    text = _penalty_rules().read_text().replace("[game]\n", "[game]\ntarget = 5000\n")
+    (tmp_path / "penalty.toml").write_text(text)
+    from dicesolver.turn import engine
+
+    monkeypatch.setenv("DICESOLVER_TABLES", str(tmp_path / "tables"))  # nothing stored
+    monkeypatch.setattr(engine, "backward", _tripwire)  # refused before any solve
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _tripwire(*args, **kwargs):
+    raise AssertionError("reached a solver instead of refusing")
+
+
+def _penalty_rules():
+    from pathlib import Path
+
+    return next(Path(__file__).parent.joinpath("data").glob("*playr*.toml"))
+
+
+@pytest.mark.parametrize("args", HOSTILE, ids=[" ".join(a)[:60] for a in HOSTILE])
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_hostile_input_is_one_line_and_exit_2(args, as_json, hostile_folder):
+    """Unknown policies, bad files, variants a fixed policy is not evaluated in, options
+    that do not go together: one line on stderr (a JSON object with --json), exit 2, and
+    nothing solved."""
+    argv = [a.replace("@/", f"{hostile_folder}/") for a in args] + (["--json"] * as_json)
+    res = run(*argv, code=None)
+    err = res.stderr.strip()
+    assert res.exit_code == 2 and "\n" not in err and "Traceback" not in err, (res.exit_code, err)
+    if as_json:
+        assert json.loads(err)["exit_code"] == 2
+    else:
+        assert "error" in err
+
+
+def test_a_missing_game_table_is_exit_3_with_the_command(tmp_path, monkeypatch):
+    """The optimal side needs the stored game table: TableMissing, exit 3, the command that
+    builds it (nothing solved)."""
+    from dicesolver.turn import engine
+
+    monkeypatch.setenv("DICESOLVER_TABLES", str(tmp_path / "tables"))
+    monkeypatch.setattr(engine, "backward", _tripwire)
+    res = run("game", "--target", "2000", "--policy", "points", "--json", code=3)
+    assert json.loads(res.stderr)["solve_with"] == "zilch game --rules farkle --target 2000"

@@ -144,7 +144,9 @@ class Matchup:
         optimal is the game's own table, every variant; the simulator plays none)."""
         from ..objectives.policy_game import check_supported
 
-        if not (exact_only and self.P.optimal and self.Q.optimal):
+        if not exact_only:
+            check_supported(self.tab.rules, simulated=True)
+        elif not (self.P.optimal and self.Q.optimal):
             check_supported(self.tab.rules)
 
     def game_table(self, solve: bool, progress: Progress):

@@ -172,14 +172,25 @@ class PolicyGame:
         return float(self.X[me // u, opp // u])
 
 
-def check_supported(rules: RuleSet) -> None:
-    """InputError for a game a fixed policy is not evaluated in (one line each)."""
-    check_game(rules)  # (the target, a tie worth half a win; penalty, challenge, overtaking)
-    if rules.piggyback:
-        raise InputError(
-            f"{rules.name}: with piggyback a fixed policy would have to say which offers it "
-            "takes: only optimal against optimal is evaluated (zilch game without --policy)"
-        )
+def check_supported(rules: RuleSet, simulated: bool = False) -> None:
+    """InputError for a game a fixed policy is not evaluated in (simulated: nor played by
+    the game simulator, play/games.py, whoever plays), one line each."""
+    why = {
+        "three_zilch_penalty": "the penalty for the third zilch in a row (its counts take "
+        "scores back down: the game is no longer ordered by score sums)",
+        "challenge": "the challenge rule (a policy file does not say when to challenge)",
+        "overtaking": "overtaking (the previous bank is part of the state)",
+        "piggyback": "piggyback (a policy file does not say which offers it takes)",
+    }
+    for key, what in why.items():
+        if getattr(rules, key):
+            if simulated:
+                raise InputError(f"{rules.name}: simulated games do not play {what.split(' (')[0]}")
+            raise InputError(
+                f"{rules.name}: a fixed policy's game is not evaluated under {what}; optimal "
+                "against optimal is the game's own table (zilch game without --policy)"
+            )
+    check_game(rules)  # (the target, a tie worth half a win)
 
 
 def solve_policy_game(
