@@ -246,40 +246,17 @@ def test_verify_games_round_trip(tmp_path):
         str(out),
     )
     assert out.read_text().splitlines()[0] == "winner"
-    ok = run(
-        "verify",
-        "--games",
-        str(out),
-        "--target",
-        "1000",
-        "--policy",
-        "points",
-        "--vs",
-        "points",
-        "--json",
-    )
-    v = json.loads(ok.output)
+
+    def verify(path, *more, code=0):
+        args = ("--target", "1000", "--vs", "points", "--json")
+        return json.loads(run("verify", "--games", str(path), *args, *more, code=code).output)
+
+    v = verify(out, "--policy", "points")
     assert v["consistent"] and v["n"] == 4000 and v["wins"] + v["losses"] + v["ties"] == 4000
-    run("verify", "--games", str(out), "--target", "1000", "--vs", "points", code=1)
+    assert not verify(out, code=1)["consistent"]  # (against optimal: not what played)
     wins = tmp_path / "wins.csv"
     wins.write_text("game,first_won\n" + "".join(f"{i},{i % 2}\n" for i in range(2000)))
-    v = json.loads(
-        run(
-            "verify",
-            "--games",
-            str(wins),
-            "--column",
-            "first_won",
-            "--target",
-            "1000",
-            "--policy",
-            "points",
-            "--vs",
-            "points",
-            "--json",
-            code=1,
-        ).output
-    )
+    v = verify(wins, "--column", "first_won", "--policy", "points", code=1)
     assert (v["wins"], v["losses"], v["test"]) == (1000, 1000, "binomial")
 
 

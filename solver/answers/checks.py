@@ -195,9 +195,9 @@ def simulate(
     fields.update({"on_board": False} if not on else {})
     fields.update({"zilches": k} if k else {}, **({"beat": beat} if beat else {}))
     with contextlib.ExitStack() as stack:
-        scores = stack.enter_context(atomic_file(out)) if out else None
-        if scores is not None:
-            scores.write(b"score\n")
+        score_file = stack.enter_context(atomic_file(out)) if out else None
+        if score_file is not None:
+            score_file.write(b"score\n")
         decisions = stack.enter_context(atomic_file(log)) if log else None
         progress.start("simulating", turns)
         stack.callback(progress.finish)
@@ -214,8 +214,8 @@ def simulate(
             vals, cnt = np.unique(pts, return_counts=True)
             for v, c in zip(vals.tolist(), cnt.tolist()):
                 counts[v] = counts.get(v, 0) + c
-            if scores is not None:
-                scores.write(("\n".join(map(str, pts.tolist())) + "\n").encode())
+            if score_file is not None:
+                score_file.write(("\n".join(map(str, pts.tolist())) + "\n").encode())
             done += n
             progress.advance(n)
     exact = exact_distribution(model, strat, on, None, cost)

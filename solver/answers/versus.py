@@ -158,12 +158,16 @@ class Matchup:
         seconds): both optimal, the game's own table; else the policy game's solve."""
         a, b = (x // self.tab.rules.unit for x in self.scores)
         if self.P.optimal and self.Q.optimal:
+            from .game import GameChance
             from .game import game as optimal_game
 
-            args = dict(rules=self.rules_arg, target=self.target, tables=self.tab.store)
-            first = optimal_game(scores=list(self.scores), progress=progress, **args)
-            second = optimal_game(scores=list(self.scores[::-1]), **args)
-            return first.p_win, 1.0 - second.p_win, 0.0  # type: ignore[union-attr]
+            rules, store = self.rules_arg, self.tab.store
+            first = optimal_game(
+                rules, self.target, list(self.scores), tables=store, progress=progress
+            )
+            second = optimal_game(rules, self.target, list(self.scores[::-1]), tables=store)
+            assert isinstance(first, GameChance) and isinstance(second, GameChance)
+            return first.p_win, 1.0 - second.p_win, 0.0
         g = self.game_table(solve, progress) if self.P.optimal or self.Q.optimal else None
         self.estimate(g)
         t0 = time.perf_counter()
@@ -295,7 +299,9 @@ def game(
 
 
 # --- zilch simulate --games N --------------------------------------------------------------
-GAMES_BATCH = 20_000  # games played at once (memory: a few arrays of this length)
+# games played at once (memory: a few arrays of this length); fewer where an optimal side
+# solves its turns as it goes, so that the progress moves
+GAMES_BATCH = {False: 20_000, True: 2_000}
 
 
 @dataclass(frozen=True)
@@ -345,7 +351,7 @@ def simulate_games(
     g = m.game_table(solve, progress) if m.P.optimal or m.Q.optimal else None
     players = m.players(g)
     rng = np.random.default_rng(seed)
-    start = tuple(x // rs.unit for x in m.scores)
+    start = (m.scores[0] // rs.unit, m.scores[1] // rs.unit)
     counts = {1.0: 0, 0.0: 0}
     ties = 0
     with atomic_file(out) if out else _nothing() as f:
@@ -355,7 +361,7 @@ def simulate_games(
         try:
             done = 0
             while done < games:
-                n = min(GAMES_BATCH, games - done)
+                n = min(GAMES_BATCH[g is not None], games - done)
                 res = play_games(m.tab.model, players, n, rng, m.R, start)
                 counts[1.0] += int((res == 1.0).sum())
                 counts[0.0] += int((res == 0.0).sum())
