@@ -388,51 +388,55 @@ def turn_payoff(
         ok = r[None, :] >= mins[:, None]
         return np.where(ok[:, None, :] if U.ndim == 3 else ok, v, -np.inf)
 
-    forced = None
+    forced = beyond = None
     if model.rules.hot_dice == "mandatory":
-        forced = lambda r: _forced_beyond(model, U, z, r)  # noqa: E731
+        if others is None:
+            forced = lambda r: _forced_beyond(model, U, z, r)  # noqa: E731
+        else:  # the value and every extra from one recursion
+            beyond = _beyond_with(model, U, z, others)
+            forced = lambda r: beyond(r)[0]  # noqa: E731
+    extras = (Extra.zilch_chance(B),) if others is None else _other_extras(others, beyond)
     return Payoff(
-        bank=bank,
-        zilch=z,
-        extras=(Extra.zilch_chance(B),) if others is None else _other_extras(model, U, z, others),
-        tail=Tail.constant(np.ones(B), start=stop, forced=forced),
+        bank=bank, zilch=z, extras=extras, tail=Tail.constant(np.ones(B), start=stop, forced=forced)
     )
 
 
-def _other_extras(model, U: np.ndarray, z: np.ndarray, others: np.ndarray) -> tuple[Extra, ...]:
-    """The zilch chance and the payoffs `others` (turn_payoff) as extras; with mandatory hot
-    dice each one's must-roll state past the cut from one recursion for all of them."""
+def _beyond_with(model, U: np.ndarray, z: np.ndarray, others: np.ndarray):
+    """r -> (the must-roll state's values, the extras' (1 + E, B, len(r))) past the cut:
+    the zilch chance (1 at a zilch, 0 at a bank) and the payoffs `others`, one recursion
+    for all of them, kept for the last r asked."""
     B, span = others.shape[1:]
-    forced = None
-    if model.rules.hot_dice == "mandatory":
-        EU = np.concatenate([np.zeros((1, B, span)), others])
-        ez = np.zeros((len(EU), B))
-        ez[0] = 1.0  # the zilch chance: 1 at a zilch, 0 at a bank
-        cache: dict = {}
+    EU = np.concatenate([np.zeros((1, B, span)), others])
+    ez = np.zeros((len(EU), B))
+    ez[0] = 1.0
+    cache: dict = {}
 
-        def forced(k):
-            def get(r):
-                key = r.tobytes()
-                if key not in cache:
-                    cache.clear()
-                    cache[key] = _forced_beyond(model, U, z, r, EU, ez)[1]
-                return cache[key][k]
+    def get(r):
+        key = r.tobytes()
+        if key not in cache:
+            cache.clear()
+            cache[key] = _forced_beyond(model, U, z, r, EU, ez)
+        return cache[key]
 
-            return get
+    return get
+
+
+def _other_extras(others: np.ndarray, beyond) -> tuple[Extra, ...]:
+    """The zilch chance and the payoffs `others` (turn_payoff) as extras; beyond: with
+    mandatory hot dice, their must-roll state past the cut (_beyond_with)."""
+    B, span = others.shape[1:]
 
     def bank(k):
         Uk = np.ascontiguousarray(others[k])
         return lambda r: np.where(r < span, Uk[:, np.minimum(r, span - 1)], 0.0)
 
-    zeros = np.zeros(B)
+    def tail(k):
+        forced = None if beyond is None else (lambda r: beyond(r)[1][k])
+        return Tail.constant(np.zeros(B), forced=forced)
+
     zil = Extra.zilch_chance(B)
-    if forced is not None:
-        zil = Extra(zil.bank, zil.zilch, Tail.constant(zeros, forced=forced(0)))
-    return (zil,) + tuple(
-        Extra(
-            bank(k), zeros, Tail.constant(zeros, forced=None if forced is None else forced(k + 1))
-        )
-        for k in range(len(others))
+    return (Extra(zil.bank, zil.zilch, tail(0)),) + tuple(
+        Extra(bank(k), np.zeros(B), tail(k + 1)) for k in range(len(others))
     )
 
 
@@ -492,22 +496,31 @@ def _forced_beyond(
     # only totals above it: one vectorised step per block
     block = int(model.shift[opt][hot].min()) if hot.any() else span
     shift = model.shift[opt]
+    single = len(opt) == len(outs)
     hi = span - 1
     while hi >= int(r.min()):
         ts = np.arange(max(hi - block + 1, int(r.min())), hi + 1)
         nxt = ts[:, None] + shift[None, :]  # (L, K_N)
-        banked = Ufull[:, free[None, :], nxt] if U.ndim == 3 else Ufull[:, nxt]
-        vals = np.where(hot, V0[:, nxt], banked)  # (B, L, K_N)
+        vals = np.empty((B, len(ts), len(opt)))  # hot dice roll again, the others bank
+        vals[:, :, hot] = V0[:, nxt[:, hot]]
+        cold = nxt[:, ~hot]
+        vals[:, :, ~hot] = Ufull[:, free[None, ~hot], cold] if U.ndim == 3 else Ufull[:, cold]
         best = np.maximum.reduceat(vals, starts, axis=2)
         V0[:, ts] = best @ p_outs + pz * z[:, None]
         if E:  # each outcome's first best choice, the extras' values under it
             K = vals.shape[2]
-            seg = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, K)))
-            idx = np.where(vals >= best[..., seg], np.arange(K), K)
-            pick = np.minimum.reduceat(idx, starts, axis=2)  # (B, L, outcomes)
-            evals = np.where(hot, EX[:, :, nxt], EUfull[:, :, nxt])  # (E, B, L, K_N)
-            chosen = np.take_along_axis(evals, pick[None], axis=3)
-            EX[:, :, ts] = chosen @ p_outs + pz * ez[:, :, None]
+            if single:  # (forced set-aside: one choice per outcome, in outcome order)
+                chosen = np.empty((E, B, len(ts), K))
+                chosen[..., hot] = EX[:, :, nxt[:, hot]]
+                chosen[..., ~hot] = EUfull[:, :, cold]
+            else:
+                seg = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, K)))
+                idx = np.where(vals >= best[..., seg], np.arange(K), K)
+                pick = np.minimum.reduceat(idx, starts, axis=2)  # (B, L, outcomes)
+                at = np.take_along_axis(nxt[None], pick, axis=2)
+                rows = np.arange(B)[:, None, None]
+                chosen = np.where(hot[pick], EX[:, rows, at], EUfull[:, rows, at])
+            EX[:, :, ts] = chosen @ p_outs + pz * ez[:, :, None]  # (E, B, L)
         hi = ts[0] - 1
     return V0[:, r] if not E else (V0[:, r], EX[:, :, r])
 
