@@ -346,7 +346,7 @@ def simulate_games(
         raise InputError(f"--games must be a whole number of at least 1, got {games!r}")
     m = matchup(rules, target, scores, policy, vs, tables, exact_only=False)
     rs = m.tab.rules
-    check_time(games / 2000.0, f"simulating {games} games", "ask for fewer --games")
+    check_time(_games_seconds(m, games), f"simulating {games} games", "ask for fewer --games")
     p_win, _, _ = m.exact(solve, progress)
     g = m.game_table(solve, progress) if m.P.optimal or m.Q.optimal else None
     players = m.players(g)
@@ -392,6 +392,18 @@ def simulate_games(
         p_win,
         (rate - p_win) / se if se else 0.0,
     )
+
+
+# seconds per simulated turn (farkle to 10000, 2000 games: about 10 s with an optimal side,
+# which solves each score pair's turn as it comes; a fixed policy's turns cost far less)
+TURN_SECONDS = {True: 1.5e-4, False: 1e-5}
+
+
+def _games_seconds(m: Matchup, games: int) -> float:
+    """About how long simulated games take: turns by the card's points per turn."""
+    per_turn = max(m.tab.score.expected_turn_score(True), m.tab.rules.unit)
+    turns = games * 2.0 * m.target / per_turn
+    return turns * TURN_SECONDS[m.P.optimal or m.Q.optimal]
 
 
 class _nothing:
