@@ -14,17 +14,14 @@ import tempfile
 SOLVE = """
 import json, resource, sys, time
 import dicesolver as ds
-from dicesolver.rules import load
-from dicesolver.store import Store
-from dicesolver.tables import Tables
-name, target, folder, policy, vs = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+name, target, folder, policy, vs = sys.argv[1:6]
 t0 = time.perf_counter()
 if policy == "-":  # the optimal game's table, from nothing
-    g = Tables(load(name), Store(folder)).game(target)
-    out = {"p_win": float(g.W[0, 0]), "p_win_moving_second": 1 - float(g.W[0, 0])}
+    p = ds.game(name, target=int(target), tables=folder).p_win
+    out = {"p_win": p, "p_win_moving_second": 1 - p}
     solve = time.perf_counter() - t0
 else:
-    a = ds.game(name, target=target, policy=policy, vs=vs, tables=folder)
+    a = ds.game(name, target=int(target), policy=policy, vs=vs, tables=folder)
     out = a.to_dict()
     solve = a.seconds
 out.update(wall=time.perf_counter() - t0, solve=solve,

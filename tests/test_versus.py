@@ -16,7 +16,7 @@ from dicesolver.play.policies import load_policy
 from . import game_valueiteration as GVI
 from . import policy_game_valueiteration as PVI
 from .clirun import zilch as run
-from .solvers import policy, small_rules, tables
+from .solvers import game_table, policy, small_rules, tables
 
 HOLD = PVI.Thresholds({1: 150, 2: 200, 3: 300}, rule="max_points", bank_at_target=True)
 WIDE = PVI.Thresholds({1: 100, 2: 250, 3: 400}, rule="all")
@@ -102,7 +102,7 @@ def test_fixed_policies_equal_a_plain_value_iteration(spec, pairs, tmp_path):
     rs = small_rules(**spec)
     target = spec["game"]["target"]
     R = rs.reach_units(target)
-    g = tables(rs).game(target)
+    g = game_table(tables(rs), target=target)
     final = rs.end != "instant"
     D = R + (g.finals.D if final else 0) + 1
     G = PVI.Game(rs, R, 40)
@@ -124,7 +124,7 @@ def test_fixed_policies_equal_a_plain_value_iteration(spec, pairs, tmp_path):
 
 
 def _solve(rs, target, P, Q, tmp_path=None):
-    g = tables(rs).game(target)
+    g = game_table(tables(rs), target=target)
     sides = [_product_side(rs, x, g, tmp_path) for x in (P, Q)]
     return g, solve_policy_game(tables(rs).model, *sides, target)
 
@@ -200,7 +200,7 @@ def test_simulated_games_land_within_4_standard_errors(name, target, P, Q, games
     import dicesolver as ds
 
     rs = rules.load(name)
-    tables(rs).game(target)  # (the optimal side's table)
+    game_table(tables(rs), target=target)  # (the optimal side's table)
     spec = lambda x: _file(tmp_path, x) if isinstance(x, PVI.Thresholds) else x  # noqa: E731
     a = ds.simulate(name, games=games, policy=spec(P), vs=spec(Q), seed=11, target=target)
     assert a.games == games and a.wins + a.losses + a.ties == games
@@ -210,7 +210,7 @@ def test_simulated_games_land_within_4_standard_errors(name, target, P, Q, games
 def test_cli_game_policy_json_names_both_and_matches_the_api(tmp_path):
     import dicesolver as ds
 
-    tables(rules.load("farkle")).game(1000)
+    game_table(tables(rules.load("farkle")), target=1000)
     out = json.loads(
         run(
             "game", "--target", "1000", "--policy", "points", "--scores", "500,300", "--json"
@@ -230,7 +230,7 @@ def test_verify_games_round_trip(tmp_path):
     """simulate --games --out writes every game's winner; verify --games reads it (or a
     column of the first player's wins) and gives the binomial verdict: consistent against
     the policies that played (exit 0), not against others (exit 1)."""
-    tables(rules.load("farkle")).game(1000)
+    game_table(tables(rules.load("farkle")), target=1000)
     out = tmp_path / "games.csv"
     run(
         "simulate",
@@ -267,10 +267,10 @@ def test_export_game_policy_is_the_plots_banking_total(tmp_path):
     from dicesolver.answers.pictures import bank_from
 
     rs = rules.load("farkle")
-    g = tables(rs).game(1000)
+    g = game_table(tables(rs), target=1000)
     from dicesolver.answers.game_export import game_policy_rows
 
-    t = game_policy_rows(tables(rs), 1000)
+    t = game_policy_rows(tables(rs.aimed(1000)))
     R = g.W.shape[0]
     assert t.rows == R * R * rs.dice
     c = {k: np.array(v) for k, v in t.columns.items()}

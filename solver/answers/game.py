@@ -109,8 +109,8 @@ def game(
         from .versus import NOT_WITH_POLICY
         from .versus import game as versus
 
-        given = dict(locals())
-        others = {k: given[k] for k in NOT_WITH_POLICY}
+        options = dict(locals())
+        others = {k: options[k] for k in NOT_WITH_POLICY}
         return versus(rules, target, scores, policy, vs, tables, progress, **others)
     rs = aimed(rule_set(rules), target)
     if players != 2 or workers is not None or scheduler is not None:

@@ -17,7 +17,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..errors import InputError, TableMissing
+from ..errors import InputError
 from ..limits import check_memory, check_time
 from ..play.policies import OptimalPolicy, Policy, load_policy
 from ..tables import Tables
@@ -89,39 +89,23 @@ def named(tab: Tables, spec: str | None, what: str) -> Named:
     return got
 
 
-def _game_table(rules: Rules, tab: Tables, target: int | None, solve: bool, progress: Progress):
-    """The stored game table (the optimal side's play), solved first only where asked."""
-    rs = tab.rules
-    g = tab.game(target, solve_if_missing=False)
-    if g is not None:
-        return g
-    goal = rs.target if target is None else target
-    if not solve:
-        kwargs = {"rules": rules if isinstance(rules, str) else rs.name, "target": target}
-        raise TableMissing(f"the {rs.name} game to {goal}", "game", kwargs)
-    from .game import solve_game_table
+def _game_table(tab: Tables, solve: bool, progress: Progress):
+    """The stored game table (the optimal side's play): TableMissing where nobody solved
+    it, unless solve (then it is solved first, estimated, with progress)."""
+    from .base import solving, stored_game
 
-    return solve_game_table(tab, target, progress)
+    return solving(solve, progress, lambda: stored_game(tab)[1])
 
 
-def _scores(rs, scores, goal: int) -> tuple[int, int]:
+def _scores(rs, scores) -> tuple[int, int]:
     pair = int_list("0,0" if scores is None else scores, "--scores")
     if len(pair) != 2:
         raise InputError("--scores expects ME,OPP such as 0,0")
     for what, v in zip(("--scores (mine)", "--scores (the opponent's)"), pair):
         rs.check_score(what, v)
-        if v >= rs.reach_units(goal) * rs.unit:
-            raise InputError(f"{what} {v}: a game to {goal} is over there")
+        if v >= rs.reach_units() * rs.unit:
+            raise InputError(f"{what} {v}: a game to {rs.target} is over there")
     return pair[0], pair[1]
-
-
-def _check_target(rs, target: int | None) -> int:
-    from .game import _check_target as check
-
-    if rs.target is None and target is None:
-        raise InputError(f"{rs.name} has no target: there is no game to play")
-    check(rs, target)
-    return rs.target if target is None else target
 
 
 @dataclass(frozen=True)
@@ -129,15 +113,21 @@ class Matchup:
     """Two named policies in one game (P moves first at the scores)."""
 
     rules_arg: Rules
-    tab: Tables
-    target: int  # points
+    target_arg: int | None  # the target as given (None: the rules')
+    tab: Tables  # of the rules aimed at the game's target
     scores: tuple[int, int]  # points: P's, Q's
     P: Named
     Q: Named
 
     @property
+    def target(self) -> int:
+        target = self.tab.rules.target
+        assert target is not None
+        return target
+
+    @property
     def R(self) -> int:
-        return self.tab.rules.reach_units(self.target)
+        return self.tab.rules.reach_units()
 
     def refuse(self, exact_only: bool = True) -> None:
         """One line for a variant a fixed policy is not evaluated in (optimal against
@@ -150,8 +140,7 @@ class Matchup:
             check_supported(self.tab.rules)
 
     def game_table(self, solve: bool, progress: Progress):
-        target = None if self.target == self.tab.rules.target else self.target
-        return _game_table(self.rules_arg, self.tab, target, solve, progress)
+        return _game_table(self.tab, solve, progress)
 
     def exact(self, solve: bool, progress: Progress) -> tuple[float, float, float]:
         """(P's chance moving first, P's chance when Q moves first from the same scores,
@@ -161,11 +150,9 @@ class Matchup:
             from .game import GameChance
             from .game import game as optimal_game
 
-            rules, store = self.rules_arg, self.tab.store
-            first = optimal_game(
-                rules, self.target, list(self.scores), tables=store, progress=progress
-            )
-            second = optimal_game(rules, self.target, list(self.scores[::-1]), tables=store)
+            rules, target, store = self.rules_arg, self.target_arg, self.tab.store
+            first = optimal_game(rules, target, list(self.scores), tables=store, progress=progress)
+            second = optimal_game(rules, target, list(self.scores[::-1]), tables=store)
             assert isinstance(first, GameChance) and isinstance(second, GameChance)
             return first.p_win, 1.0 - second.p_win, 0.0
         g = self.game_table(solve, progress) if self.P.optimal or self.Q.optimal else None
@@ -227,12 +214,15 @@ def matchup(
 ) -> Matchup:
     """The inputs of every question about two policies, checked before any solve
     (exact_only: the exact chance is all it needs, not simulated games)."""
-    rs = rule_set(rules)
-    goal = _check_target(rs, target)
+    from .position import aimed
+
+    rs = aimed(rule_set(rules), target)
+    if rs.target is None:
+        raise InputError(f"{rs.name} has no target: there is no game to play")
     tab = tables_of(rs, tables)
     P = named(tab, "optimal" if policy is None else policy, "--policy")
     Q = named(tab, "optimal" if vs is None else vs, "--vs")
-    m = Matchup(rules, tab, goal, _scores(rs, scores, goal), P, Q)
+    m = Matchup(rules, target, tab, _scores(rs, scores), P, Q)
     m.refuse(exact_only)
     return m
 
