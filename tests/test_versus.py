@@ -63,7 +63,7 @@ def _vi_side(G, name, W, fin_opt, D):
 CASES = [
     # three dice, free set-aside, a final round: the card, the optimum, bank at the target
     (
-        dict(dice=3, set_aside="any", hot="optional", game={"target": 500, "end": "final_round"}),
+        dict(dice=3, set_aside="any", hot="optional", game={"target": 400, "end": "final_round"}),
         [("points", "optimal"), (HOLD, "points"), (WIDE, "optimal")],
     ),
     # forced set-aside, an entry minimum, reaching the target wins at once
@@ -73,7 +73,7 @@ CASES = [
             set_aside="forced",
             hot="optional",
             entry=300,
-            game={"target": 600, "end": "instant"},
+            game={"target": 450, "end": "instant"},
         ),
         [("points", "optimal"), (ENTRY, "optimal"), ("optimal", HOLD)],
     ),
@@ -86,7 +86,7 @@ CASES = [
             hot="optional",
             entry=300,
             bank=100,
-            game={"target": 600, "end": "final_round"},
+            game={"target": 450, "end": "final_round"},
         ),
         [(ENTRY, "points"), ("points", WIDE)],
     ),
@@ -131,7 +131,7 @@ def _solve(rs, target, P, Q, tmp_path=None):
 
 @pytest.mark.parametrize(
     "name, target",
-    [("farkle", 1000), ("zilch-5000", 1000), ("zilch-online", 500), ("zonk-detroit", 500)],
+    [("farkle", 1000), ("zilch-5000", 1000), ("zilch-online", 300), ("zonk-detroit", 500)],
 )
 def test_optimal_against_optimal_is_the_game_table(name, target):
     """Issue 28: P = Q = optimal through the policy game's linear solve (each turn the game
@@ -154,9 +154,9 @@ def test_the_two_sides_mirror_each_other(tmp_path):
     so the game table's play guarantees its chance W against any play: the card never does
     better than W against it, and it never does worse than W against the card, at every
     pair of scores (the card loses a little from 0-0)."""
-    rs = rules.load("zilch-online")
-    g, pq = _solve(rs, 500, "points", "optimal")
-    _, qp = _solve(rs, 500, "optimal", "points")
+    rs = rules.load("farkle")
+    g, pq = _solve(rs, 1000, "points", "optimal")
+    _, qp = _solve(rs, 1000, "optimal", "points")
     assert np.abs(pq.X - qp.Y).max() < 1e-13 and np.abs(pq.Y - qp.X).max() < 1e-13
     assert np.all(pq.X <= g.W + 1e-12) and np.all(qp.X >= g.W - 1e-12)
     assert pq.X[0, 0] < g.W[0, 0] - 1e-3
@@ -177,7 +177,7 @@ def test_a_fixed_last_turn_equals_its_forward_evaluation(name):
     for flag in (True, False):
         card = policy(rs, "optimal", flag).compile(model)
         chances = beat_chances(model, card, np.arange(120), flag)
-        for d in (0, 1, 7, 30, 119):
+        for d in (0, 7, 119):
             need = max(d + 1, rs.min_bank_units(flag))
             dist = evaluate(model, GoalPolicy(card, rs, flag, need, own=False), flag)
             x = dist.totals // rs.unit
@@ -190,7 +190,7 @@ def test_a_fixed_last_turn_equals_its_forward_evaluation(name):
     [
         ("farkle", 1000, "points", "optimal", 20_000),
         ("zilch-5000", 1000, "optimal", "points", 10_000),
-        ("zilch-online", 500, HOLD6, "points", 20_000),
+        ("zilch-online", 300, HOLD6, "points", 10_000),
     ],
 )
 def test_simulated_games_land_within_4_standard_errors(name, target, P, Q, games, tmp_path):
