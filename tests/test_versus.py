@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from dicesolver import rules
-from dicesolver.objectives.policy_game import FixedSide, OptimalSide, solve_policy_game
+from dicesolver.objectives.policy_game import OptimalSide, solve_policy_game
+from dicesolver.play.fixed_side import FixedSide
 from dicesolver.play.policies import load_policy
 
 from . import game_valueiteration as GVI
@@ -268,9 +269,10 @@ def test_export_game_policy_is_the_plots_banking_total(tmp_path):
 
     rs = rules.load("farkle")
     g = game_table(tables(rs), target=1000)
-    from dicesolver.answers.game_export import game_policy_rows
+    import dicesolver as ds
 
-    t = game_policy_rows(tables(rs.aimed(1000)))
+    t = ds.export("farkle", objective="game-policy", target=1000)
+    assert (t.meta["objective"], t.meta["target"]) == ("game-policy", 1000)
     R = g.W.shape[0]
     assert t.rows == R * R * rs.dice
     c = {k: np.array(v) for k, v in t.columns.items()}

@@ -326,7 +326,8 @@ def export(
     if objective == "game-policy":  # the game's play by pair and dice: answers/game_export.py
         from .game_export import game_policy_rows
 
-        return solving(solve, progress, lambda: game_policy_rows(tab, progress))
+        meta, cols = solving(solve, progress, lambda: game_policy_rows(tab, progress))
+        return Table(dict(_meta(tab, "game-policy"), **meta), cols)
     builders = {"score": score_rows, "last-turn": last_turn_rows, "game": game_rows}
     if beat and objective not in ("score", "last-turn"):
         raise InputError(

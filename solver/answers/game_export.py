@@ -15,7 +15,6 @@ import numpy as np
 from ..errors import InputError
 from ..tables import Tables
 from .base import refuse_pyramiding
-from .export import Table, _meta
 from .progress import SILENT, Progress
 
 PAIRS = 512  # score pairs solved at once
@@ -34,14 +33,15 @@ def _ranges(totals: np.ndarray, unit: int, start: int) -> str:
     return ";".join(runs + [open_end])
 
 
-def game_policy_rows(tab: Tables, progress: Progress = SILENT) -> Table:
+def game_policy_rows(tab: Tables, progress: Progress = SILENT) -> tuple[dict, dict[str, list]]:
     """One row per pair of scores (score, opponent: the player to move's, the other's)
     and dice count: p_win (the pair's chance from the start of the turn), bank_from (the
     smallest total from which optimal play banks at every reachable total), monotone
     (no reachable total below bank_from banks) and bank_totals (the reachable totals it
     banks at, as points ranges: "a-b;c;d-", the last open; just "bank_from-" where
     monotone).  With mandatory hot dice all N dice are never a free choice, so N is left
-    out.  The game to tab.rules' target; TableMissing where nobody solved it."""
+    out.  The game to tab.rules' target; TableMissing where nobody solved it.  Returns
+    (what the export's header adds, the columns)."""
     from .base import stored_game
 
     rs = tab.rules
@@ -89,5 +89,4 @@ def game_policy_rows(tab: Tables, progress: Progress = SILENT) -> Table:
             progress.advance(len(rows))
     finally:
         progress.finish()
-    meta = dict(_meta(tab, "game-policy"), target=g.target, permanent=0)
-    return Table(meta, cols)
+    return {"target": g.target, "permanent": 0}, cols

@@ -147,14 +147,14 @@ class Matchup:
         seconds): both optimal, the game's own table; else the policy game's solve."""
         a, b = (x // self.tab.rules.unit for x in self.scores)
         if self.P.optimal and self.Q.optimal:
-            from .game import GameChance
-            from .game import game as optimal_game
+            from .base import solving, stored_game
+            from .position import position_of
 
-            rules, target, store = self.rules_arg, self.target_arg, self.tab.store
-            first = optimal_game(rules, target, list(self.scores), tables=store, progress=progress)
-            second = optimal_game(rules, target, list(self.scores[::-1]), tables=store)
-            assert isinstance(first, GameChance) and isinstance(second, GameChance)
-            return first.p_win, 1.0 - second.p_win, 0.0
+            v, g = solving(solve, progress, lambda: stored_game(self.tab))  # (any variant)
+            rs, (me, opp) = self.tab.rules, self.scores
+            first = v.chance(g, position_of(rs, [me, opp]))["p_win"]
+            second = v.chance(g, position_of(rs, [opp, me]))["p_win"]
+            return float(first), 1.0 - float(second), 0.0
         g = self.game_table(solve, progress) if self.P.optimal or self.Q.optimal else None
         self.estimate(g)
         t0 = time.perf_counter()
@@ -176,7 +176,8 @@ class Matchup:
         check_time(seconds * OPTIMAL_SIDE_SHARE * n_opt, what, "choose a lower --target")
 
     def side(self, who: Named, g):
-        from ..objectives.policy_game import FixedSide, OptimalSide
+        from ..objectives.policy_game import OptimalSide
+        from ..play.fixed_side import FixedSide
 
         if who.optimal:
             return OptimalSide(g)
