@@ -315,7 +315,7 @@ def export(
     among that many players.  target: the game's (last-turn and game tables)."""
     if target is not None and objective not in ("last-turn", "game", "game-policy"):
         raise InputError(
-            "--target is for --objective last-turn, game or game-policy (a game's tables)"
+            "--target is for --objective last-turn or game (a game's tables) or game-policy"
         )
     rs = aimed(rule_set(rules), target).beating(beat)
     tab = tables_of(rs, tables)
