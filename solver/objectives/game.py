@@ -401,7 +401,10 @@ def turn_payoff(
     )
 
 
-def _beyond_with(model, U: np.ndarray, z: np.ndarray, others: np.ndarray):
+Beyond = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def _beyond_with(model: TurnModel, U: np.ndarray, z: np.ndarray, others: np.ndarray) -> Beyond:
     """r -> (the must-roll state's values, the extras' (1 + E, B, len(r))) past the cut:
     the zilch chance (1 at a zilch, 0 at a bank) and the payoffs `others`, one recursion
     for all of them, kept for the last r asked."""
@@ -411,7 +414,7 @@ def _beyond_with(model, U: np.ndarray, z: np.ndarray, others: np.ndarray):
     ez[0] = 1.0
     cache: dict = {}
 
-    def get(r):
+    def get(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         key = r.tobytes()
         if key not in cache:
             cache.clear()
@@ -421,18 +424,19 @@ def _beyond_with(model, U: np.ndarray, z: np.ndarray, others: np.ndarray):
     return get
 
 
-def _other_extras(others: np.ndarray, beyond) -> tuple[Extra, ...]:
+def _other_extras(others: np.ndarray, beyond: Beyond | None) -> tuple[Extra, ...]:
     """The zilch chance and the payoffs `others` (turn_payoff) as extras; beyond: with
     mandatory hot dice, their must-roll state past the cut (_beyond_with)."""
     B, span = others.shape[1:]
 
-    def bank(k):
+    def bank(k: int) -> Callable[[np.ndarray], np.ndarray]:
         Uk = np.ascontiguousarray(others[k])
         return lambda r: np.where(r < span, Uk[:, np.minimum(r, span - 1)], 0.0)
 
-    def tail(k):
-        forced = None if beyond is None else (lambda r: beyond(r)[1][k])
-        return Tail.constant(np.zeros(B), forced=forced)
+    def tail(k: int) -> Tail:
+        if beyond is None:
+            return Tail.constant(np.zeros(B))
+        return Tail.constant(np.zeros(B), forced=lambda r: beyond(r)[1][k])
 
     zil = Extra.zilch_chance(B)
     return (Extra(zil.bank, zil.zilch, tail(0)),) + tuple(

@@ -40,7 +40,7 @@ import numpy as np
 from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
-from .game import Finals, GameTable, _game_U, score_pairs
+from .game import Finals, GameTable, GameTurns, _game_U, score_pairs
 from .game import check_supported as check_game
 
 
@@ -80,7 +80,7 @@ class OptimalSide:
         return 1.0 - zilch - lost, zilch
 
 
-def solve_gametable_turns(g: GameTable, rows: np.ndarray, others: np.ndarray):
+def solve_gametable_turns(g: GameTable, rows: np.ndarray, others: np.ndarray) -> GameTurns:
     """The game table's turns from rows with extra payoffs (solve_game_turns' others)."""
     from .game import solve_game_turns
 
