@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,6 +35,9 @@ from .base import (
 )
 from .export import atomic_file
 from .progress import SILENT, Progress
+
+if TYPE_CHECKING:
+    from .versus import GamesSimulation, GamesVerdict
 
 QUANTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 
@@ -149,13 +153,36 @@ def simulate(
     progress: Progress = SILENT,
     force: bool = False,
     append: bool = False,
-) -> Simulation:
+    games: int | None = None,
+    vs: str | None = None,
+    scores: str | list[int] | None = None,
+    target: int | None = None,
+) -> Simulation | GamesSimulation:
     """Monte Carlo turns with physical dice (seeded), next to the exact figures.  Played
     in batches, counted as they come (memory does not grow with the turns); out: also
     every turn's score, one per line.  beat: with overtaking, a bank must beat it.  log:
     also every roll and decision, one JSON line each (play/log.py: `zilch review` reads
     it; each line's "n" is its turn).  An existing `out` or `log` is refused unless force
-    (overwrite) or append (add to it); never the rule or policy file."""
+    (overwrite) or append (add to it); never the rule or policy file.  games: whole
+    two-player games instead, `policy` moving first at `scores` against `vs`
+    (answers/versus.py; out: every game's winner)."""
+    if games is not None or vs is not None or scores is not None or target is not None:
+        if append:
+            raise InputError("--append adds to a file of turn scores: --games writes its own")
+        out, _ = _results_files(out, None, force, append, [rules, policy, vs])
+        return _games(
+            rules,
+            games,
+            policy,
+            vs,
+            seed,
+            scores,
+            target,
+            out,
+            tables,
+            progress,
+            given=dict(not_on_board=not_on_board, zilches=zilches, beat=beat, log=log),
+        )
     rs = rule_set(rules).beating(beat)
     out, log = _results_files(out, log, force, append, [rules, policy])
     k = zilches_of(rs, zilches)
@@ -177,9 +204,9 @@ def simulate(
     fields.update({"on_board": False} if not on else {})
     fields.update({"zilches": k} if k else {}, **({"beat": beat} if beat else {}))
     with contextlib.ExitStack() as stack:
-        scores = stack.enter_context(_results(out, append)) if out else None
-        if scores is not None and not (append and scores.tell()):
-            scores.write(b"score\n")
+        score_file = stack.enter_context(_results(out, append)) if out else None
+        if score_file is not None and not (append and score_file.tell()):
+            score_file.write(b"score\n")
         decisions = stack.enter_context(_results(log, append)) if log else None
         progress.start("simulating", turns)
         stack.callback(progress.finish)
@@ -196,8 +223,8 @@ def simulate(
             vals, cnt = np.unique(pts, return_counts=True)
             for v, c in zip(vals.tolist(), cnt.tolist()):
                 counts[v] = counts.get(v, 0) + c
-            if scores is not None:
-                scores.write(("\n".join(map(str, pts.tolist())) + "\n").encode())
+            if score_file is not None:
+                score_file.write(("\n".join(map(str, pts.tolist())) + "\n").encode())
             done += n
             progress.advance(n)
     exact = exact_distribution(model, strat, on, None, cost)
@@ -248,6 +275,19 @@ def _results(path: str, append: bool):
         return open(path, "ab")
     except OSError as e:
         raise InputError(f"{path}: cannot write it ({e.strerror})") from None
+
+
+def _games(rules, games, policy, vs, seed, scores, target, out, tables, progress, given):
+    """simulate --games: whole games (answers/versus.py); the turn's options refused."""
+    from .versus import simulate_games
+
+    if games is None:
+        raise InputError("--vs, --scores and --target are for --games (whole games)")
+    for key, value in given.items():
+        if value:
+            flag = "--" + key.replace("_", "-")
+            raise InputError(f"{flag} is an option of simulated turns, not of --games")
+    return simulate_games(rules, games, policy, vs, seed, scores, target, out, tables, progress)
 
 
 # --- zilch simulate --long-run -------------------------------------------------------------
@@ -380,10 +420,29 @@ def verify(
     zilches: int = 0,
     beat: int = 0,
     tables: Tables_ = None,
-) -> ScoreVerdict | RollVerdict:
+    games: str | None = None,
+    vs: str | None = None,
+    scores: str | list[int] | None = None,
+    target: int | None = None,
+) -> ScoreVerdict | RollVerdict | GamesVerdict:
     """Is your simulator right?  Its turn scores (or single rolls) against the exact
     distribution: consistent or not at significance alpha (with overtaking: turns whose
-    banks must beat `beat`)."""
+    banks must beat `beat`).  games: a file of whole games' results instead, `policy`
+    moving first at `scores` against `vs` (answers/versus.py)."""
+    if games is not None or vs is not None or scores is not None or target is not None:
+        from .versus import verify_games
+
+        if games is None:
+            raise InputError("--vs, --scores and --target are for --games (whole games)")
+        turn_only = dict(results=results, rolls=rolls, not_on_board=not_on_board)
+        turn_only.update(zilches=zilches, beat=beat)
+        for key, value in turn_only.items():
+            if value:
+                flag = "--" + key.replace("_", "-")
+                raise InputError(f"{flag} is an option of turn scores, not of --games")
+        return verify_games(rules, games, policy, vs, scores, target, column, alpha, tables)
+    if not results:
+        raise InputError("give --results FILE (turn scores) or --games FILE (game results)")
     rs = rule_set(rules).beating(beat)
     k = zilches_of(rs, zilches)
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):

@@ -313,14 +313,21 @@ def export(
     ("beat", up to max_beat points).  beat: with overtaking, the "score" or "last-turn"
     table of turns whose banks must beat it.  players: with "game", the table of the game
     among that many players.  target: the game's (last-turn and game tables)."""
-    if target is not None and objective not in ("last-turn", "game"):
-        raise InputError("--target is for --objective last-turn or game (a game's tables)")
+    if target is not None and objective not in ("last-turn", "game", "game-policy"):
+        raise InputError(
+            "--target is for --objective last-turn or game (a game's tables) or game-policy"
+        )
     rs = aimed(rule_set(rules), target).beating(beat)
     tab = tables_of(rs, tables)
     if players != 2 and (objective != "game" or max_beat is not None or beat):
         raise InputError("--players is for --objective game (without --beat or --max-beat)")
     if players != 2 or objective == "game":
         return solving(solve, progress, lambda: game_rows(tab, players))
+    if objective == "game-policy":  # the game's play by pair and dice: answers/game_export.py
+        from .game_export import game_policy_rows
+
+        meta, cols = solving(solve, progress, lambda: game_policy_rows(tab, progress))
+        return Table(dict(_meta(tab, "game-policy"), **meta), cols)
     builders = {"score": score_rows, "last-turn": last_turn_rows, "game": game_rows}
     if beat and objective not in ("score", "last-turn"):
         raise InputError(

@@ -17,6 +17,7 @@ from .progress import SILENT, Progress
 
 if TYPE_CHECKING:
     from ..tables import Tables
+    from .versus import VersusChance
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,9 @@ def game(
     workers: int | None = None,
     scheduler: str | None = None,
     timeout: float | None = None,
-) -> GameChance | Fairness | SeatChances | SeatFairness:
+    policy: str | None = None,
+    vs: str | None = None,
+) -> GameChance | Fairness | SeatChances | SeatFairness | VersusChance:
     """The whole game: the probability that the player to move wins (solved and stored on
     first use, with progress).  scores: the mover's and the opponent's (one per seat among
     more players, the mover first).  Where the third zilch in a row costs a penalty: after
@@ -101,7 +104,16 @@ def game(
     above or none), `on_board` ("yes,no"), and the answer says whether to challenge.
     players: more than two, every seat's chance, solved on Dask (`workers` of a local
     cluster, or the cluster at `scheduler`), waiting at most `timeout` seconds (default 60)
-    for a scheduler to answer or a worker to join."""
+    for a scheduler to answer or a worker to join.  policy, vs: the chance of the player
+    to move playing `policy` against an opponent playing `vs` (optimal, points or a policy
+    file; answers/versus.py)."""
+    if policy is not None or vs is not None:  # one policy against another: answers/versus.py
+        from .versus import NOT_WITH_POLICY
+        from .versus import game as versus
+
+        options = dict(locals())
+        others = {k: options[k] for k in NOT_WITH_POLICY}
+        return versus(rules, target, scores, policy, vs, tables, progress, **others)
     rs = aimed(rule_set(rules), target)
     if players != 2 or workers is not None or scheduler is not None or timeout is not None:
         if players == 2:

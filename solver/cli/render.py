@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import render_versus
+
 
 def frac(p: Any) -> str:
     from ..answers.base import fraction_text  # (loaded with the answer)
@@ -500,6 +502,7 @@ TEXT = {
     "Fairness": fairness,
     "ScoreVerdict": score_verdict,
     "RollVerdict": roll_verdict,
+    **render_versus.TEXT,
 }
 
 

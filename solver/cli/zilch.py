@@ -49,6 +49,27 @@ POLICY_OPT = click.option(
 )
 
 
+VS_OPT = click.option(
+    "--vs",
+    default=None,
+    metavar="optimal|points|FILE",
+    help="Whole games: the opponent's policy (default: optimal, the game table's play).",
+)
+
+
+def GAME_OPTS(f):
+    """Whole games between two policies: --scores and --target (simulate, verify)."""
+    f = click.option("--target", type=int, default=None, help="Whole games: play to this target.")(
+        f
+    )
+    return click.option(
+        "--scores",
+        default=None,
+        metavar="ME,OPP",
+        help="Whole games: the first player's score and the opponent's (default 0,0).",
+    )(f)
+
+
 ZILCHES_OPT = click.option(
     "--zilches",
     type=int,
@@ -332,7 +353,21 @@ def evaluate(as_json, **opts):
     help="Turns one after another (the third zilch in a row costs the penalty): the "
     "average points per turn against the exact long-run average.",
 )
-@click.option("--out", default=None, metavar="FILE.csv", help="Also write every turn score.")
+@click.option(
+    "--games",
+    type=click.IntRange(1),
+    default=None,
+    help="Play whole two-player games instead: --policy moving first against --vs; the win "
+    "rate next to the exact P(win) (optimal: the game table's play; points: the card).",
+)
+@VS_OPT
+@GAME_OPTS
+@click.option(
+    "--out",
+    default=None,
+    metavar="FILE.csv",
+    help="Also write every turn score (every game's winner).",
+)
 @click.option(
     "--log",
     default=None,
@@ -344,9 +379,21 @@ def evaluate(as_json, **opts):
 @TABLES_OPT
 @JSON_OPT
 def simulate(as_json, out, long_run, log, **opts):
-    """Monte Carlo turns (physical dice, seeded), next to the exact figures."""
+    """Monte Carlo turns (physical dice, seeded), next to the exact figures; with --games,
+    whole two-player games (--policy moving first against --vs), the first player's win
+    rate next to his exact P(win)."""
     from ..answers import checks
 
+    source = click.get_current_context().get_parameter_source("turns")
+    if opts["games"] is not None and source != ParameterSource.DEFAULT:
+        raise InputError("--turns counts simulated turns; --games counts whole games: give one")
+    if opts["games"] is not None:
+        if long_run:
+            raise InputError("--long-run plays turns one after another, not --games")
+        opts.pop("turns")
+        a = checks.simulate(out=out, log=log, progress=Bar(), **opts)
+        emit(a, as_json, render.text)
+        return
     if long_run:
         if any([opts.pop("force"), opts.pop("append")]):
             raise InputError("--force and --append are for --out and --log: leave them out")
@@ -357,6 +404,9 @@ def simulate(as_json, out, long_run, log, **opts):
                 "--not-on-board, --zilches and --beat"
             )
         opts.pop("not_on_board"), opts.pop("zilches"), opts.pop("beat")
+        for key in ("games", "vs", "scores", "target"):
+            if opts.pop(key) is not None:
+                raise InputError(f"--{key} is for --games (whole games), not --long-run")
         emit(checks.simulate_long_run(progress=Bar(), **opts), as_json, render.long_run)
         return
     emit(
@@ -371,10 +421,19 @@ def simulate(as_json, out, long_run, log, **opts):
 @POLICY_OPT
 @click.option(
     "--results",
-    required=True,
+    default=None,
     metavar="FILE",
     help="Turn scores from your simulator (one per line or a CSV column).",
 )
+@click.option(
+    "--games",
+    default=None,
+    metavar="FILE",
+    help="Whole games from your simulator instead: per line (or CSV column) the winner, 1 "
+    "(the first player, --policy) or 2, or the first player's wins, 1 or 0; tie for a tie.",
+)
+@VS_OPT
+@GAME_OPTS
 @click.option("--column", default=None, help="Column name in a CSV file with a header.")
 @click.option(
     "--rolls",
@@ -394,7 +453,8 @@ def simulate(as_json, out, long_run, log, **opts):
 @TABLES_OPT
 @JSON_OPT
 def verify(as_json, **opts):
-    """Is your simulator right?  Exit 0 when consistent with the exact figures, 1 when not."""
+    """Is your simulator right?  Its turn scores (--results) or whole games' results
+    (--games) against the exact figures.  Exit 0 when consistent, 1 when not."""
     from ..answers import checks
 
     a = checks.verify(**opts)
@@ -465,6 +525,14 @@ def verify(as_json, **opts):
     "answer, a worker to join, or one to replace the last one lost) before giving up "
     "(default: 60).",
 )
+@click.option(
+    "--policy",
+    default=None,
+    metavar="optimal|points|FILE",
+    help="The player to move plays this policy (points: the expected-points card; a policy "
+    "file, docs/policies.md): his exact P(win) against --vs.",
+)
+@VS_OPT
 @TABLES_OPT
 @JSON_OPT
 def game(as_json, **opts):
@@ -565,13 +633,14 @@ def plot_distribution(**opts):
 )
 @click.option(
     "--objective",
-    type=click.Choice(["score", "last-turn", "game", "beat"]),
+    type=click.Choice(["score", "last-turn", "game", "game-policy", "beat"]),
     default="score",
     show_default=True,
     help="Expected points; P(win) of a last turn by deficit; "
     "the two-player game's start-of-turn table (solved "
-    "first with zilch game); or with overtaking, the strategy card for every turn total "
-    "to beat.",
+    "first with zilch game); game-policy: per score pair and dice left, the turn total "
+    "from which the game's optimal play banks; or with overtaking, the strategy card for "
+    "every turn total to beat.",
 )
 @click.option(
     "--max-beat",

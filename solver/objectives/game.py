@@ -212,7 +212,12 @@ class GameTurns:
 
     def p_zilch(self) -> np.ndarray:
         """P(the turn ends in a plain zilch) under the optimal policy: Newton's slope."""
-        return self._gather(lambda lv: lv[0].extras[0][:, 0, 0])
+        return self.extra(0)
+
+    def extra(self, j: int) -> np.ndarray:
+        """Extra j of each row from the start of its turn (0: the zilch chance; 1..: the
+        payoffs `others` of solve_game_turns), under the optimal policy."""
+        return self._gather(lambda lv: lv[0].extras[j][:, 0, 0])
 
     def levels(self) -> TurnLevels:
         """Every row's turn, in the order of rows."""
@@ -248,25 +253,31 @@ def solve_game_turns(
     z: np.ndarray | None = None,
     O: np.ndarray | Offers | None = None,
     levels: bool | None = None,
+    others: np.ndarray | None = None,
 ) -> GameTurns:
     """The turns from score pairs `rows` given the chances W of the states after them.
     z: what a zilch is worth (default 1 - W[b, a]: the other player's turn; the solve
     passes Newton's iterate).  O: piggyback offers (dense while solving, or Offers).
     levels: solve over levels of permanent points (default: where the rules have them;
-    forcing it elsewhere cross-checks the two paths)."""
+    forcing it elsewhere cross-checks the two paths).  others (E, B, span): payoffs of
+    ending the turn with x points added (0 beyond span; a plain zilch, x = 0, is worth 0)
+    evaluated under this optimal play as extras 1..E (GameTurns.extra): what the turn is
+    worth against an opponent who plays otherwise (objectives/policy_game.py)."""
     rules = model.rules
     R = W.shape[0]
     rows = np.asarray(rows).reshape(-1, 2)
     a, b = rows[:, 0], rows[:, 1]
     z = 1.0 - W[b, a] if z is None else z
+    if others is not None and O is not None:
+        raise InputError(f"{rules.name}: piggyback offers are not evaluated against other play")
     if rules.has_permanent if levels is None else levels:
         U = _game_U(rules, W, finals, rows, R)
         U[:, 0] = z  # a plain zilch: the other player's turn
-        return GameTurns(rules, rows, _permanent_turns(model, U, a), U)
+        return GameTurns(rules, rows, _permanent_turns(model, U, a, others), U)
     mins = _bank_minimums(rules, a)
     if O is None:
         U = _game_U(rules, W, finals, rows, R)
-        pay = turn_payoff(model, U, z, mins)
+        pay = turn_payoff(model, U, z, mins, others=others)
     else:
         U = _offer_U(W, O, rows, R)
         pay = turn_payoff(model, U, z, mins, int(b.max()) + 1)
@@ -318,31 +329,44 @@ def _offer_U(W: np.ndarray, O: np.ndarray | Offers, rows: np.ndarray, R: int) ->
 
 
 def _permanent_turns(
-    model: TurnModel, U: np.ndarray, a: np.ndarray
+    model: TurnModel, U: np.ndarray, a: np.ndarray, others: np.ndarray | None = None
 ) -> tuple[tuple[np.ndarray, TurnLevels], ...]:
     """Turns with permanent points: a game turn is a final turn over the points x it adds
     (turn/levels.py), and a plain zilch is "x = 0", so the zilch indicator is the payoff 1
-    at x = 0 only (an extra).  One solve per board flag."""
+    at x = 0 only (an extra; then `others`, solve_game_turns).  One solve per board flag."""
     rules = model.rules
-    EU = np.zeros((1,) + U.shape)
+    EU = np.zeros((1 + (0 if others is None else len(others)),) + U.shape)
     EU[0, :, 0] = 1.0
+    if others is not None:
+        EU[1:] = others
+        EU[1:, :, 0] = 0.0
     on = np.array([rules.on_board(x) for x in a], bool)
     parts = []
     for flag in (False, True):
         sel = np.nonzero(on == flag)[0]
         if len(sel):
             one = np.ones(len(sel))
-            parts.append((sel, solve_levels(model, U[sel], one, flag, EU[:, sel], 0 * one[None])))
+            zero = np.zeros((len(EU), len(sel)))
+            parts.append((sel, solve_levels(model, U[sel], one, flag, EU[:, sel], zero)))
     return tuple(parts)
 
 
 def turn_payoff(
-    model: TurnModel, U: np.ndarray, z: np.ndarray, mins: np.ndarray, cover: int = 0
+    model: TurnModel,
+    U: np.ndarray,
+    z: np.ndarray,
+    mins: np.ndarray,
+    cover: int = 0,
+    others: np.ndarray | None = None,
 ) -> Payoff:
     """A turn whose bank at t is worth U[row, t] (1 beyond U's end), a zilch z[row]; with
     the zilch chance under the optimal policy as an extra (Newton's slope).  U[row, s, t]:
     a bank payoff that depends on the dice left (piggyback).  cover: solve every total
     below it (the take-over values of piggyback offers) even where banking is certain.
+    others (E, B, span): more payoffs of banking at t (0 beyond their end, 0 at a zilch),
+    evaluated under the optimal policy as extras 1..E; with them every extra, the zilch
+    chance included, is exact past the cut (the must-roll state's own recursion), not only
+    close enough for Newton's slope.
 
     The grid stops where banking is certainly optimal: a roll is worth at most
     (1 - pz_n) + pz_n z (every value is at most 1), so once the banking payoff reaches that
@@ -365,12 +389,59 @@ def turn_payoff(
         ok = r[None, :] >= mins[:, None]
         return np.where(ok[:, None, :] if U.ndim == 3 else ok, v, -np.inf)
 
-    zil = Extra.zilch_chance(B)
-    forced = None
+    forced = beyond = None
     if model.rules.hot_dice == "mandatory":
-        forced = lambda r: _forced_beyond(model, U, z, r)  # noqa: E731
+        if others is None:
+            forced = lambda r: _forced_beyond(model, U, z, r)  # noqa: E731
+        else:  # the value and every extra from one recursion
+            beyond = _beyond_with(model, U, z, others)
+            forced = lambda r: beyond(r)[0]  # noqa: E731
+    extras = (Extra.zilch_chance(B),) if others is None else _other_extras(others, beyond)
     return Payoff(
-        bank=bank, zilch=z, extras=(zil,), tail=Tail.constant(np.ones(B), start=stop, forced=forced)
+        bank=bank, zilch=z, extras=extras, tail=Tail.constant(np.ones(B), start=stop, forced=forced)
+    )
+
+
+Beyond = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def _beyond_with(model: TurnModel, U: np.ndarray, z: np.ndarray, others: np.ndarray) -> Beyond:
+    """r -> (the must-roll state's values, the extras' (1 + E, B, len(r))) past the cut:
+    the zilch chance (1 at a zilch, 0 at a bank) and the payoffs `others`, one recursion
+    for all of them, kept for the last r asked."""
+    B, span = others.shape[1:]
+    EU = np.concatenate([np.zeros((1, B, span)), others])
+    ez = np.zeros((len(EU), B))
+    ez[0] = 1.0
+    cache: dict = {}
+
+    def get(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        key = r.tobytes()
+        if key not in cache:
+            cache.clear()
+            cache[key] = _forced_beyond(model, U, z, r, EU, ez)
+        return cache[key]
+
+    return get
+
+
+def _other_extras(others: np.ndarray, beyond: Beyond | None) -> tuple[Extra, ...]:
+    """The zilch chance and the payoffs `others` (turn_payoff) as extras; beyond: with
+    mandatory hot dice, their must-roll state past the cut (_beyond_with)."""
+    B, span = others.shape[1:]
+
+    def bank(k: int) -> Callable[[np.ndarray], np.ndarray]:
+        Uk = np.ascontiguousarray(others[k])
+        return lambda r: np.where(r < span, Uk[:, np.minimum(r, span - 1)], 0.0)
+
+    def tail(k: int) -> Tail:
+        if beyond is None:
+            return Tail.constant(np.zeros(B))
+        return Tail.constant(np.zeros(B), forced=lambda r: beyond(r)[1][k])
+
+    zil = Extra.zilch_chance(B)
+    return (Extra(zil.bank, zil.zilch, tail(0)),) + tuple(
+        Extra(bank(k), np.zeros(B), tail(k + 1)) for k in range(len(others))
     )
 
 
@@ -430,22 +501,31 @@ def _forced_beyond(
     # only totals above it: one vectorised step per block
     block = int(model.shift[opt][hot].min()) if hot.any() else span
     shift = model.shift[opt]
+    single = len(opt) == len(outs)
     hi = span - 1
     while hi >= int(r.min()):
         ts = np.arange(max(hi - block + 1, int(r.min())), hi + 1)
         nxt = ts[:, None] + shift[None, :]  # (L, K_N)
-        banked = Ufull[:, free[None, :], nxt] if U.ndim == 3 else Ufull[:, nxt]
-        vals = np.where(hot, V0[:, nxt], banked)  # (B, L, K_N)
+        vals = np.empty((B, len(ts), len(opt)))  # hot dice roll again, the others bank
+        vals[:, :, hot] = V0[:, nxt[:, hot]]
+        cold = nxt[:, ~hot]
+        vals[:, :, ~hot] = Ufull[:, free[None, ~hot], cold] if U.ndim == 3 else Ufull[:, cold]
         best = np.maximum.reduceat(vals, starts, axis=2)
         V0[:, ts] = best @ p_outs + pz * z[:, None]
         if E:  # each outcome's first best choice, the extras' values under it
             K = vals.shape[2]
-            seg = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, K)))
-            idx = np.where(vals >= best[..., seg], np.arange(K), K)
-            pick = np.minimum.reduceat(idx, starts, axis=2)  # (B, L, outcomes)
-            evals = np.where(hot, EX[:, :, nxt], EUfull[:, :, nxt])  # (E, B, L, K_N)
-            chosen = np.take_along_axis(evals, pick[None], axis=3)
-            EX[:, :, ts] = chosen @ p_outs + pz * ez[:, :, None]
+            if single:  # (forced set-aside: one choice per outcome, in outcome order)
+                chosen = np.empty((E, B, len(ts), K))
+                chosen[..., hot] = EX[:, :, nxt[:, hot]]
+                chosen[..., ~hot] = EUfull[:, :, cold]
+            else:
+                seg = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, K)))
+                idx = np.where(vals >= best[..., seg], np.arange(K), K)
+                pick = np.minimum.reduceat(idx, starts, axis=2)  # (B, L, outcomes)
+                at = np.take_along_axis(nxt[None], pick, axis=2)
+                rows = np.arange(B)[:, None, None]
+                chosen = np.where(hot[pick], EX[:, rows, at], EUfull[:, rows, at])
+            EX[:, :, ts] = chosen @ p_outs + pz * ez[:, :, None]  # (E, B, L)
         hi = ts[0] - 1
     return V0[:, r] if not E else (V0[:, r], EX[:, :, r])
 

@@ -24,7 +24,6 @@ solver's order), as in the two-player game.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -33,9 +32,9 @@ import numpy as np
 from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
-from ..turn import Extra, Tail, TurnSolution, solve_turn
+from ..turn import TurnSolution, solve_turn
 from .final_round import solve_final_round
-from .game import NEWTON_TOL, _bank_minimums, _forced_beyond, sums_to_one, turn_payoff
+from .game import NEWTON_TOL, _bank_minimums, sums_to_one, turn_payoff
 
 MAX_PLAYERS = 6
 ORBITS_PER_TASK = 256  # at most, per task: the table does not depend on the batches at all
@@ -251,45 +250,13 @@ def solve_turns(model: TurnModel, states: np.ndarray, U: np.ndarray, z: np.ndarr
     banking part is P(bank) = 1 - g less the others'); else (a tie worth more or less than
     half a win) it is extra N - 1."""
     rules = model.rules
-    B, span, N = U.shape
+    B, _, N = U.shape
     seats = range(1, N - 1) if sums_to_one(rules) else range(1, N)
     mins = _bank_minimums(rules, states[:, 0])
-    pay = turn_payoff(model, np.ascontiguousarray(U[..., 0]), z, mins)
-    forced = None
-    if rules.hot_dice == "mandatory":  # the extras' must-roll state past the cut: the zilch
-        # chance (worth 1 at a zilch, 0 at a bank) and seats 1..N-2, one recursion for all
-        EU = np.zeros((1 + len(seats), B, span))
-        EU[1:] = U[..., list(seats)].transpose(2, 0, 1)
-        ez = np.zeros((1 + len(seats), B))
-        ez[0] = 1.0
-        cache: dict = {}
-
-        def forced(k: int) -> Callable[[np.ndarray], np.ndarray]:
-            def get(r: np.ndarray) -> np.ndarray:
-                key = r.tobytes()
-                if key not in cache:
-                    cache.clear()
-                    cache[key] = _forced_beyond(model, U[..., 0], z, r, EU, ez)[1]
-                return cache[key][k]
-
-            return get
-
-    def seat(k: int) -> Callable[[np.ndarray], np.ndarray]:
-        Uk = np.ascontiguousarray(U[..., k])
-        return lambda r: np.where(r < span, Uk[:, np.minimum(r, span - 1)], 0.0)
-
-    zil = Extra.zilch_chance(B)
-    if forced is not None:
-        zil = dataclasses.replace(zil, tail=Tail.constant(np.zeros(B), forced=forced(0)))
-    others = tuple(
-        Extra(
-            seat(k),
-            np.zeros(B),
-            Tail.constant(np.zeros(B), forced=None if forced is None else forced(k)),
-        )
-        for k in seats
+    others = np.ascontiguousarray(U[..., list(seats)].transpose(2, 0, 1))
+    sol = solve_turn(
+        model, turn_payoff(model, np.ascontiguousarray(U[..., 0]), z, mins, others=others)
     )
-    sol = solve_turn(model, dataclasses.replace(pay, extras=(zil,) + others))
     v = sol.roll[:, 0, 0]
     g = sol.extras[0][:, 0, 0]
     A = np.empty((B, N))

@@ -16,6 +16,9 @@ A user policy file (TOML or JSON):
     default = 300          # for dice counts not listed (optional)
     entry = 500            # not on the board: bank only from this total (optional)
 
+    bank_at_target = true  # in a game (zilch game --policy): also bank whenever the bank
+                           # reaches the target ("hold at 20 or goal")
+
     [bank.zilches.2]       # optional, where the rules charge a penalty for the third
     thresholds = { 4 = 600, 3 = 300 }   # zilch in a row: with 2 zilches in a row before
                            # the turn, these override [bank] (keys as in [bank])
@@ -95,6 +98,12 @@ class Policy:
         opts, ch = candidates(model, o, r, p)
         return opts[np.arange(len(opts)), self.pick(ch, row)]
 
+    @property
+    def fixed_past(self) -> int:
+        """At-risk units beyond which choose() no longer depends on r (a compiled policy
+        knows; play/last_turn.py needs it)."""
+        raise NotImplementedError(f"{type(self).__name__} does not say where its choices settle")
+
 
 @dataclass(frozen=True, eq=False)
 class UserPolicy(Policy):
@@ -104,6 +113,7 @@ class UserPolicy(Policy):
     rule: str
     rules: RuleSet
     on_board: bool = True
+    bank_at_target: bool = False  # in a game: also bank where the bank reaches the target
 
     def pick(self, ch: Choices, row=None) -> np.ndarray:
         pts = np.where(ch.valid, ch.points, -1)
@@ -125,6 +135,14 @@ class UserPolicy(Policy):
         th = np.array([10**12 if t is None else t for t in self.thresholds])[n]
         need = max(rules.min_bank(self.on_board), 0 if self.on_board else self.entry)
         return (s != 0) & (total >= th) & (total >= need)
+
+    def banks_from(self) -> int:
+        """Units from which this policy banks in every free state (a goal beyond them
+        changes nothing); past every total where some dice count never banks."""
+        rules = self.rules
+        low = max(rules.min_bank(self.on_board), 0 if self.on_board else self.entry)
+        th = [MAX_POINTS + 1 if t is None else t for t in self.thresholds[1:]]
+        return rules.units_up(max(max(th), low))
 
     def compile(self, model: TurnModel) -> Policy:
         """The choice depends on the outcome only: looked up; banking (a comparison of the
@@ -150,6 +168,43 @@ class FixedPick(Policy):
 
     def banks(self, s, r, p, row=None) -> np.ndarray:
         return self.user.banks(s, r, p)
+
+    @property
+    def fixed_past(self) -> int:
+        return 0
+
+
+@dataclass(frozen=True, eq=False)
+class GoalPolicy(Policy):
+    """`base` in a game: its choices, and it banks where base does (not where `own` is
+    False: a last turn, where only the goal counts) and wherever the turn total reaches the
+    goal, in units: `goal`, or each situation's row where goal is None (the simulator's
+    games).  The rules' minimum always holds."""
+
+    base: Policy
+    rules: RuleSet
+    on_board: bool
+    goal: int | None = None
+    own: bool = True
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.base.name
+
+    def choose(self, model: TurnModel, o: np.ndarray | None, r, p, row=None) -> np.ndarray:
+        return self.base.choose(model, o, r, p)
+
+    def banks(self, s, r, p, row=None) -> np.ndarray:
+        goal = self.goal if row is None else row
+        rules = self.rules
+        reached = (
+            (s != 0) & (r + p >= goal) & ((r + p) * rules.unit >= rules.min_bank(self.on_board))
+        )
+        return reached | self.base.banks(s, r, p) if self.own else reached
+
+    @property
+    def fixed_past(self) -> int:
+        return self.base.fixed_past
 
 
 @dataclass(frozen=True, eq=False)
@@ -194,6 +249,10 @@ class OptimalPolicy(Policy):
             bank[i] = self.banks(ss.ravel(), rr.ravel(), np.full(ss.size, p)).reshape(S, cap)
         return TablePolicy(self.name, pick, bank, "r", step)
 
+    @property
+    def fixed_past(self) -> int:
+        return self.cap
+
 
 @dataclass(frozen=True, eq=False)
 class TablePolicy(Policy):
@@ -217,6 +276,10 @@ class TablePolicy(Policy):
         idx = r if self.bank_by == "r" else r + p
         held = np.minimum(p // self.step, len(self.bank_tab) - 1) if len(self.bank_tab) > 1 else 0
         return self.bank_tab[held, s, np.minimum(idx, self.bank_tab.shape[2] - 1)]
+
+    @property
+    def fixed_past(self) -> int:
+        return self.pick_tab.shape[2] - 1
 
 
 def _points(src, key, v) -> int:
@@ -251,7 +314,8 @@ def load_policy(path: str, rules: RuleSet, on_board: bool = True, zilches: int =
     if not isinstance(bank, dict):
         _fail(path, "bank", "missing: give [bank] thresholds")
     by_k = _zilch_overrides(path, bank, rules)
-    th, entry = _bank(path, "bank.", {k: v for k, v in bank.items() if k != "zilches"}, rules)
+    plain = {k: v for k, v in bank.items() if k not in ("zilches", "bank_at_target")}
+    th, entry = _bank(path, "bank.", plain, rules)
     over = by_k.get(str(zilches))
     if over:
         th2, entry2 = _bank(path, f"bank.zilches.{zilches}.", over, rules, partial=True)
@@ -263,7 +327,16 @@ def load_policy(path: str, rules: RuleSet, on_board: bool = True, zilches: int =
     rule = sa.get("rule", "all")
     if rule not in SET_ASIDE_RULES:
         _fail(path, "set_aside.rule", f"expected one of {', '.join(SET_ASIDE_RULES)}, got {rule!r}")
-    return UserPolicy(str(data.get("name", p.stem)), th, entry, rule, rules, on_board)
+    goal = _goal(path, bank)
+    return UserPolicy(str(data.get("name", p.stem)), th, entry, rule, rules, on_board, goal)
+
+
+def _goal(path: str, bank: dict) -> bool:
+    """[bank] bank_at_target: also bank where the bank reaches the target (in a game)."""
+    goal = bank.get("bank_at_target", False)
+    if not isinstance(goal, bool):
+        _fail(path, "bank.bank_at_target", f"expected true or false, got {goal!r}")
+    return goal
 
 
 def _zilch_overrides(path: str, bank: dict, rules: RuleSet) -> dict:

@@ -310,3 +310,95 @@ def verify_rolls(rules: RuleSet, rolls: dict[tuple[int, ...], int], alpha: float
         "p_value": worst,
         "by_dice": report,
     }
+
+
+# --- whole games ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GameResults:
+    """Games as counted from the first player's side (the player to move at the start)."""
+
+    wins: int
+    losses: int
+    ties: int
+
+    @property
+    def n(self) -> int:
+        return self.wins + self.losses + self.ties
+
+    def rate(self) -> float:
+        """The first player's mean result (a tie half a win: the two-player game is solved
+        for such ties only)."""
+        return (self.wins + 0.5 * self.ties) / self.n
+
+
+# a game's result: 1 the first player won; 2 (the winner's seat) or 0 (his wins) he lost
+_RESULTS = {"1": "win", "1.0": "win", "2": "loss", "0": "loss", "0.0": "loss"}
+_RESULTS.update({"tie": "tie", "0.5": "tie"})
+
+
+def read_games(path: str, column: str | None = None) -> GameResults:
+    """Game results, one per line or in a named column of a CSV file with a header (else
+    its first column): 1 where the first player won, 2 (a column of winners) or 0 (a column
+    of his wins) where he lost, tie or 0.5 for a tie; a first line that is none of these is
+    a header.  Read line by line: memory does not grow with the file."""
+    what = f"games file {path}"
+    counts = {"win": 0, "loss": 0, "tie": 0}
+    col = 0
+    with open_binary(path, "games file") as f:
+        for i, raw in enumerate(iter(lambda: f.readline(LINE), b""), start=1):
+            line = _decode(_line(raw, what, i), what, i).strip()
+            if not line:
+                continue
+            try:
+                cells = [c.strip() for c in next(csv.reader([line]))]
+            except csv.Error as e:
+                raise InputError(f"{what}: line {i}: not CSV ({e})") from None
+            if i == 1 and (column is not None or cells[0].lower() not in _RESULTS):
+                if column is not None:
+                    if column not in cells:
+                        raise InputError(
+                            f"{what}: no column {column!r} (columns: {', '.join(cells)})"
+                        )
+                    col = cells.index(column)
+                continue  # a header
+            cell = cells[col].lower() if col < len(cells) else ""
+            if cell not in _RESULTS:
+                raise InputError(
+                    f"{what}: line {i}: expected a game's result (1: the first player won; "
+                    f"2 or 0: he lost; tie), got {cell[:40]!r}"
+                )
+            counts[_RESULTS[cell]] += 1
+    if not sum(counts.values()):
+        raise InputError(f"{what}: no games")
+    return GameResults(counts["win"], counts["loss"], counts["tie"])
+
+
+def verify_games(games: GameResults, p_win: float, alpha: float) -> dict:
+    """The first player's results against his exact chance p_win: an exact two-sided
+    binomial test of his wins (where no game was tied), else a z-test of his mean result
+    with the binomial standard error sqrt(p (1 - p) / n) (the largest a result in [0, 1]
+    of mean p can have: conservative)."""
+    from scipy import stats
+
+    n = games.n
+    se = float(np.sqrt(p_win * (1.0 - p_win) / n))
+    rate = games.rate()
+    z = (rate - p_win) / se if se else 0.0
+    if games.ties:
+        p_value = float(2 * stats.norm.sf(abs(z))) if se else float(rate == p_win)
+        test = "z"
+    else:
+        p_value = float(stats.binomtest(games.wins, n, min(max(p_win, 0.0), 1.0)).pvalue)
+        test = "binomial"
+    return {
+        "n": n,
+        "wins": games.wins,
+        "losses": games.losses,
+        "ties": games.ties,
+        "win_rate": rate,
+        "stderr": se,
+        "z": float(z),
+        "p_value": p_value,
+        "test": test,
+        "consistent": bool(p_value >= alpha),
+    }
