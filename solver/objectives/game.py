@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Protocol
 
 import numpy as np
@@ -34,6 +35,7 @@ from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import Extra, Payoff, StateValues, Tail, TurnLevels, TurnState, solve_levels, solve_turn
+from ..turn.engine import ChainRows, chain_table, solve_starts
 from .last_turn import solve_last_turn
 
 NEWTON_TOL = 1e-14
@@ -142,12 +144,58 @@ class Finals:
     def D(self) -> int:
         return 0 if self.opp is None else len(next(iter(self.opp.values()))) - self.R - 1
 
-    def mine(self, final: np.ndarray, opp_score: int) -> np.ndarray:
+    def chains(self, model: TurnModel, rows: np.ndarray) -> ChainRows | None:
+        """Where every outcome has one choice and hot dice are mandatory: the must-roll
+        state past each row's cut from the chain tables of the opponent's last turn (a
+        bank of a + t >= R is worth 1 - opp[a + t - b], the same for every row by the
+        deficit), from the row's first total reaching the target on."""
+        if not (model.single_choice and model.rules.hot_dice == "mandatory"):
+            return None
+        a, b = rows[:, 0], rows[:, 1]
+        at = self.R - a
+        if self.opp is None:  # reaching the target wins: the limit from there on
+            none = np.zeros(len(rows), np.int64)
+            return ChainRows(np.zeros(1), np.zeros(1), at, none, none)
+        alpha, beta, first = self._tables(model)
+        on = (b > 0) | (not self.rules.entry_minimum)
+        base = np.where(on, first[True], first[False])
+        d0 = self.R - b  # the deficit of the first total reaching the target
+        size = len(next(iter(self.opp.values()))) + 1
+        return ChainRows(alpha, beta, at, base + d0, size - d0)
+
+    @cached_property
+    def _tables_cache(self) -> dict:
+        return {}
+
+    def _tables(self, model: TurnModel) -> tuple[np.ndarray, np.ndarray, dict[bool, int]]:
+        """The chain tables by the opponent's board flag, one after the other, and where
+        each begins (built once)."""
+        got = self._tables_cache.get(id(model))
+        if got is None:
+            assert self.opp is not None
+            parts, first, at = [], {}, 0
+            for flag in (False, True):
+                opp = self.opp.get(flag, self.opp[True])
+                u = np.append(1.0 - opp, 1.0)  # (1 past the last deficit)
+                parts.append(chain_table(model, u))
+                first[flag] = at
+                at += len(u)
+            got = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), first)
+            self._tables_cache[id(model)] = got
+        return got
+
+    def mine(self, final: np.ndarray, opp_score) -> np.ndarray:
+        """The banker's chance with `final` against the opponent's score(s) (an int, or an
+        array of final's shape)."""
         if self.opp is None:
-            return np.ones(len(final))
+            return np.ones(np.shape(final))
         d = final - opp_score
-        opp = self.opp[self.rules.on_board(opp_score)]
-        return 1.0 - np.where(d < len(opp), opp[np.minimum(d, len(opp) - 1)], 0.0)
+        out = np.zeros(np.shape(final))
+        on = (np.broadcast_to(opp_score, np.shape(final)) > 0) | (not self.rules.entry_minimum)
+        for flag, opp in self.opp.items():
+            sel = (on == flag) & (d < len(opp))
+            out[sel] = opp[d[sel]]
+        return 1.0 - out
 
 
 @dataclass(frozen=True, eq=False)
@@ -284,9 +332,10 @@ def _game_U(rules: RuleSet, W: np.ndarray, finals: Finals, rows: np.ndarray, R: 
     final = a[:, None] + np.arange(span)[None, :]
     inside = final < R
     U = np.empty(final.shape)
-    U[inside] = 1.0 - W[np.broadcast_to(b[:, None], final.shape)[inside], final[inside]]
-    for i in range(len(rows)):
-        U[i, ~inside[i]] = finals.mine(final[i, ~inside[i]], b[i])
+    bb = np.broadcast_to(b[:, None], final.shape)
+    U[inside] = 1.0 - W[bb[inside], final[inside]]
+    out = ~inside
+    U[out] = finals.mine(final[out], bb[out])
     return U
 
 
@@ -350,13 +399,7 @@ def turn_payoff(
     (_forced_beyond) gives its values there.
     """
     B, span = U.shape[0], U.shape[-1]
-    pz = model.p_zilch[1:].min()
-    zb = z[:, None, None] if U.ndim == 3 else z[:, None]
-    sure = U >= 1.0 - pz * (1.0 - zb) - 1e-15
-    if U.ndim == 3:  # every state that can bank (s = 0 cannot)
-        sure = sure[:, 1:].all(axis=1)
-    last_unsure = np.where(~sure.all(axis=1), span - 1 - np.argmax(~sure[:, ::-1], axis=1), -1)
-    stop = min(max(int((np.maximum(last_unsure + 1, mins)).max()), 1, cover), span - 1)
+    stop = min(max(int(turn_cuts(model, U, z, mins).max()), 1, cover), span - 1)
 
     def bank(r):
         v = np.where(r < span, U[..., np.minimum(r, span - 1)], 1.0)
@@ -370,6 +413,44 @@ def turn_payoff(
     return Payoff(
         bank=bank, zilch=z, extras=(zil,), tail=Tail.constant(np.ones(B), start=stop, forced=forced)
     )
+
+
+def turn_cuts(model: TurnModel, U: np.ndarray, z: np.ndarray, mins: np.ndarray) -> np.ndarray:
+    """Each row's cut (turn_payoff): the total from which on banking is certainly optimal in
+    every free state, at least the bank minimum: a roll is worth at most (1 - pz_n) + pz_n z
+    (every value is at most 1), so once the banking payoff reaches that for every dice count
+    n and every larger total the turn banks."""
+    span = U.shape[-1]
+    pz = model.p_zilch[1:].min()
+    zb = z[:, None, None] if U.ndim == 3 else z[:, None]
+    sure = U >= 1.0 - pz * (1.0 - zb) - 1e-15
+    if U.ndim == 3:  # every state that can bank (s = 0 cannot)
+        sure = sure[:, 1:].all(axis=1)
+    last_unsure = np.where(~sure.all(axis=1), span - 1 - np.argmax(~sure[:, ::-1], axis=1), -1)
+    return np.maximum(last_unsure + 1, mins)
+
+
+def game_starts(
+    model: TurnModel,
+    U: np.ndarray,
+    z: np.ndarray,
+    mins: np.ndarray,
+    chains: ChainRows | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(P(win) at the start of each row's turn, P(the turn ends in a zilch)) of the turns
+    turn_payoff(model, U, z, mins) gives: the C kernel's start values where it is built
+    (engine.solve_starts: each row from its own cut, no whole solution; chains: the
+    must-roll state past the cut from chain tables), else whole turns."""
+    span = U.shape[-1]
+    if U.ndim == 2:
+        stops = np.clip(turn_cuts(model, U, z, mins), 1, span - 1)
+        B = len(U)
+        ex = np.zeros((1, B, 1)), np.ones((1, B))
+        got = solve_starts(model, U, z, mins, stops, *ex, chains)
+        if got is not None:
+            return got[0], got[1][0]
+    sol = solve_turn(model, turn_payoff(model, U, z, mins))
+    return sol.roll[:, 0, 0], sol.extras[0][:, 0, 0]
 
 
 def _forced_beyond(model, U: np.ndarray, z: np.ndarray, r: np.ndarray, EU=None, ez=None):
@@ -558,9 +639,19 @@ def solve_game(
             [W[a, b + 1] if b + 1 < R else (W[a + 1, b] if a + 1 < R else 0.5) for a, b in rows]
         )
 
-        def solve(z):
-            turns = solve_game_turns(model, W, finals, rows, z, O, levels)
-            return turns.start(), turns.p_zilch(), turns
+        if O is None and not (rules.has_permanent if levels is None else levels):
+            # the start values only (the offers need whole turns); U is the sum's, whatever z
+            U, mins = _game_U(rules, W, finals, rows, R), _bank_minimums(rules, rows[:, 0])
+            chains = finals.chains(model, rows)
+
+            def solve(z, U=U, mins=mins, chains=chains):
+                return (*game_starts(model, U, z, mins, chains), None)
+
+        else:
+
+            def solve(z):
+                turns = solve_game_turns(model, W, finals, rows, z, O, levels)
+                return turns.start(), turns.p_zilch(), turns
 
         val, turns = newton_on_pairs(rules, sigma, w, solve)
         W[rows[:, 0], rows[:, 1]] = val
