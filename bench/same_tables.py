@@ -17,9 +17,7 @@ import numpy as np
 from dicesolver import rules
 from dicesolver.store import Store
 from dicesolver.tables import Tables
-from dicesolver.variants import GameKey, of
-
-PENALTY = ("penalty", 500)
+from dicesolver.variants import of
 
 
 def _rules(name: str, **changes):

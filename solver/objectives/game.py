@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
@@ -35,8 +34,8 @@ from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import Extra, Payoff, StateValues, Tail, TurnLevels, TurnState, solve_levels, solve_turn
-from ..turn.engine import ChainRows, chain_table, solve_starts
-from .last_turn import solve_last_turn
+from ..turn.starts import ChainRows, chain_table, solve_starts, turn_cuts
+from .last_turn import last_turn_start
 
 NEWTON_TOL = 1e-14
 
@@ -123,6 +122,7 @@ class Finals:
     rules: RuleSet
     R: int
     opp: dict[bool, np.ndarray] | None
+    built: dict = field(default_factory=dict)  # the chain tables, once built (chains)
 
     @classmethod
     def solve(cls, model: TurnModel, R: int, reach_bound: int) -> Finals:
@@ -135,7 +135,7 @@ class Finals:
             rules,
             R,
             {
-                flag: solve_last_turn(model, deficits, flag)[0].roll[:, 0, 0]
+                flag: last_turn_start(model, deficits, flag)
                 for flag in {rules.on_board(0), rules.on_board(1)}
             },
         )
@@ -163,15 +163,10 @@ class Finals:
         size = len(next(iter(self.opp.values()))) + 1
         return ChainRows(alpha, beta, at, base + d0, size - d0)
 
-    @cached_property
-    def _tables_cache(self) -> dict:
-        return {}
-
     def _tables(self, model: TurnModel) -> tuple[np.ndarray, np.ndarray, dict[bool, int]]:
         """The chain tables by the opponent's board flag, one after the other, and where
-        each begins (built once)."""
-        got = self._tables_cache.get(id(model))
-        if got is None:
+        each begins (built once per model)."""
+        if self.built.get("model") is not model:
             assert self.opp is not None
             parts, first, at = [], {}, 0
             for flag in (False, True):
@@ -180,9 +175,9 @@ class Finals:
                 parts.append(chain_table(model, u))
                 first[flag] = at
                 at += len(u)
-            got = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), first)
-            self._tables_cache[id(model)] = got
-        return got
+            alpha, beta = (np.concatenate([p[i] for p in parts]) for i in (0, 1))
+            self.built.update(model=model, tables=(alpha, beta, first))
+        return self.built["tables"]
 
     def mine(self, final: np.ndarray, opp_score) -> np.ndarray:
         """The banker's chance with `final` against the opponent's score(s) (an int, or an
@@ -415,21 +410,6 @@ def turn_payoff(
     )
 
 
-def turn_cuts(model: TurnModel, U: np.ndarray, z: np.ndarray, mins: np.ndarray) -> np.ndarray:
-    """Each row's cut (turn_payoff): the total from which on banking is certainly optimal in
-    every free state, at least the bank minimum: a roll is worth at most (1 - pz_n) + pz_n z
-    (every value is at most 1), so once the banking payoff reaches that for every dice count
-    n and every larger total the turn banks."""
-    span = U.shape[-1]
-    pz = model.p_zilch[1:].min()
-    zb = z[:, None, None] if U.ndim == 3 else z[:, None]
-    sure = U >= 1.0 - pz * (1.0 - zb) - 1e-15
-    if U.ndim == 3:  # every state that can bank (s = 0 cannot)
-        sure = sure[:, 1:].all(axis=1)
-    last_unsure = np.where(~sure.all(axis=1), span - 1 - np.argmax(~sure[:, ::-1], axis=1), -1)
-    return np.maximum(last_unsure + 1, mins)
-
-
 def game_starts(
     model: TurnModel,
     U: np.ndarray,
@@ -639,19 +619,16 @@ def solve_game(
             [W[a, b + 1] if b + 1 < R else (W[a + 1, b] if a + 1 < R else 0.5) for a, b in rows]
         )
 
-        if O is None and not (rules.has_permanent if levels is None else levels):
-            # the start values only (the offers need whole turns); U is the sum's, whatever z
+        starts = O is None and not (rules.has_permanent if levels is None else levels)
+        if starts:  # the start values only (the offers need whole turns), U once per sum
             U, mins = _game_U(rules, W, finals, rows, R), _bank_minimums(rules, rows[:, 0])
             chains = finals.chains(model, rows)
 
-            def solve(z, U=U, mins=mins, chains=chains):
+        def solve(z):
+            if starts:
                 return (*game_starts(model, U, z, mins, chains), None)
-
-        else:
-
-            def solve(z):
-                turns = solve_game_turns(model, W, finals, rows, z, O, levels)
-                return turns.start(), turns.p_zilch(), turns
+            turns = solve_game_turns(model, W, finals, rows, z, O, levels)
+            return turns.start(), turns.p_zilch(), turns
 
         val, turns = newton_on_pairs(rules, sigma, w, solve)
         W[rows[:, 0], rows[:, 1]] = val

@@ -16,6 +16,7 @@ from ..limits import MAX_UNITS, check_memory
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import StateValues, TurnLevels, TurnState, solve_levels
+from ..turn.starts import solve_starts, turn_cuts
 
 # Leader scores (final round) and deficits (game) are truncated where every player's chance
 # of getting there is below this (computed by reach_bound, not assumed).
@@ -37,6 +38,32 @@ def solve_last_turn(model: TurnModel, deficits, on_board: bool = True, tied: int
     H = int(d.max()) + 1
     U = last_turn_payoff(rules.share(tied + 1), d, H)
     return solve_levels(model, U, np.ones(len(d)), on_board)
+
+
+def last_turn_starts(model: TurnModel, U: np.ndarray, on_board: bool) -> np.ndarray:
+    """P(win) at the start of last turns whose payoffs are U (B, H) over the points added
+    (1 beyond H: past the deficit the turn has won), what a game solve reads of them: the
+    start values alone (turn.starts, in C) where the rules have no permanent points, else
+    the levels' whole solution."""
+    rules = model.rules
+    B, H = U.shape
+    if not rules.has_permanent:
+        U1 = np.concatenate([U, np.ones((B, 1))], axis=1)  # (a cut at H is inside the grid)
+        z = U[:, 0]  # a zilch adds nothing
+        mins = np.full(B, rules.min_bank_units(on_board))
+        stops = np.clip(turn_cuts(model, U1, z, mins), 1, H)
+        got = solve_starts(model, U1, z, mins, stops, np.zeros((0, B, 1)), np.zeros((0, B)))
+        if got is not None:
+            return got[0]
+    return solve_levels(model, U, np.ones(B), on_board)[0].roll[:, 0, 0]
+
+
+def last_turn_start(model: TurnModel, deficits, on_board: bool = True) -> np.ndarray:
+    """P(win) at the start of a last turn against each deficit (points), behind one leader:
+    solve_last_turn's values at the start (last_turn_starts)."""
+    rules = model.rules
+    d = np.asarray(deficits, dtype=np.int64) // rules.unit
+    return last_turn_starts(model, last_turn_payoff(rules.share(2), d, int(d.max()) + 1), on_board)
 
 
 def reach_target_turn(model: TurnModel, need: int, on_board: bool) -> TurnLevels:

@@ -330,125 +330,191 @@ typedef struct {
     Py_ssize_t B, span, spanE, maxshift;
     double p_hot;
     int chain;
+    /* the family of minimums (with_minimum): row b's values with the minimums fam_first[b]
+     * .. + fam_count[b] - 1 to fam_out[fam_pos[b] ..]; fam_count NULL: none */
+    const double *q, *zq;
+    const int64_t *fam_first, *fam_count, *fam_pos;
+    double *fam_out;
+    Py_ssize_t n_m;
 } Starts;
+
+/* A thread's space for one row of game_starts at a time. */
+typedef struct {
+    Scratch sc;
+    double *V, *EX, *bankrow, *exrow, *V0, *EX0, *best, *chosen;
+    int64_t *pick;
+} RowSpace;
+
+static int row_alloc(RowSpace *rs, const Starts *w)
+{
+    const Model *m = &w->m;
+    Py_ssize_t S = m->S, E = m->E, top = w->span + w->maxshift + 1;
+    int ok = scratch_alloc(&rs->sc, m);
+    rs->V = malloc(sizeof(double) * S * top);
+    rs->EX = malloc(sizeof(double) * (E * S * top + 1));
+    rs->bankrow = malloc(sizeof(double) * top);
+    rs->exrow = malloc(sizeof(double) * (E * top + 1));
+    rs->V0 = malloc(sizeof(double) * top);
+    rs->EX0 = malloc(sizeof(double) * (E * top + 1));
+    rs->best = malloc(sizeof(double) * (m->O + 1));
+    rs->chosen = malloc(sizeof(double) * (m->O + 1));
+    rs->pick = malloc(sizeof(int64_t) * (m->O + 1));
+    return ok && rs->V && rs->EX && rs->bankrow && rs->exrow && rs->V0 && rs->EX0 && rs->best &&
+           rs->chosen && rs->pick;
+}
+
+static void row_free(RowSpace *rs)
+{
+    scratch_free(&rs->sc);
+    free(rs->V);
+    free(rs->EX);
+    free(rs->bankrow);
+    free(rs->exrow);
+    free(rs->V0);
+    free(rs->EX0);
+    free(rs->best);
+    free(rs->chosen);
+    free(rs->pick);
+}
+
+/* Row b's values (and extras') on its grid r < Lb (returned): V[s * Lb + r]; past the cut
+ * the must-roll state's in V0[r] for r < span + maxshift + 1 (where hot dice are mandatory). */
+static Py_ssize_t solve_row(const Starts *w, RowSpace *rs, Py_ssize_t b)
+{
+    const Model *m = &w->m;
+    Py_ssize_t S = m->S, E = m->E, B = w->B, span = w->span, spanE = w->spanE;
+    Py_ssize_t top = span + w->maxshift + 1;
+    double *V = rs->V, *EX = rs->EX, *V0 = rs->V0, *EX0 = rs->EX0;
+    Py_ssize_t o0 = m->out_first[m->zero], o1 = m->out_first[m->zero + 1];
+    double pzN = m->pz[m->zero + 1];
+    const double *Ub = w->U + b * span;
+    double zb = w->z[b];
+    int64_t stop = w->stops[b];
+    Py_ssize_t Lb = stop + w->maxshift + 1;
+    if (w->chain) { /* the must-roll state past the cut, from span down */
+        double lim = (1.0 - pzN - w->p_hot + pzN * zb) / (1.0 - w->p_hot);
+        for (Py_ssize_t r = span; r < top; r++) V0[r] = lim;
+        for (Py_ssize_t j = 0; j < E; j++) {
+            double elim = pzN * w->ex_zilch[j * B + b] / (1.0 - w->p_hot);
+            for (Py_ssize_t r = span; r < top; r++) EX0[j * top + r] = elim;
+        }
+        int64_t at = w->tab_at[b] > stop ? w->tab_at[b] : stop;
+        for (int64_t r = at; r < top; r++) { /* the table's part, then its limit */
+            int64_t i = (r - w->tab_at[b]) * w->tab_stride[b];
+            if (i < w->tab_len[b]) {
+                i += w->tab_pos[b];
+                V0[r] = w->alpha[i] + w->beta[i] * zb;
+                if (E) EX0[r] = w->beta[i];
+            } else {
+                V0[r] = lim;
+                if (E) EX0[r] = pzN * w->ex_zilch[b] / (1.0 - w->p_hot);
+            }
+        }
+        for (int64_t r = (at < span ? at : span) - 1; r >= stop; r--) {
+            for (Py_ssize_t o = o0; o < o1; o++) {
+                int64_t bk = -1;
+                double bv = 0.0;
+                for (int64_t k = m->opt_start[o]; k < m->opt_end[o]; k++) {
+                    int64_t t = r + m->shift[k];
+                    double v = w->hot[k] ? V0[t] : (t < span ? Ub[t] : 1.0);
+                    if (bk < 0 || v > bv) { bv = v; bk = k; }
+                }
+                rs->best[o] = bv;
+                rs->pick[o] = bk;
+            }
+            V0[r] = dot_direct(rs->best, m->prob, o0, o1) + pzN * zb;
+            for (Py_ssize_t j = 0; j < E; j++) {
+                const double *xb = w->ex_bank + (j * B + b) * spanE;
+                for (Py_ssize_t o = o0; o < o1; o++) {
+                    int64_t k = rs->pick[o], t = r + m->shift[k];
+                    rs->chosen[o] = w->hot[k] ? EX0[j * top + t] : (t < spanE ? xb[t] : 0.0);
+                }
+                EX0[j * top + r] = dot_direct(rs->chosen, m->prob, o0, o1)
+                                   + pzN * w->ex_zilch[j * B + b];
+            }
+        }
+    }
+    /* past the cut every free state banks; below it the backward pass */
+    for (Py_ssize_t r = stop; r < Lb; r++) {
+        double u = r < span ? Ub[r] : 1.0;
+        V[r] = w->chain ? V0[r] : 0.0;
+        for (Py_ssize_t s = 1; s < S; s++) V[s * Lb + r] = u;
+        for (Py_ssize_t j = 0; j < E; j++) {
+            const double *xb = w->ex_bank + (j * B + b) * spanE;
+            double e = r < spanE ? xb[r] : 0.0;
+            EX[j * S * Lb + r] = w->chain ? EX0[j * top + r] : 0.0;
+            for (Py_ssize_t s = 1; s < S; s++) EX[j * S * Lb + s * Lb + r] = e;
+        }
+    }
+    for (int64_t r = 0; r < stop; r++) rs->bankrow[r] = r >= w->mins[b] ? Ub[r] : -INFINITY;
+    for (Py_ssize_t j = 0; j < E; j++) {
+        const double *xb = w->ex_bank + (j * B + b) * spanE;
+        for (int64_t r = 0; r < stop; r++) rs->exrow[j * top + r] = r < spanE ? xb[r] : 0.0;
+    }
+    pass_row(m, &rs->sc, V, Lb, stop - 1, zb, rs->bankrow, 0, NULL, 0, EX, S * Lb, rs->exrow,
+             top, w->ex_zilch + b, B);
+    return Lb;
+}
+
+/* The value at the start of row b's turn where no bank is allowed below m > mins[b]: the
+ * turn first reaches m in state s at total m + j with probability q[(m * S + s) * (H + 1) + j]
+ * (H: the largest shift; one choice per outcome, so nothing is chosen on the way), or zilches
+ * before with probability zq[m]; from there on it is row b's own turn. */
+static double with_minimum(const Starts *w, const RowSpace *rs, Py_ssize_t b, Py_ssize_t Lb,
+                           int64_t m)
+{
+    Py_ssize_t S = w->m.S, H = w->maxshift, span = w->span;
+    const double *q = w->q + m * S * (H + 1), *Ub = w->U + b * span;
+    double acc = w->zq[m] * w->z[b];
+    for (Py_ssize_t s = 0; s < S; s++)
+        for (Py_ssize_t j = 0; j <= H; j++) {
+            double p = q[s * (H + 1) + j];
+            if (p == 0.0) continue;
+            int64_t r = m + j;
+            double v = r < Lb ? rs->V[s * Lb + r]
+                       : s > 0 ? (r < span ? Ub[r] : 1.0)
+                               : rs->V0[r];
+            acc += p * v;
+        }
+    return acc;
+}
 
 static void *starts(void *arg)
 {
     Part *part = arg;
     const Starts *w = part->w;
-    const Model *m = &w->m;
-    Py_ssize_t S = m->S, E = m->E, B = w->B, span = w->span, spanE = w->spanE;
-    Py_ssize_t top = span + w->maxshift + 1;
-    Scratch sc;
-    int ok = scratch_alloc(&sc, m);
-    double *V = malloc(sizeof(double) * S * top);
-    double *EX = malloc(sizeof(double) * (E * S * top + 1));
-    double *bankrow = malloc(sizeof(double) * top);
-    double *exrow = malloc(sizeof(double) * (E * top + 1));
-    double *V0 = malloc(sizeof(double) * top);
-    double *EX0 = malloc(sizeof(double) * (E * top + 1));
-    double *best = malloc(sizeof(double) * (m->O + 1));
-    double *chosen = malloc(sizeof(double) * (m->O + 1));
-    int64_t *pick = malloc(sizeof(int64_t) * (m->O + 1));
-    ok = ok && V && EX && bankrow && exrow && V0 && EX0 && best && chosen && pick;
-    Py_ssize_t o0 = m->out_first[m->zero], o1 = m->out_first[m->zero + 1];
-    double pzN = m->pz[m->zero + 1];
+    Py_ssize_t E = w->m.E, B = w->B;
+    RowSpace rs;
+    int ok = row_alloc(&rs, w);
     for (Py_ssize_t b = part->b0; ok && b < part->b1; b++) {
-        const double *Ub = w->U + b * span;
-        double zb = w->z[b];
-        int64_t stop = w->stops[b];
-        Py_ssize_t Lb = stop + w->maxshift + 1;
-        if (w->chain) { /* the must-roll state past the cut, from span down */
-            double lim = (1.0 - pzN - w->p_hot + pzN * zb) / (1.0 - w->p_hot);
-            for (Py_ssize_t r = span; r < top; r++) V0[r] = lim;
-            for (Py_ssize_t j = 0; j < E; j++) {
-                double elim = pzN * w->ex_zilch[j * B + b] / (1.0 - w->p_hot);
-                for (Py_ssize_t r = span; r < top; r++) EX0[j * top + r] = elim;
-            }
-            int64_t at = w->tab_at[b] > stop ? w->tab_at[b] : stop;
-            for (int64_t r = at; r < top; r++) { /* the table's part, then its limit */
-                int64_t i = (r - w->tab_at[b]) * w->tab_stride[b];
-                if (i < w->tab_len[b]) {
-                    i += w->tab_pos[b];
-                    V0[r] = w->alpha[i] + w->beta[i] * zb;
-                    if (E) EX0[r] = w->beta[i];
-                } else {
-                    V0[r] = lim;
-                    if (E) EX0[r] = pzN * w->ex_zilch[b] / (1.0 - w->p_hot);
-                }
-            }
-            for (int64_t r = (at < span ? at : span) - 1; r >= stop; r--) {
-                for (Py_ssize_t o = o0; o < o1; o++) {
-                    int64_t bk = -1;
-                    double bv = 0.0;
-                    for (int64_t k = m->opt_start[o]; k < m->opt_end[o]; k++) {
-                        int64_t t = r + m->shift[k];
-                        double v = w->hot[k] ? V0[t] : (t < span ? Ub[t] : 1.0);
-                        if (bk < 0 || v > bv) { bv = v; bk = k; }
-                    }
-                    best[o] = bv;
-                    pick[o] = bk;
-                }
-                V0[r] = dot_direct(best, m->prob, o0, o1) + pzN * zb;
-                for (Py_ssize_t j = 0; j < E; j++) {
-                    const double *xb = w->ex_bank + (j * B + b) * spanE;
-                    for (Py_ssize_t o = o0; o < o1; o++) {
-                        int64_t k = pick[o], t = r + m->shift[k];
-                        chosen[o] = w->hot[k] ? EX0[j * top + t] : (t < spanE ? xb[t] : 0.0);
-                    }
-                    EX0[j * top + r] = dot_direct(chosen, m->prob, o0, o1)
-                                       + pzN * w->ex_zilch[j * B + b];
-                }
-            }
+        Py_ssize_t Lb = solve_row(w, &rs, b);
+        w->out_v[b] = rs.V[0];
+        for (Py_ssize_t j = 0; j < E; j++) w->out_ex[j * B + b] = rs.EX[j * w->m.S * Lb];
+        for (int64_t i = 0; i < (w->fam_count ? w->fam_count[b] : 0); i++) {
+            int64_t m = w->fam_first[b] + i;
+            w->fam_out[w->fam_pos[b] + i] =
+                m <= w->mins[b] ? rs.V[0] : with_minimum(w, &rs, b, Lb, m);
         }
-        /* past the cut every free state banks; below it the backward pass */
-        for (Py_ssize_t r = stop; r < Lb; r++) {
-            double u = r < span ? Ub[r] : 1.0;
-            V[r] = w->chain ? V0[r] : 0.0;
-            for (Py_ssize_t s = 1; s < S; s++) V[s * Lb + r] = u;
-            for (Py_ssize_t j = 0; j < E; j++) {
-                const double *xb = w->ex_bank + (j * B + b) * spanE;
-                double e = r < spanE ? xb[r] : 0.0;
-                EX[j * S * Lb + r] = w->chain ? EX0[j * top + r] : 0.0;
-                for (Py_ssize_t s = 1; s < S; s++) EX[j * S * Lb + s * Lb + r] = e;
-            }
-        }
-        for (int64_t r = 0; r < stop; r++) bankrow[r] = r >= w->mins[b] ? Ub[r] : -INFINITY;
-        for (Py_ssize_t j = 0; j < E; j++) {
-            const double *xb = w->ex_bank + (j * B + b) * spanE;
-            for (int64_t r = 0; r < stop; r++) exrow[j * top + r] = r < spanE ? xb[r] : 0.0;
-        }
-        pass_row(m, &sc, V, Lb, stop - 1, zb, bankrow, 0, NULL, 0, EX, S * Lb, exrow, top,
-                 w->ex_zilch + b, B);
-        w->out_v[b] = V[0];
-        for (Py_ssize_t j = 0; j < E; j++) w->out_ex[j * B + b] = EX[j * S * Lb];
     }
     part->ok = ok;
-    scratch_free(&sc);
-    free(V);
-    free(EX);
-    free(bankrow);
-    free(exrow);
-    free(V0);
-    free(EX0);
-    free(best);
-    free(chosen);
-    free(pick);
+    row_free(&rs);
     return NULL;
 }
 
 static PyObject *game_starts(PyObject *self, PyObject *args)
 {
     Py_buffer U, z, mins, stops, slot, shift, opt_start, opt_end, out_n, prob, pz, hot, ex_bank,
-        ex_zilch, out_v, out_ex, alpha, beta, tab_at, tab_pos, tab_len, tab_stride;
+        ex_zilch, out_v, out_ex, alpha, beta, tab_at, tab_pos, tab_len, tab_stride, q, zq,
+        fam_first, fam_count, fam_pos, fam_out;
     Py_ssize_t S, span, spanE, maxshift, zero;
     double p_hot;
     int chain, threads;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*y*y*w*w*y*y*y*y*y*y*nnnndpni", &U, &z,
-                          &mins, &stops, &slot, &shift, &opt_start, &opt_end, &out_n, &prob,
-                          &pz, &hot, &ex_bank, &ex_zilch, &out_v, &out_ex, &alpha, &beta,
-                          &tab_at, &tab_pos, &tab_len, &tab_stride, &S, &span, &spanE,
-                          &maxshift, &p_hot, &chain, &zero, &threads))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*y*y*w*w*y*y*y*y*y*y*y*y*y*y*y*w*nnnndpni",
+                          &U, &z, &mins, &stops, &slot, &shift, &opt_start, &opt_end, &out_n,
+                          &prob, &pz, &hot, &ex_bank, &ex_zilch, &out_v, &out_ex, &alpha, &beta,
+                          &tab_at, &tab_pos, &tab_len, &tab_stride, &q, &zq, &fam_first,
+                          &fam_count, &fam_pos, &fam_out, &S, &span, &spanE, &maxshift, &p_hot,
+                          &chain, &zero, &threads))
         return NULL;
     Starts w;
     w.B = z.len / (Py_ssize_t)sizeof(double);
@@ -469,6 +535,14 @@ static PyObject *game_starts(PyObject *self, PyObject *args)
     w.tab_pos = tab_pos.buf;
     w.tab_len = tab_len.buf;
     w.tab_stride = tab_stride.buf;
+    int family = fam_count.len > 0;
+    w.q = q.buf;
+    w.zq = zq.buf;
+    w.fam_first = fam_first.buf;
+    w.fam_count = family ? fam_count.buf : NULL;
+    w.fam_pos = fam_pos.buf;
+    w.fam_out = fam_out.buf;
+    w.n_m = zq.len / (Py_ssize_t)sizeof(double);
     w.span = span;
     w.spanE = spanE;
     w.maxshift = maxshift;
@@ -478,14 +552,23 @@ static PyObject *game_starts(PyObject *self, PyObject *args)
              out_ex.len == ex_zilch.len && ex_bank.len == ex_zilch.len * spanE &&
              mins.len == (Py_ssize_t)sizeof(int64_t) * w.B && stops.len == mins.len &&
              hot.len == slot.len && alpha.len == beta.len && tab_at.len == mins.len &&
-             tab_pos.len == mins.len && tab_len.len == mins.len && tab_stride.len == mins.len;
+             tab_pos.len == mins.len && tab_len.len == mins.len && tab_stride.len == mins.len &&
+             (!family || (fam_first.len == mins.len && fam_count.len == mins.len &&
+                          fam_pos.len == mins.len && q.len == zq.len * S * (maxshift + 1)));
     Py_ssize_t n_tab = alpha.len / (Py_ssize_t)sizeof(double);
     for (Py_ssize_t b = 0; ok && b < w.B; b++) {
         int64_t at = w.tab_at[b], pos = w.tab_pos[b], len = w.tab_len[b], st = w.tab_stride[b];
         ok = w.stops[b] >= 1 && w.stops[b] < span &&
              (at >= span + maxshift || (at >= 0 && pos >= 0 && len >= 0 && st >= 1 &&
                                         pos + len <= n_tab && E <= 1));
+        if (ok && family) { /* minimums within q, outputs within fam_out */
+            int64_t first = w.fam_first[b], n = w.fam_count[b], at_out = w.fam_pos[b];
+            ok = first >= 1 && n >= 0 && first + n <= w.n_m && at_out >= 0 &&
+                 at_out + n <= fam_out.len / (Py_ssize_t)sizeof(double) &&
+                 first + n - 1 + maxshift < span + maxshift + 1;
+        }
     }
+
     if (!ok) {
         PyErr_SetString(PyExc_ValueError, "game_starts: arrays of the wrong sizes");
     } else {
@@ -500,7 +583,8 @@ static PyObject *game_starts(PyObject *self, PyObject *args)
             for (Py_ssize_t b = 0; b < w.B; b++) {
                 double cut = (double)w.stops[b];
                 double hi = (double)(w.tab_at[b] < span ? w.tab_at[b] : span);
-                weight[b] = cut * (double)(w.m.K + S) + (chain && hi > cut ? (hi - cut) * kn : 0.0);
+                weight[b] = cut * (double)(w.m.K + S) + (chain && hi > cut ? (hi - cut) * kn : 0.0) +
+                            (family ? (double)w.fam_count[b] * S * (maxshift + 1) : 0.0);
             }
             Py_BEGIN_ALLOW_THREADS
             ok = run_rows(starts, &w, w.B, weight, threads);
@@ -513,7 +597,7 @@ static PyObject *game_starts(PyObject *self, PyObject *args)
     Py_buffer *all[] = {&U,     &z,      &mins,     &stops,  &slot,    &shift,  &opt_start,
                         &opt_end, &out_n, &prob,   &pz,       &hot,    &ex_bank, &ex_zilch,
                         &out_v, &out_ex, &alpha,   &beta,   &tab_at,  &tab_pos, &tab_len,
-                        &tab_stride};
+                        &tab_stride, &q, &zq, &fam_first, &fam_count, &fam_pos, &fam_out};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) PyBuffer_Release(all[i]);
     if (!ok) return NULL;
     Py_RETURN_NONE;
