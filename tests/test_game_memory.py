@@ -2,7 +2,7 @@
 --rules zilch-pyramiding --target 1000` grew past 5.5 GB (15.2 GB here at target 100: the
 final turns' table, one solve over 1 973 deficits x 82 turn states x 2 077 totals, of which
 only each deficit's start is kept).  The final turns are now solved in batches that fit
-(last_turn.last_turn_starts), and objectives/game.py: estimate bounds the peak; a game
+(last_turn.last_turn_start), and objectives/game.py: estimate bounds the peak; a game
 whose estimate exceeds what this machine gives a solve is refused with the figure and the
 option.  No memory is measured here: the figures below were, with the command given."""
 
@@ -12,7 +12,7 @@ import pytest
 from dicesolver import limits
 from dicesolver.objectives import last_turn
 from dicesolver.objectives.game import estimate
-from dicesolver.objectives.last_turn import last_turn_starts, solve_last_turn
+from dicesolver.objectives.last_turn import last_turn_start, solve_last_turn
 from dicesolver.rules import load
 
 from .clirun import zilch
@@ -61,10 +61,10 @@ def test_final_turns_in_batches_equal_the_one_solve(name, monkeypatch):
     tab = tables(rs)
     deficits = np.arange(rs.reach_units(5000) + tab.reach_bound + 1) * rs.unit
     one = solve_last_turn(tab.model, deficits, True)[0].roll[:, 0, 0]
-    assert np.array_equal(last_turn_starts(tab.model, deficits, True), one)  # (one solve)
+    assert np.array_equal(last_turn_start(tab.model, deficits, True), one)  # (one solve)
     per_row = last_turn.last_turn_bytes(tab.model, 1, int(deficits[-1]) // rs.unit)
     monkeypatch.setattr(last_turn, "BATCH_BYTES", 37 * per_row)
-    assert np.abs(last_turn_starts(tab.model, deficits, True) - one).max() <= 2.3e-16
+    assert np.abs(last_turn_start(tab.model, deficits, True) - one).max() <= 2.3e-16
 
 
 def test_a_game_beyond_this_machine_is_refused_with_the_figure(monkeypatch):

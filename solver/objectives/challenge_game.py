@@ -35,7 +35,7 @@ import numpy as np
 from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
-from ..turn import TurnSolution, solve_levels, solve_turn
+from ..turn import TurnSolution, solve_turn
 from .game import (
     Checkpoint,
     FromLowest,
@@ -44,7 +44,7 @@ from .game import (
     newton_on_pairs,
     turn_payoff,
 )
-from .last_turn import last_turn_payoff
+from .last_turn import last_turn_payoff, last_turn_starts
 
 BELOW, ABOVE = 1, 2  # the bits of the challenges left
 BOTH = BELOW | ABOVE
@@ -142,19 +142,9 @@ class ChallengeFinals:
         d = np.arange(D + 1)
         flags = {rules.on_board(0), rules.on_board(1)}
         tie = rules.share(2)
-        plain = {
-            f: solve_levels(model, last_turn_payoff(tie, d, D + 1), np.ones(D + 1), f)[0].roll[
-                :, 0, 0
-            ]
-            for f in flags
-        }
+        plain = {f: last_turn_starts(model, last_turn_payoff(tie, d, D + 1), f) for f in flags}
         H = D // 2 + 2
-        chal = {
-            f: solve_levels(model, challenge_last_payoff(tie, d, H), np.ones(D + 1), f)[0].roll[
-                :, 0, 0
-            ]
-            for f in flags
-        }
+        chal = {f: last_turn_starts(model, challenge_last_payoff(tie, d, H), f) for f in flags}
         return cls(plain, chal, st, span)
 
     def opp(self, d: np.ndarray, y: np.ndarray, sy: np.ndarray, rules: RuleSet) -> np.ndarray:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol, TypeVar, overload
 
 import numpy as np
@@ -35,7 +35,8 @@ from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import Extra, Payoff, StateValues, Tail, TurnLevels, TurnState, solve_levels, solve_turn
-from .last_turn import last_turn_starts
+from ..turn.starts import ChainRows, chain_table, solve_starts, turn_cuts
+from .last_turn import last_turn_start
 
 NEWTON_TOL = 1e-14
 Turns = TypeVar("Turns")  # what a sum's solve returns besides the values (newton_on_pairs)
@@ -123,6 +124,7 @@ class Finals:
     rules: RuleSet
     R: int
     opp: dict[bool, np.ndarray] | None
+    built: dict = field(default_factory=dict)  # the chain tables, once built (chains)
 
     @classmethod
     def solve(cls, model: TurnModel, R: int, reach_bound: int) -> Finals:
@@ -135,7 +137,7 @@ class Finals:
             rules,
             R,
             {
-                flag: last_turn_starts(model, deficits, flag)
+                flag: last_turn_start(model, deficits, flag)
                 for flag in {rules.on_board(0), rules.on_board(1)}
             },
         )
@@ -144,12 +146,53 @@ class Finals:
     def D(self) -> int:
         return 0 if self.opp is None else len(next(iter(self.opp.values()))) - self.R - 1
 
-    def mine(self, final: np.ndarray, opp_score: int) -> np.ndarray:
+    def chains(self, model: TurnModel, rows: np.ndarray) -> ChainRows | None:
+        """Where every outcome has one choice and hot dice are mandatory: the must-roll
+        state past each row's cut from the chain tables of the opponent's last turn (a
+        bank of a + t >= R is worth 1 - opp[a + t - b], the same for every row by the
+        deficit), from the row's first total reaching the target on."""
+        if not (model.single_choice and model.rules.hot_dice == "mandatory"):
+            return None
+        a, b = rows[:, 0], rows[:, 1]
+        at = self.R - a
+        if self.opp is None:  # reaching the target wins: the limit from there on
+            none = np.zeros(len(rows), np.int64)
+            return ChainRows(np.zeros(1), np.zeros(1), at, none, none)
+        alpha, beta, first = self._tables(model)
+        on = (b > 0) | (not self.rules.entry_minimum)
+        base = np.where(on, first[True], first[False])
+        d0 = self.R - b  # the deficit of the first total reaching the target
+        size = len(next(iter(self.opp.values()))) + 1
+        return ChainRows(alpha, beta, at, base + d0, size - d0)
+
+    def _tables(self, model: TurnModel) -> tuple[np.ndarray, np.ndarray, dict[bool, int]]:
+        """The chain tables by the opponent's board flag, one after the other, and where
+        each begins (built once per model)."""
+        if self.built.get("model") is not model:
+            assert self.opp is not None
+            parts, first, at = [], {}, 0
+            for flag in (False, True):
+                opp = self.opp.get(flag, self.opp[True])
+                u = np.append(1.0 - opp, 1.0)  # (1 past the last deficit)
+                parts.append(chain_table(model, u))
+                first[flag] = at
+                at += len(u)
+            alpha, beta = (np.concatenate([p[i] for p in parts]) for i in (0, 1))
+            self.built.update(model=model, tables=(alpha, beta, first))
+        return self.built["tables"]
+
+    def mine(self, final: np.ndarray, opp_score: int | np.ndarray) -> np.ndarray:
+        """The banker's chance with `final` against the opponent's score(s) (an int, or an
+        array of final's shape)."""
         if self.opp is None:
-            return np.ones(len(final))
+            return np.ones(np.shape(final))
         d = final - opp_score
-        opp = self.opp[self.rules.on_board(opp_score)]
-        return 1.0 - np.where(d < len(opp), opp[np.minimum(d, len(opp) - 1)], 0.0)
+        out = np.zeros(np.shape(final))
+        on = (np.broadcast_to(opp_score, np.shape(final)) > 0) | (not self.rules.entry_minimum)
+        for flag, opp in self.opp.items():
+            sel = (on == flag) & (d < len(opp))
+            out[sel] = opp[d[sel]]
+        return 1.0 - out
 
 
 @dataclass(frozen=True, eq=False)
@@ -297,9 +340,10 @@ def _game_U(rules: RuleSet, W: np.ndarray, finals: Finals, rows: np.ndarray, R: 
     final = a[:, None] + np.arange(span)[None, :]
     inside = final < R
     U = np.empty(final.shape)
-    U[inside] = 1.0 - W[np.broadcast_to(b[:, None], final.shape)[inside], final[inside]]
-    for i in range(len(rows)):
-        U[i, ~inside[i]] = finals.mine(final[i, ~inside[i]], b[i])
+    bb = np.broadcast_to(b[:, None], final.shape)
+    U[inside] = 1.0 - W[bb[inside], final[inside]]
+    out = ~inside
+    U[out] = finals.mine(final[out], bb[out])
     return U
 
 
@@ -376,13 +420,7 @@ def turn_payoff(
     (_forced_beyond) gives its values there.
     """
     B, span = U.shape[0], U.shape[-1]
-    pz = model.p_zilch[1:].min()
-    zb = z[:, None, None] if U.ndim == 3 else z[:, None]
-    sure = U >= 1.0 - pz * (1.0 - zb) - 1e-15
-    if U.ndim == 3:  # every state that can bank (s = 0 cannot)
-        sure = sure[:, 1:].all(axis=1)
-    last_unsure = np.where(~sure.all(axis=1), span - 1 - np.argmax(~sure[:, ::-1], axis=1), -1)
-    stop = min(max(int((np.maximum(last_unsure + 1, mins)).max()), 1, cover), span - 1)
+    stop = min(max(int(turn_cuts(model, U, z, mins).max()), 1, cover), span - 1)
 
     def bank(r: np.ndarray) -> np.ndarray:
         v = np.where(r < span, U[..., np.minimum(r, span - 1)], 1.0)
@@ -443,6 +481,29 @@ def _other_extras(others: np.ndarray, beyond: Beyond | None) -> tuple[Extra, ...
     return (Extra(zil.bank, zil.zilch, tail(0)),) + tuple(
         Extra(bank(k), np.zeros(B), tail(k + 1)) for k in range(len(others))
     )
+
+
+def game_starts(
+    model: TurnModel,
+    U: np.ndarray,
+    z: np.ndarray,
+    mins: np.ndarray,
+    chains: ChainRows | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(P(win) at the start of each row's turn, P(the turn ends in a zilch)) of the turns
+    turn_payoff(model, U, z, mins) gives: the C kernel's start values where it is built
+    (engine.solve_starts: each row from its own cut, no whole solution; chains: the
+    must-roll state past the cut from chain tables), else whole turns."""
+    span = U.shape[-1]
+    if U.ndim == 2:
+        stops = np.clip(turn_cuts(model, U, z, mins), 1, span - 1)
+        B = len(U)
+        ex = np.zeros((1, B, 1)), np.ones((1, B))
+        got = solve_starts(model, U, z, mins, stops, *ex, chains)
+        if got is not None:
+            return got[0], got[1][0]
+    sol = solve_turn(model, turn_payoff(model, U, z, mins))
+    return sol.roll[:, 0, 0], sol.extras[0][:, 0, 0]
 
 
 @overload
@@ -664,13 +725,21 @@ def solve_game(
             [W[a, b + 1] if b + 1 < R else (W[a + 1, b] if a + 1 < R else 0.5) for a, b in rows]
         )
 
-        def solve(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, GameTurns]:
+        starts = O is None and not (rules.has_permanent if levels is None else levels)
+        if starts:  # the start values only (the offers need whole turns), U once per sum
+            U, mins = _game_U(rules, W, finals, rows, R), _bank_minimums(rules, rows[:, 0])
+            chains = finals.chains(model, rows)
+
+        def solve(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, GameTurns | None]:
+            if starts:
+                return (*game_starts(model, U, z, mins, chains), None)
             turns = solve_game_turns(model, W, finals, rows, z, O, levels)
             return turns.start(), turns.p_zilch(), turns
 
         val, turns = newton_on_pairs(rules, sigma, w, solve)
         W[rows[:, 0], rows[:, 1]] = val
         if O is not None:  # taking over n dice and t <= b: rolling them at (n, t)
+            assert turns is not None  # (whole turns where there are offers)
             sol = turns.levels()[0]
             top = rules.dice - (rules.hot_dice == "mandatory")  # never all dice: hot dice
             for i, (a, b) in enumerate(rows):

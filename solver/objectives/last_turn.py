@@ -18,6 +18,7 @@ from ..limits import MAX_UNITS, check_memory
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import StateValues, TurnLevels, TurnState, solve_levels
+from ..turn.starts import solve_starts, turn_cuts
 
 # Leader scores (final round) and deficits (game) are truncated where every player's chance
 # of getting there is below this (computed by reach_bound, not assumed).
@@ -47,7 +48,7 @@ def solve_last_turn(
 # (the chunks' solutions, their concatenation and its reordering, float64): measured 45 on
 # zilch-pyramiding (1 973 deficits, 82 states, 2 077 totals: 15.2 GB peak resident)
 LAST_TURN_BYTES = 48.0
-BATCH_BYTES = 1e9  # at most this much for one batch of a last turns' starts (starts_of)
+BATCH_BYTES = 1e9  # at most this much for one batch of a last turns' starts (last_turn_starts)
 
 
 def last_turn_bytes(model: TurnModel, rows: int, deficit: int) -> float:
@@ -60,21 +61,37 @@ def last_turn_bytes(model: TurnModel, rows: int, deficit: int) -> float:
     return LAST_TURN_BYTES * rows * model.states * (deficit + model.max_shift + 2) * levels
 
 
-def last_turn_starts(model: TurnModel, deficits: np.ndarray, on_board: bool = True) -> np.ndarray:
-    """P(win) from the start of a last turn (all dice, nothing at risk) against each deficit
-    (points): solve_last_turn(...)[0].roll[:, 0, 0].  Where that one solve would take more
-    than BATCH_BYTES (zilch-pyramiding: 15 GB for its 1 973 deficits), the deficits are
-    solved in batches that fit, each solution dropped once its starts are read (the values
-    agree with the one solve's to an ulp: a batch's grid is its own)."""
-    d = np.asarray(deficits)
-    top = int(d.max()) // model.rules.unit
-    per_row = last_turn_bytes(model, 1, top)
+def last_turn_starts(model: TurnModel, U: np.ndarray, on_board: bool) -> np.ndarray:
+    """P(win) at the start of last turns whose payoffs are U (B, H) over the points added
+    (1 beyond H: past the deficit the turn has won), what a game solve reads of them: the
+    start values alone (turn.starts, in C) where the rules have no permanent points, else
+    the levels' whole solution — in batches of rows where one solve would take more than
+    BATCH_BYTES (zilch-pyramiding: 15 GB for its 1 973 deficits; a batch's values agree
+    with the one solve's to an ulp, its grid being its own)."""
+    rules = model.rules
+    B, H = U.shape
+    if not rules.has_permanent:
+        U1 = np.concatenate([U, np.ones((B, 1))], axis=1)  # (a cut at H is inside the grid)
+        z = U[:, 0]  # a zilch adds nothing
+        mins = np.full(B, rules.min_bank_units(on_board))
+        stops = np.clip(turn_cuts(model, U1, z, mins), 1, H)
+        got = solve_starts(model, U1, z, mins, stops, np.zeros((0, B, 1)), np.zeros((0, B)))
+        if got is not None:
+            return got[0]
     # (a copy: a view would keep the whole solution alive)
-    start = lambda part: solve_last_turn(model, part, on_board)[0].roll[:, 0, 0].copy()  # noqa: E731
-    if per_row * len(d) <= BATCH_BYTES:
-        return start(d)
-    n = max(1, int(BATCH_BYTES // per_row))
-    return np.concatenate([start(d[i : i + n]) for i in range(0, len(d), n)])
+    start = lambda u: solve_levels(model, u, np.ones(len(u)), on_board)[0].roll[:, 0, 0].copy()  # noqa: E731
+    n = max(1, int(BATCH_BYTES // last_turn_bytes(model, 1, H - 1)))
+    if B <= n:
+        return start(U)
+    return np.concatenate([start(U[i : i + n]) for i in range(0, B, n)])
+
+
+def last_turn_start(model: TurnModel, deficits: np.ndarray, on_board: bool = True) -> np.ndarray:
+    """P(win) at the start of a last turn (all dice, nothing at risk) against each deficit
+    (points), behind one leader: solve_last_turn(...)[0].roll[:, 0, 0] (last_turn_starts)."""
+    rules = model.rules
+    d = np.asarray(deficits, dtype=np.int64) // rules.unit
+    return last_turn_starts(model, last_turn_payoff(rules.share(2), d, int(d.max()) + 1), on_board)
 
 
 def reach_target_turn(model: TurnModel, need: int, on_board: bool) -> TurnLevels:

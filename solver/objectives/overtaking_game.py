@@ -20,23 +20,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import solve_turn
+from ..turn.starts import ChainRows, FirstPassage, chain_table, solve_starts, turn_cuts
 from .game import (
     Checkpoint,
     Finals,
     SumCheckpoints,
     check_supported,
+    game_starts,
     newton_on_pairs,
     score_pairs,
     turn_payoff,
 )
-from .last_turn import solve_last_turn
+from .last_turn import last_turn_start
 
 if TYPE_CHECKING:
     from ..turn import TurnSolution
@@ -67,10 +69,31 @@ class OvertakingFinals:
         rules = model.rules
         no_tie = replace(model, rules=replace(rules, tie=0.0))
         totals = np.arange(len(next(iter(plain.opp.values())))) * rules.unit
-        strict = {
-            flag: solve_last_turn(no_tie, totals, flag)[0].roll[:, 0, 0] for flag in plain.opp
-        }
+        strict = {flag: last_turn_start(no_tie, totals, flag) for flag in plain.opp}
         return cls(plain, strict)
+
+    def chains(self, model: TurnModel, rows: np.ndarray) -> ChainRows | None:
+        """The must-roll state past the cut of the turns from rows (a, b) from chain tables
+        (Finals.chains): past the target a bank of t is worth 1 - the opponent's plain last
+        turn by the deficit where a > b (then t < d always), else 1 - strict[t], by t."""
+        plain = self.plain.chains(model, rows)
+        if plain is None or self.strict is None:
+            return plain
+        a, b = rows[:, 0], rows[:, 1]
+        if self.plain.built.get("strict model") is not model:
+            strict = [self.strict.get(f, self.strict[True]) for f in (False, True)]
+            parts = [chain_table(model, np.append(1.0 - x, 1.0)) for x in strict]
+            self.plain.built.update({"strict model": model, "strict": parts})
+        sa, sb = self.plain.built["strict"]  # (flags False, True; as in Finals._tables)
+        n = len(plain.alpha)
+        alpha = np.concatenate([plain.alpha, sa[0], sb[0]])
+        beta = np.concatenate([plain.beta, sa[1], sb[1]])
+        on = (b > 0) | (not self.plain.rules.entry_minimum)
+        t0 = self.plain.R - a  # the first bank reaching the target
+        base = np.where(on, n + len(sa[0]), n)
+        pos = np.where(a > b, plain.pos, base + t0)
+        length = np.where(a > b, plain.length, len(sa[0]) - t0)
+        return ChainRows(alpha, beta, plain.at, pos, length)
 
     def mine(self, final: np.ndarray, opp_score: np.ndarray, t: np.ndarray) -> np.ndarray:
         """The banker's chance with his score `final` against opp_score, having banked t."""
@@ -124,26 +147,31 @@ def _minimums(rules: RuleSet, a: np.ndarray, T: np.ndarray) -> np.ndarray:
     return np.where(T > 0, np.maximum(base, T + 1), base)
 
 
-def _solve_turns(
-    model: TurnModel, W: np.ndarray, finals: OvertakingFinals, states: np.ndarray, z: np.ndarray
-) -> TurnSolution:
-    """The turns from states (a, b, T), a zilch worth z, banking as W says."""
-    rules = model.rules
+def _bank_values(W: np.ndarray, finals: OvertakingFinals, states: np.ndarray) -> np.ndarray:
+    """U[i, t]: banking t from states[i] = (a, b, ...): the opponent moves from (b, a + t)
+    and must beat t; his last turn once a + t reaches the target."""
     R = W.shape[0]
-    a, b, T = states.T
-    D = finals.plain.D
-    span = R + D + 1
+    a, b = states[:, 0], states[:, 1]
+    span = R + finals.plain.D + 1
     t = np.arange(span)[None, :]
     final = a[:, None] + t
     inside = final < R
     U = np.empty(final.shape)
     tt = np.broadcast_to(t, final.shape)
     bb = np.broadcast_to(b[:, None], final.shape)
-    # banking t from (a, b): the opponent moves from (b, a + t) and must beat t
     U[inside] = 1.0 - W[bb[inside], final[inside], np.minimum(tt[inside], R - 1)]
     out = ~inside
     U[out] = finals.mine(final[out], bb[out], tt[out])
-    return solve_turn(model, turn_payoff(model, U, z, _minimums(rules, a, T)))
+    return U
+
+
+def _solve_turns(
+    model: TurnModel, W: np.ndarray, finals: OvertakingFinals, states: np.ndarray, z: np.ndarray
+) -> TurnSolution:
+    """The turns from states (a, b, T), a zilch worth z, banking as W says."""
+    a, T = states[:, 0], states[:, 2]
+    U = _bank_values(W, finals, states)
+    return solve_turn(model, turn_payoff(model, U, z, _minimums(model.rules, a, T)))
 
 
 def _previous_banks(rules: RuleSet, b: int) -> np.ndarray:
@@ -185,16 +213,32 @@ def solve_overtaking_game(
         if got[1]["W"].shape == W.shape and -1 <= nxt <= first:
             first, W = nxt, np.array(got[1]["W"])
     saver = SumCheckpoints(checkpoint, expect, checkpoint_every)
+    passage = FirstPassage.of(model, R) if model.single_choice else None
     for sigma in range(first, -1, -1):
         pairs = score_pairs(sigma, R)
-        _solve_pairs(model, W, finals, pairs, sigma)
-        rows = np.array(
-            [(a, b, T) for a, b in pairs for T in _previous_banks(rules, int(b))[1:]]
-        ).reshape(-1, 3)
-        for i in range(0, len(rows), ROWS):
-            st = rows[i : i + ROWS]
-            z = 1.0 - W[st[:, 1], st[:, 0], 0]
-            W[st[:, 0], st[:, 1], st[:, 2]] = _solve_turns(model, W, finals, st, z).roll[:, 0, 0]
+        states = np.concatenate([pairs, np.zeros((len(pairs), 1), int)], axis=1)
+        U = _bank_values(W, finals, states)
+        mins = _minimums(rules, pairs[:, 0], states[:, 2])
+        chains = finals.chains(model, pairs)
+
+        def solve(
+            z: np.ndarray, U: np.ndarray = U, mins: np.ndarray = mins, chains: Any = chains
+        ) -> tuple[np.ndarray, np.ndarray, None]:
+            return (*game_starts(model, U, z, mins, chains), None)
+
+        W[pairs[:, 0], pairs[:, 1], 0], _ = newton_on_pairs(
+            rules, sigma, np.full(len(pairs), 0.5), solve
+        )
+        if not _previous_from_one_turn(model, W, U, mins, chains, pairs, passage):
+            rows = np.array(
+                [(a, b, T) for a, b in pairs for T in _previous_banks(rules, int(b))[1:]]
+            ).reshape(-1, 3)
+            for i in range(0, len(rows), ROWS):
+                st = rows[i : i + ROWS]
+                z = 1.0 - W[st[:, 1], st[:, 0], 0]
+                W[st[:, 0], st[:, 1], st[:, 2]] = _solve_turns(model, W, finals, st, z).roll[
+                    :, 0, 0
+                ]
         saver.after(sigma, lambda: {"W": W})
         if progress:
             progress(sigma)
@@ -202,19 +246,38 @@ def solve_overtaking_game(
     return OvertakingGame(model, target, W, finals)
 
 
-def _solve_pairs(
-    model: TurnModel, W: np.ndarray, finals: OvertakingFinals, pairs: np.ndarray, sigma: int
-) -> None:
-    """The states (a, b, 0) of one sum: each zilch leads to the partner (b, a, 0); Newton on
-    the pairs as in the plain game."""
-    states = np.concatenate([pairs, np.zeros((len(pairs), 1), int)], axis=1)
-
-    def solve(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, TurnSolution]:
-        sol = _solve_turns(model, W, finals, states, z)
-        return sol.roll[:, 0, 0], sol.extras[0][:, 0, 0], sol
-
-    val, _ = newton_on_pairs(model.rules, sigma, np.full(len(pairs), 0.5), solve)
-    W[pairs[:, 0], pairs[:, 1], 0] = val
+def _previous_from_one_turn(
+    model: TurnModel,
+    W: np.ndarray,
+    U: np.ndarray,
+    mins: np.ndarray,
+    chains: ChainRows | None,
+    pairs: np.ndarray,
+    passage: FirstPassage | None,
+) -> bool:
+    """W[a, b, T] for every previous bank T > 0 of the pairs (a, b) of a sum, from one turn
+    of each pair (solve_starts' family of minimums): the turn from (a, b, T) is the turn
+    from (a, b, 0) with no bank below T + 1, the same payoffs and the same zilch, so past
+    T it is that turn, and below it (one choice per outcome) it only rolls: the chances of
+    where it first passes T (FirstPassage) weigh the pair's own turn there.  False where
+    this does not apply (the kernel not built, or choices to make): whole turns then."""
+    if passage is None:
+        return False
+    rules = model.rules
+    a, b = pairs[:, 0], pairs[:, 1]
+    z = 1.0 - W[b, a, 0]
+    span = U.shape[1]
+    low = max(rules.min_bank_units(True), 1)
+    count = np.maximum(b - low + 1, 0)
+    stops = np.clip(turn_cuts(model, U, z, mins), 1, span - 1)
+    ex = np.zeros((1, len(pairs), 1)), np.ones((1, len(pairs)))
+    got = solve_starts(model, U, z, mins, stops, *ex, chains, (passage, low + 1 + 0 * b, count))
+    if got is None or len(got) < 3:
+        return False
+    rows = np.repeat(np.arange(len(pairs)), count)
+    T = low + np.arange(len(rows)) - np.repeat(np.cumsum(count) - count, count)
+    W[a[rows], b[rows], T] = got[2]
+    return True
 
 
 # seconds per R**4 (a sum's states grow as R**2, their turns' totals as R), measured:

@@ -54,125 +54,196 @@ static inline double dot(const double *v, const int64_t *off, const double *prob
     return (a0 + a1) + (a2 + a3);
 }
 
-/* Everything one backward pass reads and writes (see the top of the file). */
+/* The model's choices and outcomes as the passes read them (see the top of the file). */
 typedef struct {
-    double *flat, *roll, *ex_flat;
-    const int64_t *slot, *shift, *opt_start, *opt_end, *start, *offset, *length;
+    const int64_t *slot, *shift, *opt_start, *opt_end;
     const Py_ssize_t *out_first;
-    const double *prob, *pz, *zilch, *bank, *ex_bank, *ex_zilch;
-    Py_ssize_t B, total, K, O, S, L, E, bS, zero;
+    const double *prob, *pz;
+    Py_ssize_t K, O, S, E, zero;
     int single;                 /* one choice per outcome (forced set-aside): no maximum */
-} Sweep;
+} Model;
 
-/* Rows b0..b1-1 (independent problems): a thread's share, with its own scratch space. */
+/* Scratch space of one thread: the roll values by group, the extras', each outcome's chosen
+ * next state and each choice's. */
 typedef struct {
-    const Sweep *w;
-    Py_ssize_t b0, b1;
     double *Rn, *Re;
     int64_t *off, *base;
-} Part;
+} Scratch;
 
-static void *sweep(void *arg)
+static int scratch_alloc(Scratch *sc, const Model *m)
 {
-    const Part *part = arg;
-    const Sweep *w = part->w;
-    double *Rn = part->Rn, *Re = part->Re;
-    int64_t *off = part->off, *base = part->base;
-    const int64_t *opt_start = w->opt_start, *opt_end = w->opt_end;
-    const Py_ssize_t *out_first = w->out_first;
-    const double *prob = w->prob, *pz = w->pz;
-    Py_ssize_t B = w->B, S = w->S, L = w->L, E = w->E, bS = w->bS, N = S - 1;
-    for (Py_ssize_t b = part->b0; b < part->b1; b++) {
-        Py_ssize_t Lb = w->length[b];
-        double *fb = w->flat + w->offset[b];
-        /* this row's offset of each choice's next state */
-        for (Py_ssize_t k = 0; k < w->K; k++) base[k] = w->slot[k] * Lb + w->shift[k];
-        for (Py_ssize_t o = 0; o < w->O; o++) off[o] = base[opt_start[o]];
-        for (int64_t r = w->start[b]; r >= 0; r--) {
-            const double *v = fb + r;
-            /* the best choice of each outcome (the first of equals), then V by dice count */
-            for (Py_ssize_t o = 0; o < w->O && !w->single; o++) {
-                int64_t bk = opt_start[o];
-                double best = v[base[bk]];
-                for (int64_t k = bk + 1; k < opt_end[o]; k++)
-                    if (v[base[k]] > best) { best = v[base[k]]; bk = k; }
-                off[o] = base[bk];
-            }
+    Py_ssize_t N = m->S > 1 ? m->S - 1 : 1;
+    sc->Rn = malloc(sizeof(double) * N);
+    sc->Re = malloc(sizeof(double) * (m->E * N + 1));
+    sc->off = malloc(sizeof(int64_t) * (m->O + 1));
+    sc->base = malloc(sizeof(int64_t) * (m->K + 1));
+    return sc->Rn != NULL && sc->Re != NULL && sc->off != NULL && sc->base != NULL;
+}
+
+static void scratch_free(Scratch *sc)
+{
+    free(sc->Rn);
+    free(sc->Re);
+    free(sc->off);
+    free(sc->base);
+}
+
+/* One row's backward pass over the totals r = r0 down to 0.  V of state s at total r is
+ * fb[s * Lb + r] (read for r > r0, written for r <= r0), extra j's at
+ * ex[j * estride + s * Lb + r]; banking in state s is worth bank[s * bstride + r] (-inf:
+ * not allowed), extra j's bank payoff exbank[j * xstride + r], its zilch exzilch[j * zstride];
+ * roll (or NULL): the value of rolling, written at roll[s * rstride + r]. */
+static void pass_row(const Model *m, Scratch *sc, double *fb, Py_ssize_t Lb, int64_t r0,
+                     double zilch, const double *bank, Py_ssize_t bstride, double *roll,
+                     Py_ssize_t rstride, double *ex, Py_ssize_t estride, const double *exbank,
+                     Py_ssize_t xstride, const double *exzilch, Py_ssize_t zstride)
+{
+    double *Rn = sc->Rn, *Re = sc->Re;
+    int64_t *off = sc->off, *base = sc->base;
+    const int64_t *opt_start = m->opt_start, *opt_end = m->opt_end;
+    const Py_ssize_t *out_first = m->out_first;
+    const double *prob = m->prob, *pz = m->pz;
+    Py_ssize_t S = m->S, E = m->E, N = S - 1;
+    /* this row's offset of each choice's next state */
+    for (Py_ssize_t k = 0; k < m->K; k++) base[k] = m->slot[k] * Lb + m->shift[k];
+    for (Py_ssize_t o = 0; o < m->O; o++) off[o] = base[opt_start[o]];
+    for (int64_t r = r0; r >= 0; r--) {
+        const double *v = fb + r;
+        /* the best choice of each outcome (the first of equals), then V by dice count */
+        for (Py_ssize_t o = 0; o < m->O && !m->single; o++) {
+            int64_t bk = opt_start[o];
+            double best = v[base[bk]];
+            for (int64_t k = bk + 1; k < opt_end[o]; k++)
+                if (v[base[k]] > best) { best = v[base[k]]; bk = k; }
+            off[o] = base[bk];
+        }
+        for (Py_ssize_t n = 0; n < N; n++)
+            Rn[n] = dot(v, off, prob, out_first[n], out_first[n + 1]) + pz[n + 1] * zilch;
+        /* the extras under the same choices */
+        for (Py_ssize_t j = 0; j < E; j++) {
+            const double *ev = ex + j * estride + r;
             for (Py_ssize_t n = 0; n < N; n++)
-                Rn[n] = dot(v, off, prob, out_first[n], out_first[n + 1])
-                        + pz[n + 1] * w->zilch[b];
-            /* the extras under the same choices */
-            for (Py_ssize_t j = 0; j < E; j++) {
-                const double *ev = w->ex_flat + j * w->total + w->offset[b] + r;
-                for (Py_ssize_t n = 0; n < N; n++)
-                    Re[j * N + n] = dot(ev, off, prob, out_first[n], out_first[n + 1])
-                                    + pz[n + 1] * w->ex_zilch[j * B + b];
-            }
-            for (Py_ssize_t s = 0; s < S; s++) {
-                Py_ssize_t n = s == 0 ? w->zero : s - 1;
-                double rv = Rn[n], bv = w->bank[(b * bS + (bS > 1 ? s : 0)) * L + r];
-                int banks = s > 0 && bv >= rv;
-                if (w->roll) w->roll[(b * S + s) * L + r] = rv;
-                fb[s * Lb + r] = banks ? bv : rv;
-                for (Py_ssize_t j = 0; j < E; j++)
-                    w->ex_flat[j * w->total + w->offset[b] + s * Lb + r] =
-                        banks ? w->ex_bank[(j * B + b) * L + r] : Re[j * N + n];
-            }
+                Re[j * N + n] = dot(ev, off, prob, out_first[n], out_first[n + 1])
+                                + pz[n + 1] * exzilch[j * zstride];
+        }
+        for (Py_ssize_t s = 0; s < S; s++) {
+            Py_ssize_t n = s == 0 ? m->zero : s - 1;
+            double rv = Rn[n], bv = bank[s * bstride + r];
+            int banks = s > 0 && bv >= rv;
+            if (roll) roll[s * rstride + r] = rv;
+            fb[s * Lb + r] = banks ? bv : rv;
+            for (Py_ssize_t j = 0; j < E; j++)
+                ex[j * estride + s * Lb + r] = banks ? exbank[j * xstride + r] : Re[j * N + n];
         }
     }
-    return NULL;
 }
 
 #define MAX_THREADS 8
 
-/* The rows split into `threads` parts of about equal work (start[b] + 1 totals each), the
- * first run here and the others on threads of their own: rows never read each other. */
-static int run(const Sweep *w, int threads)
+/* Rows b0..b1-1 (independent problems): a thread's share. */
+typedef struct {
+    const void *w;
+    Py_ssize_t b0, b1;
+    int ok;
+} Part;
+
+/* The rows split into `threads` parts of about equal work (weight[b] each), the first run
+ * here and the others on threads of their own: rows never read each other. */
+static int run_rows(void *(*fn)(void *), const void *w, Py_ssize_t B, const double *weight,
+                    int threads)
 {
     Part parts[MAX_THREADS];
-    Py_ssize_t N = w->S > 1 ? w->S - 1 : 1;
     double total = 0.0, done = 0.0;
-    for (Py_ssize_t b = 0; b < w->B; b++) total += (double)(w->start[b] + 1);
+    for (Py_ssize_t b = 0; b < B; b++) total += weight[b];
     if (threads < 1) threads = 1;
     if (threads > MAX_THREADS) threads = MAX_THREADS;
     Py_ssize_t b = 0;
     for (int t = 0; t < threads; t++) {
         parts[t].w = w;
         parts[t].b0 = b;
-        while (b < w->B && (t == threads - 1 || done < total * (t + 1) / threads))
-            done += (double)(w->start[b++] + 1);
+        parts[t].ok = 1;
+        while (b < B && (t == threads - 1 || done < total * (t + 1) / threads))
+            done += weight[b++];
         parts[t].b1 = b;
-        parts[t].Rn = malloc(sizeof(double) * N);
-        parts[t].Re = malloc(sizeof(double) * (w->E * N + 1));
-        parts[t].off = malloc(sizeof(int64_t) * (w->O + 1));
-        parts[t].base = malloc(sizeof(int64_t) * (w->K + 1));
     }
-    int ok = 1;
-    for (int t = 0; t < threads; t++)
-        ok &= parts[t].Rn != NULL && parts[t].Re != NULL && parts[t].off != NULL &&
-              parts[t].base != NULL;
-    if (ok) {
 #ifdef KERNEL_THREADS
-        pthread_t tid[MAX_THREADS];
-        int started[MAX_THREADS] = {0};
-        for (int t = 1; t < threads; t++)
-            started[t] = pthread_create(&tid[t], NULL, sweep, &parts[t]) == 0;
-        sweep(&parts[0]);
-        for (int t = 1; t < threads; t++) {
-            if (started[t]) pthread_join(tid[t], NULL);
-            else sweep(&parts[t]);      /* no thread to be had: do it here */
-        }
+    pthread_t tid[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    for (int t = 1; t < threads; t++)
+        started[t] = pthread_create(&tid[t], NULL, fn, &parts[t]) == 0;
+    fn(&parts[0]);
+    for (int t = 1; t < threads; t++) {
+        if (started[t]) pthread_join(tid[t], NULL);
+        else fn(&parts[t]);         /* no thread to be had: do it here */
+    }
 #else
-        for (int t = 0; t < threads; t++) sweep(&parts[t]);
+    for (int t = 0; t < threads; t++) fn(&parts[t]);
 #endif
-    }
-    for (int t = 0; t < threads; t++) {
-        free(parts[t].Rn);
-        free(parts[t].Re);
-        free(parts[t].off);
-        free(parts[t].base);
-    }
+    int ok = 1;
+    for (int t = 0; t < threads; t++) ok &= parts[t].ok;
     return ok;
+}
+
+/* Everything one backward pass reads and writes (see the top of the file). */
+typedef struct {
+    Model m;
+    double *flat, *roll, *ex_flat;
+    const int64_t *start, *offset, *length;
+    const double *zilch, *bank, *ex_bank, *ex_zilch;
+    Py_ssize_t B, total, L, bS;
+} Sweep;
+
+static void *sweep(void *arg)
+{
+    Part *part = arg;
+    const Sweep *w = part->w;
+    Scratch sc;
+    if (!scratch_alloc(&sc, &w->m)) {
+        part->ok = 0;
+        scratch_free(&sc);
+        return NULL;
+    }
+    Py_ssize_t B = w->B, S = w->m.S, L = w->L, bS = w->bS;
+    for (Py_ssize_t b = part->b0; b < part->b1; b++)
+        pass_row(&w->m, &sc, w->flat + w->offset[b], w->length[b], w->start[b], w->zilch[b],
+                 w->bank + b * bS * L, bS > 1 ? L : 0, w->roll ? w->roll + b * S * L : NULL, L,
+                 w->ex_flat + w->offset[b], w->total, w->ex_bank + b * L, B * L,
+                 w->ex_zilch + b, B);
+    scratch_free(&sc);
+    return NULL;
+}
+
+/* Outcomes come grouped by dice count (group): out_first[n] is the first of group n. */
+static Py_ssize_t *groups_first(const int64_t *on, Py_ssize_t O, Py_ssize_t S)
+{
+    Py_ssize_t *out_first = malloc(sizeof(Py_ssize_t) * (S > 0 ? S : 1));
+    if (out_first == NULL) return NULL;
+    for (Py_ssize_t n = 0, o = 0; n < S; n++) {
+        while (o < O && on[o] < n) o++;
+        out_first[n] = o;
+    }
+    return out_first;
+}
+
+static void model_of(Model *m, Py_buffer *slot, Py_buffer *shift, Py_buffer *opt_start,
+                     Py_buffer *opt_end, Py_buffer *prob, Py_buffer *pz, Py_ssize_t S,
+                     Py_ssize_t E, Py_ssize_t zero)
+{
+    m->slot = slot->buf;
+    m->shift = shift->buf;
+    m->opt_start = opt_start->buf;
+    m->opt_end = opt_end->buf;
+    m->prob = prob->buf;
+    m->pz = pz->buf;
+    m->K = slot->len / (Py_ssize_t)sizeof(int64_t);
+    m->O = prob->len / (Py_ssize_t)sizeof(double);
+    m->S = S;
+    m->E = E;
+    m->zero = zero >= 0 && zero < S - 1 ? zero : S - 2;
+    m->single = 1;
+    for (Py_ssize_t o = 0; o < m->O; o++)
+        m->single &= m->opt_end[o] == m->opt_start[o] + 1;
+    m->out_first = NULL;
 }
 
 static PyObject *backward(PyObject *self, PyObject *args)
@@ -189,52 +260,346 @@ static PyObject *backward(PyObject *self, PyObject *args)
         return NULL;
     Sweep w;
     w.B = zilch.len / (Py_ssize_t)sizeof(double);
+    Py_ssize_t E = w.B ? ex_zilch.len / (Py_ssize_t)sizeof(double) / w.B : 0;
+    model_of(&w.m, &slot, &shift, &opt_start, &opt_end, &prob, &pz, S, E, zero);
     w.total = flat.len / (Py_ssize_t)sizeof(double);
-    w.K = slot.len / (Py_ssize_t)sizeof(int64_t);
-    w.O = prob.len / (Py_ssize_t)sizeof(double);
-    w.E = w.B ? ex_zilch.len / (Py_ssize_t)sizeof(double) / w.B : 0;
     w.bS = w.B && L ? bank.len / (Py_ssize_t)sizeof(double) / (w.B * L) : 1;
-    w.S = S;
     w.L = L;
-    w.zero = zero >= 0 && zero < S - 1 ? zero : S - 2;
     w.flat = flat.buf;
     w.roll = roll.len ? roll.buf : NULL;
     w.ex_flat = ex_flat.buf;
-    w.slot = slot.buf;
-    w.shift = shift.buf;
-    w.opt_start = opt_start.buf;
-    w.opt_end = opt_end.buf;
     w.start = start.buf;
     w.offset = offset.buf;
     w.length = length.buf;
-    w.prob = prob.buf;
-    w.pz = pz.buf;
     w.zilch = zilch.buf;
     w.bank = bank.buf;
     w.ex_bank = ex_bank.buf;
     w.ex_zilch = ex_zilch.buf;
-    w.single = 1;
-    for (Py_ssize_t o = 0; o < w.O; o++)
-        w.single &= ((const int64_t *)opt_end.buf)[o] == ((const int64_t *)opt_start.buf)[o] + 1;
-    /* outcomes come grouped by dice count: out_first[n] is the first of n + 1 dice */
-    Py_ssize_t *out_first = malloc(sizeof(Py_ssize_t) * (S > 0 ? S : 1));
+    Py_ssize_t *out_first = groups_first(out_n.buf, w.m.O, S);
+    double *weight = malloc(sizeof(double) * (w.B ? w.B : 1));
     int ok = 0;
-    if (out_first != NULL) {
-        const int64_t *on = out_n.buf;
-        for (Py_ssize_t n = 0, o = 0; n < S; n++) {
-            while (o < w.O && on[o] < n) o++;
-            out_first[n] = o;
-        }
-        w.out_first = out_first;
+    if (out_first != NULL && weight != NULL) {
+        w.m.out_first = out_first;
+        for (Py_ssize_t b = 0; b < w.B; b++) weight[b] = (double)(w.start[b] + 1);
         Py_BEGIN_ALLOW_THREADS
-        ok = run(&w, threads);
+        ok = run_rows(sweep, &w, w.B, weight, threads);
         Py_END_ALLOW_THREADS
     }
     free(out_first);
+    free(weight);
     Py_buffer *all[] = {&flat, &slot, &shift, &opt_start, &opt_end, &out_n, &prob, &pz, &zilch,
                         &bank, &roll, &start, &offset, &length, &ex_flat, &ex_bank, &ex_zilch};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) PyBuffer_Release(all[i]);
     if (!ok) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+/* Sum of prob[o] * v[o] over the outcomes o0..o1, in the four accumulators of dot. */
+static inline double dot_direct(const double *v, const double *prob, Py_ssize_t o0, Py_ssize_t o1)
+{
+    double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+    Py_ssize_t o = o0;
+    for (; o + 3 < o1; o += 4) {
+        a0 += prob[o] * v[o];
+        a1 += prob[o + 1] * v[o + 1];
+        a2 += prob[o + 2] * v[o + 2];
+        a3 += prob[o + 3] * v[o + 3];
+    }
+    for (; o < o1; o++) a0 += prob[o] * v[o];
+    return (a0 + a1) + (a2 + a3);
+}
+
+/* game_starts: the values at the start of game turns (state 0, nothing at risk) and the
+ * extras' there, without the grid of a whole solution.  Row b banks at U[b, r] (1 beyond
+ * span), from r >= mins[b]; past its cut stops[b] every free state banks (the caller shows
+ * it: turn_payoff's cut), so its backward pass starts at stops[b] - 1; where hot dice are
+ * mandatory (hot[k]: choice k leads back to the must-roll state) the must-roll state past
+ * the cut is its own recursion over the totals up to span, free states banking, and beyond
+ * span its limit (free states worth 1, hot dice again with probability p_hot).  The extras
+ * ex_bank (E, B, spanE; 0 beyond), ex_zilch (E, B) are valued under the same choices.
+ * Chain tables (one choice per outcome: the must-roll state's value past the cut is then
+ * alpha + beta z, its zilch chance beta, functions of a deficit that many rows share): from
+ * r >= tab_at[b] on, the value is alpha[i] + beta[i] z[b] at i = tab_pos[b] + (r - tab_at[b])
+ * * tab_stride[b] (the one extra, the zilch chance, beta[i]); past tab_len[b] entries, the
+ * limit.  tab_at[b] >= span + maxshift: no table. */
+typedef struct {
+    Model m;
+    const double *U, *z, *ex_bank, *ex_zilch, *alpha, *beta;
+    const int64_t *mins, *stops, *hot, *tab_at, *tab_pos, *tab_len, *tab_stride;
+    double *out_v, *out_ex;
+    Py_ssize_t B, span, spanE, maxshift;
+    double p_hot;
+    int chain;
+    /* the family of minimums (with_minimum): row b's values with the minimums fam_first[b]
+     * .. + fam_count[b] - 1 to fam_out[fam_pos[b] ..]; fam_count NULL: none */
+    const double *q, *zq;
+    const int64_t *fam_first, *fam_count, *fam_pos;
+    double *fam_out;
+    Py_ssize_t n_m;
+} Starts;
+
+/* A thread's space for one row of game_starts at a time. */
+typedef struct {
+    Scratch sc;
+    double *V, *EX, *bankrow, *exrow, *V0, *EX0, *best, *chosen;
+    int64_t *pick;
+} RowSpace;
+
+static int row_alloc(RowSpace *rs, const Starts *w)
+{
+    const Model *m = &w->m;
+    Py_ssize_t S = m->S, E = m->E, top = w->span + w->maxshift + 1;
+    int ok = scratch_alloc(&rs->sc, m);
+    rs->V = malloc(sizeof(double) * S * top);
+    rs->EX = malloc(sizeof(double) * (E * S * top + 1));
+    rs->bankrow = malloc(sizeof(double) * top);
+    rs->exrow = malloc(sizeof(double) * (E * top + 1));
+    rs->V0 = malloc(sizeof(double) * top);
+    rs->EX0 = malloc(sizeof(double) * (E * top + 1));
+    rs->best = malloc(sizeof(double) * (m->O + 1));
+    rs->chosen = malloc(sizeof(double) * (m->O + 1));
+    rs->pick = malloc(sizeof(int64_t) * (m->O + 1));
+    return ok && rs->V && rs->EX && rs->bankrow && rs->exrow && rs->V0 && rs->EX0 && rs->best &&
+           rs->chosen && rs->pick;
+}
+
+static void row_free(RowSpace *rs)
+{
+    scratch_free(&rs->sc);
+    free(rs->V);
+    free(rs->EX);
+    free(rs->bankrow);
+    free(rs->exrow);
+    free(rs->V0);
+    free(rs->EX0);
+    free(rs->best);
+    free(rs->chosen);
+    free(rs->pick);
+}
+
+/* Row b's values (and extras') on its grid r < Lb (returned): V[s * Lb + r]; past the cut
+ * the must-roll state's in V0[r] for r < span + maxshift + 1 (where hot dice are mandatory). */
+static Py_ssize_t solve_row(const Starts *w, RowSpace *rs, Py_ssize_t b)
+{
+    const Model *m = &w->m;
+    Py_ssize_t S = m->S, E = m->E, B = w->B, span = w->span, spanE = w->spanE;
+    Py_ssize_t top = span + w->maxshift + 1;
+    double *V = rs->V, *EX = rs->EX, *V0 = rs->V0, *EX0 = rs->EX0;
+    Py_ssize_t o0 = m->out_first[m->zero], o1 = m->out_first[m->zero + 1];
+    double pzN = m->pz[m->zero + 1];
+    const double *Ub = w->U + b * span;
+    double zb = w->z[b];
+    int64_t stop = w->stops[b];
+    Py_ssize_t Lb = stop + w->maxshift + 1;
+    if (w->chain) { /* the must-roll state past the cut, from span down */
+        double lim = (1.0 - pzN - w->p_hot + pzN * zb) / (1.0 - w->p_hot);
+        for (Py_ssize_t r = span; r < top; r++) V0[r] = lim;
+        for (Py_ssize_t j = 0; j < E; j++) {
+            double elim = pzN * w->ex_zilch[j * B + b] / (1.0 - w->p_hot);
+            for (Py_ssize_t r = span; r < top; r++) EX0[j * top + r] = elim;
+        }
+        int64_t at = w->tab_at[b] > stop ? w->tab_at[b] : stop;
+        for (int64_t r = at; r < top; r++) { /* the table's part, then its limit */
+            int64_t i = (r - w->tab_at[b]) * w->tab_stride[b];
+            if (i < w->tab_len[b]) {
+                i += w->tab_pos[b];
+                V0[r] = w->alpha[i] + w->beta[i] * zb;
+                if (E) EX0[r] = w->beta[i];
+            } else {
+                V0[r] = lim;
+                if (E) EX0[r] = pzN * w->ex_zilch[b] / (1.0 - w->p_hot);
+            }
+        }
+        for (int64_t r = (at < span ? at : span) - 1; r >= stop; r--) {
+            for (Py_ssize_t o = o0; o < o1; o++) {
+                int64_t bk = -1;
+                double bv = 0.0;
+                for (int64_t k = m->opt_start[o]; k < m->opt_end[o]; k++) {
+                    int64_t t = r + m->shift[k];
+                    double v = w->hot[k] ? V0[t] : (t < span ? Ub[t] : 1.0);
+                    if (bk < 0 || v > bv) { bv = v; bk = k; }
+                }
+                rs->best[o] = bv;
+                rs->pick[o] = bk;
+            }
+            V0[r] = dot_direct(rs->best, m->prob, o0, o1) + pzN * zb;
+            for (Py_ssize_t j = 0; j < E; j++) {
+                const double *xb = w->ex_bank + (j * B + b) * spanE;
+                for (Py_ssize_t o = o0; o < o1; o++) {
+                    int64_t k = rs->pick[o], t = r + m->shift[k];
+                    rs->chosen[o] = w->hot[k] ? EX0[j * top + t] : (t < spanE ? xb[t] : 0.0);
+                }
+                EX0[j * top + r] = dot_direct(rs->chosen, m->prob, o0, o1)
+                                   + pzN * w->ex_zilch[j * B + b];
+            }
+        }
+    }
+    /* past the cut every free state banks; below it the backward pass */
+    for (Py_ssize_t r = stop; r < Lb; r++) {
+        double u = r < span ? Ub[r] : 1.0;
+        V[r] = w->chain ? V0[r] : 0.0;
+        for (Py_ssize_t s = 1; s < S; s++) V[s * Lb + r] = u;
+        for (Py_ssize_t j = 0; j < E; j++) {
+            const double *xb = w->ex_bank + (j * B + b) * spanE;
+            double e = r < spanE ? xb[r] : 0.0;
+            EX[j * S * Lb + r] = w->chain ? EX0[j * top + r] : 0.0;
+            for (Py_ssize_t s = 1; s < S; s++) EX[j * S * Lb + s * Lb + r] = e;
+        }
+    }
+    for (int64_t r = 0; r < stop; r++) rs->bankrow[r] = r >= w->mins[b] ? Ub[r] : -INFINITY;
+    for (Py_ssize_t j = 0; j < E; j++) {
+        const double *xb = w->ex_bank + (j * B + b) * spanE;
+        for (int64_t r = 0; r < stop; r++) rs->exrow[j * top + r] = r < spanE ? xb[r] : 0.0;
+    }
+    pass_row(m, &rs->sc, V, Lb, stop - 1, zb, rs->bankrow, 0, NULL, 0, EX, S * Lb, rs->exrow,
+             top, w->ex_zilch + b, B);
+    return Lb;
+}
+
+/* The value at the start of row b's turn where no bank is allowed below m > mins[b]: the
+ * turn first reaches m in state s at total m + j with probability q[(m * S + s) * (H + 1) + j]
+ * (H: the largest shift; one choice per outcome, so nothing is chosen on the way), or zilches
+ * before with probability zq[m]; from there on it is row b's own turn. */
+static double with_minimum(const Starts *w, const RowSpace *rs, Py_ssize_t b, Py_ssize_t Lb,
+                           int64_t m)
+{
+    Py_ssize_t S = w->m.S, H = w->maxshift, span = w->span;
+    const double *q = w->q + m * S * (H + 1), *Ub = w->U + b * span;
+    double acc = w->zq[m] * w->z[b];
+    for (Py_ssize_t s = 0; s < S; s++)
+        for (Py_ssize_t j = 0; j <= H; j++) {
+            double p = q[s * (H + 1) + j];
+            if (p == 0.0) continue;
+            int64_t r = m + j;
+            double v = r < Lb ? rs->V[s * Lb + r]
+                       : s > 0 ? (r < span ? Ub[r] : 1.0)
+                               : rs->V0[r];
+            acc += p * v;
+        }
+    return acc;
+}
+
+static void *starts(void *arg)
+{
+    Part *part = arg;
+    const Starts *w = part->w;
+    Py_ssize_t E = w->m.E, B = w->B;
+    RowSpace rs;
+    int ok = row_alloc(&rs, w);
+    for (Py_ssize_t b = part->b0; ok && b < part->b1; b++) {
+        Py_ssize_t Lb = solve_row(w, &rs, b);
+        w->out_v[b] = rs.V[0];
+        for (Py_ssize_t j = 0; j < E; j++) w->out_ex[j * B + b] = rs.EX[j * w->m.S * Lb];
+        for (int64_t i = 0; i < (w->fam_count ? w->fam_count[b] : 0); i++) {
+            int64_t m = w->fam_first[b] + i;
+            w->fam_out[w->fam_pos[b] + i] =
+                m <= w->mins[b] ? rs.V[0] : with_minimum(w, &rs, b, Lb, m);
+        }
+    }
+    part->ok = ok;
+    row_free(&rs);
+    return NULL;
+}
+
+static PyObject *game_starts(PyObject *self, PyObject *args)
+{
+    Py_buffer U, z, mins, stops, slot, shift, opt_start, opt_end, out_n, prob, pz, hot, ex_bank,
+        ex_zilch, out_v, out_ex, alpha, beta, tab_at, tab_pos, tab_len, tab_stride, q, zq,
+        fam_first, fam_count, fam_pos, fam_out;
+    Py_ssize_t S, span, spanE, maxshift, zero;
+    double p_hot;
+    int chain, threads;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*y*y*w*w*y*y*y*y*y*y*y*y*y*y*y*w*nnnndpni",
+                          &U, &z, &mins, &stops, &slot, &shift, &opt_start, &opt_end, &out_n,
+                          &prob, &pz, &hot, &ex_bank, &ex_zilch, &out_v, &out_ex, &alpha, &beta,
+                          &tab_at, &tab_pos, &tab_len, &tab_stride, &q, &zq, &fam_first,
+                          &fam_count, &fam_pos, &fam_out, &S, &span, &spanE, &maxshift, &p_hot,
+                          &chain, &zero, &threads))
+        return NULL;
+    Starts w;
+    w.B = z.len / (Py_ssize_t)sizeof(double);
+    Py_ssize_t E = w.B ? ex_zilch.len / (Py_ssize_t)sizeof(double) / w.B : 0;
+    model_of(&w.m, &slot, &shift, &opt_start, &opt_end, &prob, &pz, S, E, zero);
+    w.U = U.buf;
+    w.z = z.buf;
+    w.mins = mins.buf;
+    w.stops = stops.buf;
+    w.hot = hot.buf;
+    w.ex_bank = ex_bank.buf;
+    w.ex_zilch = ex_zilch.buf;
+    w.out_v = out_v.buf;
+    w.out_ex = out_ex.buf;
+    w.alpha = alpha.buf;
+    w.beta = beta.buf;
+    w.tab_at = tab_at.buf;
+    w.tab_pos = tab_pos.buf;
+    w.tab_len = tab_len.buf;
+    w.tab_stride = tab_stride.buf;
+    int family = fam_count.len > 0;
+    w.q = q.buf;
+    w.zq = zq.buf;
+    w.fam_first = fam_first.buf;
+    w.fam_count = family ? fam_count.buf : NULL;
+    w.fam_pos = fam_pos.buf;
+    w.fam_out = fam_out.buf;
+    w.n_m = zq.len / (Py_ssize_t)sizeof(double);
+    w.span = span;
+    w.spanE = spanE;
+    w.maxshift = maxshift;
+    w.p_hot = p_hot;
+    w.chain = chain;
+    int ok = U.len == (Py_ssize_t)sizeof(double) * w.B * span && out_v.len == z.len &&
+             out_ex.len == ex_zilch.len && ex_bank.len == ex_zilch.len * spanE &&
+             mins.len == (Py_ssize_t)sizeof(int64_t) * w.B && stops.len == mins.len &&
+             hot.len == slot.len && alpha.len == beta.len && tab_at.len == mins.len &&
+             tab_pos.len == mins.len && tab_len.len == mins.len && tab_stride.len == mins.len &&
+             (!family || (fam_first.len == mins.len && fam_count.len == mins.len &&
+                          fam_pos.len == mins.len && q.len == zq.len * S * (maxshift + 1)));
+    Py_ssize_t n_tab = alpha.len / (Py_ssize_t)sizeof(double);
+    for (Py_ssize_t b = 0; ok && b < w.B; b++) {
+        int64_t at = w.tab_at[b], pos = w.tab_pos[b], len = w.tab_len[b], st = w.tab_stride[b];
+        ok = w.stops[b] >= 1 && w.stops[b] < span &&
+             (at >= span + maxshift || (at >= 0 && pos >= 0 && len >= 0 && st >= 1 &&
+                                        pos + len <= n_tab && E <= 1));
+        if (ok && family) { /* minimums within q, outputs within fam_out */
+            int64_t first = w.fam_first[b], n = w.fam_count[b], at_out = w.fam_pos[b];
+            ok = first >= 1 && n >= 0 && first + n <= w.n_m && at_out >= 0 &&
+                 at_out + n <= fam_out.len / (Py_ssize_t)sizeof(double) &&
+                 first + n - 1 + maxshift < span + maxshift + 1;
+        }
+    }
+
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "game_starts: arrays of the wrong sizes");
+    } else {
+        Py_ssize_t *out_first = groups_first(out_n.buf, w.m.O, S);
+        double *weight = malloc(sizeof(double) * (w.B ? w.B : 1));
+        ok = out_first != NULL && weight != NULL;
+        if (ok) {
+            w.m.out_first = out_first;
+            Py_ssize_t kn = 0;  /* the must-roll state's choices */
+            for (Py_ssize_t o = out_first[w.m.zero]; o < out_first[w.m.zero + 1]; o++)
+                kn += w.m.opt_end[o] - w.m.opt_start[o];
+            for (Py_ssize_t b = 0; b < w.B; b++) {
+                double cut = (double)w.stops[b];
+                double hi = (double)(w.tab_at[b] < span ? w.tab_at[b] : span);
+                weight[b] = cut * (double)(w.m.K + S) + (chain && hi > cut ? (hi - cut) * kn : 0.0) +
+                            (family ? (double)w.fam_count[b] * S * (maxshift + 1) : 0.0);
+            }
+            Py_BEGIN_ALLOW_THREADS
+            ok = run_rows(starts, &w, w.B, weight, threads);
+            Py_END_ALLOW_THREADS
+        }
+        free(out_first);
+        free(weight);
+        if (!ok) PyErr_NoMemory();
+    }
+    Py_buffer *all[] = {&U,     &z,      &mins,     &stops,  &slot,    &shift,  &opt_start,
+                        &opt_end, &out_n, &prob,   &pz,       &hot,    &ex_bank, &ex_zilch,
+                        &out_v, &out_ex, &alpha,   &beta,   &tab_at,  &tab_pos, &tab_len,
+                        &tab_stride, &q, &zq, &fam_first, &fam_count, &fam_pos, &fam_out};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) PyBuffer_Release(all[i]);
+    if (!ok) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -282,6 +647,8 @@ static PyObject *copy_runs(PyObject *self, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"backward", backward, METH_VARARGS, "The backward pass of turn.solve_turn (see _kernel.c)."},
+    {"game_starts", game_starts, METH_VARARGS,
+     "The values at the start of game turns (see _kernel.c)."},
     {"copy_runs", copy_runs, METH_VARARGS, "Runs of values copied (see _kernel.c)."},
     {NULL, NULL, 0, NULL}};
 

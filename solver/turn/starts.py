@@ -1,0 +1,214 @@
+"""The values at the start of many turns at once, in C, without the grid of whole solutions:
+what a game solve reads of each turn (the chance at its start and the zilch chance, Newton's
+slope).  The payoff of banking is at most 1, so past a cut where it reaches what any roll
+can be worth every free state banks (turn_cuts); below it, the backward pass of solve_turn;
+past it, where hot dice are mandatory, the must-roll state's own recursion, free states
+banking, or (one choice per outcome) the same from chain tables that many rows share.
+solve_starts returns None where the kernel is not built: callers then solve whole turns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..outcomes.model import TurnModel
+from . import kernel
+
+
+def turn_cuts(model: TurnModel, U: np.ndarray, z: np.ndarray, mins: np.ndarray) -> np.ndarray:
+    """Each row's cut: the total from which on banking is certainly optimal in every free
+    state, at least the bank minimum mins[b].  U (B, span) or (B, S, span, by state): the
+    payoff of banking, at most 1 everywhere; z (B): a zilch.  A roll is worth at most
+    (1 - pz_n) + pz_n z (every value is at most 1), so once the banking payoff reaches that
+    for every dice count n and every larger total the turn banks."""
+    span = U.shape[-1]
+    pz = model.p_zilch[1:].min()
+    zb = z[:, None, None] if U.ndim == 3 else z[:, None]
+    sure = U >= 1.0 - pz * (1.0 - zb) - 1e-15
+    if U.ndim == 3:  # every state that can bank (s = 0 cannot)
+        sure = sure[:, 1:].all(axis=1)
+    last_unsure = np.where(~sure.all(axis=1), span - 1 - np.argmax(~sure[:, ::-1], axis=1), -1)
+    return np.maximum(last_unsure + 1, mins)
+
+
+def chain_facts(model: TurnModel) -> tuple[np.ndarray, float]:
+    """Where hot dice are mandatory: (hot, p_hot) of the must-roll state past a game turn's
+    cut, every free state banking: hot[k], choice k rolls all dice again; p_hot, the chance
+    of a roll of all dice whose every choice does (free states worth 1, the state's value
+    is then (1 - pz - p_hot + pz z) / (1 - p_hot), the limit far out)."""
+    hot = model.target == 0
+    N = model.zero_group
+    outs = np.nonzero(model.out_group == N)[0]
+    counts = np.diff(np.append(model.opt_start, len(model.shift)))
+    all_hot = np.array(
+        [hot[model.opt_start[o] : model.opt_start[o] + counts[o]].all() for o in outs], bool
+    )
+    return hot, float(model.prob[outs[all_hot]].sum()) if len(outs) else 0.0
+
+
+def chain_table(model: TurnModel, u: np.ndarray, stride: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """(alpha, beta): the must-roll state's value past a game turn's cut, alpha + beta z (z:
+    what a zilch is worth), where every outcome has one choice (forced set-aside) and every
+    free state banks: u[i] is the payoff of banking at position i, a choice adding h units
+    moves to i + stride h (stride 2: a challenge, whose bank also comes off the opponent),
+    and past the end of u banking is worth u[-1].  beta is the chance the chain ends in a
+    zilch.  Shared by every row whose payoff past its cut is u from some position on."""
+    assert model.single_choice
+    hot, p_hot = chain_facts(model)
+    sel = np.nonzero(model.out_group == model.zero_group)[0]  # outcome = choice here
+    p, h, is_hot = model.prob[sel], stride * model.shift[sel], hot[sel]
+    pz = model.p_zilch[model.zero_group + 1]
+    n = len(u)
+    top = n + int(h.max()) + 1
+    alpha, beta = np.empty(top), np.empty(top)
+    alpha[n:] = (1.0 - pz - p_hot) * u[-1] / (1.0 - p_hot)
+    beta[n:] = pz / (1.0 - p_hot)
+    ufull = np.full(top, float(u[-1]))
+    ufull[:n] = u
+    block = int(h[is_hot].min()) if is_hot.any() else n  # a block reads only above itself
+    hi = n - 1
+    while hi >= 0:
+        ds = np.arange(max(hi - block + 1, 0), hi + 1)
+        nxt = ds[:, None] + h[None, :]
+        alpha[ds] = np.where(is_hot, alpha[nxt], ufull[nxt]) @ p
+        beta[ds] = np.where(is_hot, beta[nxt], 0.0) @ p + pz
+        hi = ds[0] - 1
+    return alpha[:n], beta[:n]
+
+
+@dataclass(frozen=True, eq=False)
+class ChainRows:
+    """Which rows of solve_starts read chain tables (chain_table; alpha, beta: the tables
+    one after the other): row b's must-roll value at totals r >= at[b] is the table's at
+    pos[b] + (r - at[b]) * stride, for `length[b]` entries (then the limit)."""
+
+    alpha: np.ndarray
+    beta: np.ndarray
+    at: np.ndarray
+    pos: np.ndarray
+    length: np.ndarray
+    stride: Any = 1
+
+
+def solve_starts(
+    model: TurnModel,
+    U: np.ndarray,
+    zilch: np.ndarray,
+    mins: np.ndarray,
+    stops: np.ndarray,
+    ex_bank: np.ndarray,
+    ex_zilch: np.ndarray,
+    chains: ChainRows | None = None,
+    family: tuple[FirstPassage, np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The value at the start of each row's turn (must roll, nothing at risk) and the
+    extras' there, in C and without a whole solution's grid: the turn banks at U[b, r] (1
+    beyond its end) from r >= mins[b], and every free state banks from its cut stops[b] on
+    (the caller has shown it, as game.turn_payoff does); where hot dice are mandatory the
+    must-roll state past the cut is its own exact recursion.  ex_bank (E, B, span'),
+    ex_zilch (E, B): the extras' payoffs, valued under the optimal choices.  None where the
+    kernel is not built (or the model has choices that add nothing at risk): the caller
+    solves whole turns instead.  The same values as solve_turn's (turn_payoff's payoff) up
+    to rounding.  chains: where rows read the must-roll state's values past their cut from
+    chain tables (ChainRows; one choice per outcome, and the one extra the zilch chance).
+    family (passage, first, count): also each row's value at the start where no bank is
+    allowed below m, for m = first[b] .. first[b] + count[b] - 1 (the row's own minimum
+    where that is higher; FirstPassage), returned third, the rows' values one after the
+    other."""
+    fn = kernel.compiled("game_starts")
+    if fn is None or np.any(model.shift == 0) or np.any(model.perm):
+        return None
+    B, span = U.shape
+    E = len(ex_bank)
+    hot, p_hot = chain_facts(model)
+    v = np.empty(B)
+    ex = np.empty((E, B))
+    if chains is None:
+        none = np.zeros(B, np.int64)
+        chains = ChainRows(np.zeros(1), np.zeros(1), none + span + model.max_shift, none, none)
+    else:
+        assert E == 1 and not ex_bank.any() and np.all(ex_zilch == 1) and model.single_choice
+    if family is None:
+        empty = np.zeros(0)
+        fam: tuple = (empty, empty, *(np.zeros(0, np.int64),) * 3, empty)
+    else:
+        passage, first, count = family
+        count = np.ascontiguousarray(count, np.int64)
+        pos = np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.int64)
+        fam = (passage.q, passage.zq, np.ascontiguousarray(first, np.int64), count, pos)
+        fam += (np.empty(int(count.sum())),)
+    fn(
+        np.ascontiguousarray(U, float),
+        np.ascontiguousarray(zilch, float),
+        np.ascontiguousarray(mins, np.int64),
+        np.ascontiguousarray(stops, np.int64),
+        model.target,
+        model.shift,
+        model.opt_start,
+        np.append(model.opt_start[1:], len(model.shift)),
+        model.out_group,
+        model.prob,
+        model.p_zilch,
+        hot.astype(np.int64),
+        np.ascontiguousarray(ex_bank, float),
+        np.ascontiguousarray(ex_zilch, float),
+        v,
+        ex,
+        chains.alpha,
+        chains.beta,
+        np.ascontiguousarray(chains.at, np.int64),
+        np.ascontiguousarray(chains.pos, np.int64),
+        np.ascontiguousarray(chains.length, np.int64),
+        np.ascontiguousarray(np.broadcast_to(chains.stride, (B,)), np.int64),
+        *fam,
+        model.states,
+        span,
+        ex_bank.shape[2],
+        model.max_shift,
+        p_hot,
+        bool(hot.any()),
+        model.zero_group,
+        kernel.threads(int(stops.sum())),
+    )
+    return (v, ex) if family is None else (v, ex, fam[-1])
+
+
+@dataclass(frozen=True, eq=False)
+class FirstPassage:
+    """Where a turn that may not bank below m first reaches m (one choice per outcome, so
+    nothing is chosen on the way there): q[m, s, j] the chance of arriving in state s at
+    m + j (j <= the largest shift), zq[m] the chance of a zilch before; m = 1 .. M (row 0
+    unused).  Overtaking's minimums (more than the previous bank) from one solved turn."""
+
+    q: np.ndarray
+    zq: np.ndarray
+
+    @classmethod
+    def of(cls, model: TurnModel, M: int) -> FirstPassage:
+        assert model.single_choice
+        S, H = model.states, model.max_shift
+        # (state, outcome) pairs: each free state rolls its group, state 0 the zero group
+        pairs = [
+            (s, o) for s in range(S) for o in np.nonzero(model.out_group == model.state_group[s])[0]
+        ]
+        ps = np.array([p[0] for p in pairs], np.int64)
+        po = np.array([p[1] for p in pairs], np.int64)
+        k = model.opt_start[po]  # the outcome's one choice
+        tgt, sh, pr = model.target[k], model.shift[k], model.prob[po]
+        f = np.zeros((S, M + H + 1))  # f[s, r]: in state s at total r, never having banked
+        f[0, 0] = 1.0
+        for r in range(M):
+            np.add.at(f, (tgt, r + sh), f[ps, r] * pr)
+        q = np.zeros((M + 1, S, H + 1))
+        for s, t, h, p in zip(ps, tgt, sh, pr):  # from r = m - h + j < m to m + j
+            for j in range(h):
+                lo = h - j  # the smallest m with r >= 0
+                if lo <= M:
+                    q[lo:, t, j] += f[s, : M + 1 - lo] * p
+        pz = model.p_zilch[1:][model.state_group]  # by state
+        zq = np.zeros(M + 1)
+        zq[1:] = np.cumsum(pz @ f[:, :M])
+        return cls(np.ascontiguousarray(q), zq)
