@@ -75,9 +75,34 @@ class OptimalSide:
         g = self.game
         lose = 1.0 - U  # the other player's part of ending there: 0 beyond U's end
         lose[:, 0] = 0.0  # (x = 0: the zilch, counted by g)
-        turns = solve_gametable_turns(g, rows, lose[None])
-        zilch, lost = turns.extra(0), turns.extra(1)
+        got = _start_extras(g, rows, lose)
+        if got is None:
+            turns = solve_gametable_turns(g, rows, lose[None])
+            zilch, lost = turns.extra(0), turns.extra(1)
+        else:
+            zilch, lost = got
         return 1.0 - zilch - lost, zilch
+
+
+def _start_extras(g: GameTable, rows: np.ndarray, lose: np.ndarray) -> np.ndarray | None:
+    """(the zilch chance, the other side's part `lose`) at the start of the game table's
+    turns from rows, valued under its play: the C kernel's start values (turn.starts, as
+    the optimal game reads its own), no whole turn solved; None where that does not apply
+    (permanent points, the kernel not built): whole turns then."""
+    from ..turn.starts import solve_starts, turn_cuts
+    from .game import _bank_minimums
+
+    rules, model = g.model.rules, g.model
+    if rules.has_permanent:
+        return None
+    a, b = rows[:, 0], rows[:, 1]
+    U = _game_U(rules, g.W, g.finals, rows, g.W.shape[0])
+    z, mins = 1.0 - g.W[b, a], _bank_minimums(rules, a)
+    stops = np.clip(turn_cuts(model, U, z, mins), 1, U.shape[1] - 1)
+    ex_bank = np.stack([np.zeros_like(lose), lose])
+    ex_zilch = np.stack([np.ones(len(rows)), np.zeros(len(rows))])
+    got = solve_starts(model, U, z, mins, stops, ex_bank, ex_zilch)
+    return None if got is None else got[1]
 
 
 def solve_gametable_turns(g: GameTable, rows: np.ndarray, others: np.ndarray) -> GameTurns:
