@@ -25,7 +25,7 @@ from starlette.templating import Jinja2Templates
 
 from ..errors import TableMissing
 from ..store import Store
-from . import calls, screens
+from . import calls, play, screens
 from .guard import QueryStore
 from .jobs import Jobs
 from .limits import BodyLimit, SecurityHeaders
@@ -49,6 +49,7 @@ class Web:
         self.query_store = QueryStore(folder)
         self.jobs = Jobs(self.store)
         self.sessions = Sessions()
+        self.engines = play.Engines()
         self.offers: OrderedDict[str, tuple[TableMissing, str]] = OrderedDict()
         env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True
@@ -176,6 +177,7 @@ def create_app(tables: str | Path | None = None, hosts: list[str] | None = None)
         middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=hosts))
     routes = [
         *screens.routes(),
+        *play.routes(),
         Route("/api/jobs", api_job_start, methods=["POST"]),
         Route("/api/jobs/{job}", api_job, methods=["GET"]),
         Route("/api/{name}", api_call, methods=["POST"]),

@@ -39,6 +39,7 @@ SCREENS = {  # path -> (title, what it answers), in the start page's order
     "/roll": ("Should I roll?", "Roll or bank, by expected points or by the chance to win"),
     "/dice": ("Which dice?", "Tap the dice you rolled: every set-aside ranked"),
     "/card": ("Strategy card", "When to bank, for the rules you play: print it"),
+    "/play": ("Play", "Against the computer, hot seat, companion to real dice, Yahtzee"),
     "/yahtzee": ("Yahtzee", "Tap five dice: keeps and boxes ranked"),
     "/review": ("Review a game", "Upload a decision log: every mistake and its cost"),
 }
@@ -327,7 +328,7 @@ async def _upload(form: dict[str, Any], file_key: str, text_key: str, what: str)
     raise InputError(f"choose a {what} file, or paste its text")
 
 
-NEXT = {path for path in SCREENS} | {"/"}
+NEXT = {path for path in SCREENS} | {"/", "/play/setup"}
 
 
 async def upload_rules(request: Request) -> Response:
