@@ -50,7 +50,8 @@ def where(r):
 
 def problem(r):
     m = re.search(
-        r'class="problem" role="alert"><strong>Cannot answer:</strong> (.*?)</div>', r.text
+        r'class="problem" role="alert"><strong>(?:Cannot answer|Not allowed):</strong> (.*?)</div>',
+        r.text,
     )
     return m and html.unescape(m.group(1))
 
