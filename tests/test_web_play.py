@@ -284,3 +284,44 @@ def test_a_session_keeps_a_few_games(server):
     with client(server) as c:
         urls = [start(c, mode="hotseat", rules="farkle", name1="A", name2="B")[1] for _ in range(6)]
         assert [c.get(u).status_code for u in urls] == [404] * 2 + [200] * (play.GAMES)
+
+
+def test_the_computer_by_the_chance_to_win_offers_its_table_first(server, tables):
+    """Farkle to 10 000 against a computer: its game table is not stored, so the set-up
+    page offers its build (the estimate, the command) and starts no solve; "play now"
+    starts the game with the computer by expected points, as zilch play does."""
+    from dicesolver.answers.base import rule_set, tables_of
+    from dicesolver.variants import of
+
+    with client(server) as c:
+        r = c.post("/play/setup", data={"mode": "computer", "rules": "farkle", "seed": "1"})
+        calm(r)
+        assert "/play/setup" in str(r.url)
+        assert "not built yet" in r.text and 'name="token"' in r.text
+        assert "zilch game --rules farkle --players 2" in r.text
+        _, url = start(c, mode="computer", rules="farkle", seed="1", points="1")
+        assert "the computer plays by expected points" in c.get(url).text
+    farkle = rule_set("farkle")
+    assert tables_of(farkle, tables).game_table(of(farkle, 2).key(2)) is None  # (no solve)
+
+
+def test_a_hot_seat_game_under_uploaded_rules(server):
+    """A rule file uploaded in the session (farkle to 300): a game under it to the end;
+    its log lines name no rules (the file is the player's: zilch review --rules FILE)."""
+    from importlib import resources
+
+    text = resources.files("dicesolver").joinpath("rulesets", "farkle.toml").read_text()
+    old = next(ln for ln in text.splitlines() if ln.startswith("target = "))
+    with client(server) as c:
+        r = c.post(
+            "/rules", data={"rules_text": text.replace(old, "target = 300"), "next": "/play/setup"}
+        )
+        value = re.search(r'<option value="(upload:[^"]+)"[^>]*selected', r.text).group(1)
+        r, url = start(c, mode="hotseat", rules=value, name1="Ann", name2="Bob", seed="9")
+        while where(r)[0] != "over":
+            phase, _, at = where(r)
+            r = c.post(url, data={"do": "roll" if phase == "roll" else "best", "at": at})
+        lines = [json.loads(ln) for ln in c.get(url + "/log").text.splitlines()]
+    assert lines and all("rules" not in ln for ln in lines)
+    assert "Review of Ann" in r.text and "Review of Bob" in r.text
+    assert " style=" not in r.text and r.text.count("<script") == 1  # (the CSP's: app.js only)
