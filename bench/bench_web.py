@@ -2,8 +2,9 @@
 requests each of advice and rankings from stored tables (should I roll, which dice,
 Yahtzee keeps, the pages that show them): errors, p50/p99 latency, requests per second;
 then the server's resident memory while 10 000 sessions are opened (each uploads a rule
-file) and abandoned.  The server is a `zilch serve` process of its own; the clients share
-the machine with it (2 cores here).
+file) and abandoned, and 10 000 play sessions (each starts a game and rolls once).  The
+server is a `zilch serve` process of its own; the clients share the machine with it (2
+cores here).
 Run: python bench/bench_web.py [--clients 50] [--requests 200] [--sessions 10000]"""
 
 import argparse
@@ -71,32 +72,56 @@ async def load(base: str, clients: int, requests: int) -> None:
         print("  first errors:", errors[:5])
 
 
-async def sessions(base: str, pid: int, count: int) -> None:
-    """Each session a new visitor uploading a rule file, then never seen again."""
-    farkle = resources.files("dicesolver").joinpath("rulesets", "farkle.toml").read_text()
-    files = {"rules_file": ("ours.toml", farkle.encode())}
+async def opened(base: str, pid: int, count: int, what: str, visit) -> None:
+    """`count` new visitors, each visit(client) once (True: as it should go), never seen
+    again: the server's resident memory at every quarter."""
     marks = {count * i // 4 for i in range(1, 5)}
-    print(f"sessions opened and abandoned: server RSS {rss_kib(pid) / 1024:.1f} MiB at 0", end="")
+    print(f"{what} opened and abandoned: server RSS {rss_kib(pid) / 1024:.1f} MiB at 0", end="")
     t = time.perf_counter()
     bad = 0
     sem = asyncio.Semaphore(20)
 
-    async def visit() -> None:
+    async def one() -> None:
         nonlocal bad
         async with sem, httpx.AsyncClient(base_url=base, timeout=60) as c:
-            r = await c.post("/rules", files=files, data={"next": "/roll"})
-            bad += r.status_code != 303 or "dicesolver_session" not in r.headers.get(
-                "set-cookie", ""
-            )
+            bad += not await visit(c)
 
     done = 0
     while done < count:
         step = min(500, count - done)
-        await asyncio.gather(*(visit() for _ in range(step)))
+        await asyncio.gather(*(one() for _ in range(step)))
         done += step
         if done in marks or done == count:
             print(f", {rss_kib(pid) / 1024:.1f} MiB at {done}", end="", flush=True)
-    print(f" ({bad} failed; {count / (time.perf_counter() - t):.0f} sessions/s)")
+    print(f" ({bad} failed; {count / (time.perf_counter() - t):.0f} per second)")
+
+
+async def sessions(base: str, pid: int, count: int) -> None:
+    """Each session a new visitor uploading a rule file."""
+    farkle = resources.files("dicesolver").joinpath("rulesets", "farkle.toml").read_text()
+    files = {"rules_file": ("ours.toml", farkle.encode())}
+
+    async def visit(c: httpx.AsyncClient) -> bool:
+        r = await c.post("/rules", files=files, data={"next": "/roll"})
+        return r.status_code == 303 and "dicesolver_session" in r.headers.get("set-cookie", "")
+
+    await opened(base, pid, count, "sessions (a rule file each)", visit)
+
+
+async def play_sessions(base: str, pid: int, count: int) -> None:
+    """Each a new visitor starting a game (hot seat of two, farkle), rolling once and
+    leaving it."""
+    form = {"mode": "hotseat", "rules": "farkle", "name1": "Ann", "name2": "Bob"}
+
+    async def visit(c: httpx.AsyncClient) -> bool:
+        r = await c.post("/play/setup", data=form)
+        if r.status_code != 303 or "dicesolver_session" not in r.headers.get("set-cookie", ""):
+            return False
+        game = r.headers["location"]
+        r = await c.post(game, data={"do": "roll", "at": "0"})
+        return r.status_code == 303 and (await c.get(game)).status_code == 200
+
+    await opened(base, pid, count, "play sessions (a game each)", visit)
 
 
 def main() -> None:
@@ -131,6 +156,7 @@ def main() -> None:
         asyncio.run(load(base, args.clients, args.requests))
         print(f"server RSS after the load: {rss_kib(proc.pid) / 1024:.1f} MiB")
         asyncio.run(sessions(base, proc.pid, args.sessions))
+        asyncio.run(play_sessions(base, proc.pid, args.sessions))
     finally:
         proc.terminate()
         proc.wait(30)

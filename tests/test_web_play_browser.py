@@ -54,9 +54,13 @@ def checked(page):
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
 
-def two_taps(phone, mode):
+def two_taps(phone, mode, shot=None):
     page = phone.go("/")
     page.get_by_role("link", name=re.compile("^Play")).tap()
+    if shot:
+        page.wait_for_url(re.compile(r"/play$"))
+        checked(page)
+        phone.shot(shot)
     page.get_by_role("link", name=re.compile(mode)).tap()
     page.wait_for_url(re.compile(r"/play/setup"))
     return page
@@ -77,7 +81,7 @@ def faces(page):
 
 
 def test_a_game_against_the_computer_with_a_hint_to_the_end(phone):
-    page = two_taps(phone, "Against the computer")
+    page = two_taps(phone, "Against the computer", "4-play")
     checked(page)
     page.get_by_label("Rules", exact=True).select_option("farkle")
     page.get_by_label("Play to (optional)").fill(str(TARGET))
@@ -138,18 +142,34 @@ def test_a_hot_seat_game_of_two(phone):
     page.get_by_label("Player 1").fill("Ann")
     page.get_by_label("Player 2").fill("Bob")
     page.get_by_label("Play to (optional)").fill("300")
+    checked(page)
+    phone.shot("4-hot-seat-setup")
     tap(page, "Start the game")
     assert page.locator(".whose").inner_text() == "Ann's turn"
-    seen_bob = False
+    seen_bob = keyboard = False
     for _ in range(100):
         if phase(page) == "over":
             break
+        scoring = [i for i, f in enumerate(faces(page)) if f in (1, 5)]
+        if phase(page) == "keep" and scoring and not keyboard:  # (the keyboard alone)
+            keyboard = True
+            page.locator(".pick input").nth(scoring[0]).focus()
+            page.keyboard.press("Space")
+            assert page.locator(".pick input").nth(scoring[0]).is_checked()
+            for _ in range(10):
+                page.keyboard.press("Tab")
+                if page.evaluate("document.activeElement.value") == "roll":
+                    break
+            with page.expect_navigation():
+                page.keyboard.press("Enter")
+            assert "aside: turn total" in page.locator(".feed").inner_text()
+            continue
         if page.locator(".whose").inner_text() == "Bob's turn" and not seen_bob:
             seen_bob = True
             checked(page)
             phone.shot("4e-hot-seat-bobs-turn")
         tap(page, re.compile(r"^Roll \d dic?e") if phase(page) == "roll" else "Best move")
-    assert phase(page) == "over" and seen_bob
+    assert phase(page) == "over" and seen_bob and keyboard
     heads = page.locator(".review h2").all_inner_texts()
     assert any(h.startswith("Review of Ann") for h in heads)
     assert any(h.startswith("Review of Bob") for h in heads)
