@@ -179,7 +179,8 @@ async def _start(request: Request, form: dict[str, Any], mode: str, ctx: dict) -
         except TableMissing as e:
             ctx["offer"] = web.offer(e, back)
             return None
-        engine = web.engines.get(("yahtzee", rules), lambda: _yahtzee_engine(web, rules))
+        make = lambda: _yahtzee_engine(web, rules)  # (its table read from disk: a thread)
+        engine = await run_in_threadpool(web.engines.get, ("yahtzee", rules), make)
         first = await run_in_threadpool(engine.start, seed)
         rolled = await run_in_threadpool(engine.apply, first.state, "roll")  # (turn 1's dice)
         game = _new_game(mode, engine, rolled, rules)
@@ -350,12 +351,9 @@ def move(game: Game, form: dict[str, Any]) -> None:
             return
         try:
             do = F.text(form, "do") or ("box" if F.text(form, "box") else "")
-            steps = (
-                _zilch_steps(game, do, form)
-                if game.kind == "zilch"
-                else _yahtzee_steps(game, do, form)
-            )
-        except InputError as e:
+            plan = _zilch_steps if game.kind == "zilch" else _yahtzee_steps
+            steps = plan(game, do, form)
+        except (InputError, TableMissing) as e:  # (a table: its command in the line)
             game.error = calls.one_line(str(e))
             return
         _commit(game, do, steps)
