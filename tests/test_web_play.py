@@ -325,3 +325,17 @@ def test_a_hot_seat_game_under_uploaded_rules(server):
     assert lines and all("rules" not in ln for ln in lines)
     assert "Review of Ann" in r.text and "Review of Bob" in r.text
     assert " style=" not in r.text and r.text.count("<script") == 1  # (the CSP's: app.js only)
+
+
+def test_leaving_a_game_reviews_the_decisions_so_far(server):
+    with client(server) as c:
+        r, url = start(c, mode="hotseat", rules="farkle", name1="Ann", name2="Bob", seed="6")
+        r = c.post(url, data={"do": "roll", "at": where(r)[2]})
+        r = c.post(url, data={"do": "best", "at": where(r)[2]})
+        r = c.post(url, data={"do": "quit", "at": where(r)[2]})
+        assert where(r)[0] == "over" and "Game left" in r.text
+        lines = [json.loads(ln) for ln in c.get(url + "/log").text.splitlines()]
+        mine = sum(1 for ln in lines if ln["player"] == "Ann" and ln["then"] != "zilch")
+        assert mine and f"Review of Ann: {mine} decision" in r.text
+        r = c.post(url, data={"do": "roll", "at": where(r)[2]})
+        assert problem(r) == "the game is over"

@@ -17,6 +17,7 @@ import secrets
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
@@ -292,34 +293,39 @@ def _gone(request: Request) -> Response:
 
 
 async def game_page(request: Request) -> Response:
+    from ..cli.render import choice_text
     from .screens import context, page
 
     game = _game(request)
     if game is None:
         return _gone(request)
-    with game.lock:
-        view = game.engine.view(game.state)
-        ctx = context(request, {"rules": game.rules_value}, title=MODES[game.mode][0])
-        ctx.update(
-            game=game,
-            view=view,
-            feed=list(game.feed),
-            hint=game.hint,
-            error=game.error,
-            reviews=game.reviews,
-            review_error=game.review_error,
-        )
-        game.error = None  # (said once)
-        if game.kind == "zilch":
-            ctx["sheet"] = _sheet_rows(game, view)
-            ctx["picked"] = _picked(view)
-        else:
-            ctx["boxes"] = _box_points(game) if view["phase"] in ("keep", "box") else []
-    from ..cli.render import choice_text
-
-    ctx["choice_text"] = choice_text
+    ctx = context(request, {"rules": game.rules_value}, title=MODES[game.mode][0])
+    ctx.update(await run_in_threadpool(shown, game), choice_text=choice_text)
     template = "play_zilch.html" if game.kind == "zilch" else "play_yahtzee.html"
     return page(request, template, ctx)
+
+
+def shown(game: Game) -> dict[str, Any]:
+    """What the page shows, taken at one moment under the game's lock (in a worker thread:
+    a move may hold it a while): the view and the move number it goes with."""
+    with game.lock:
+        view = game.engine.view(game.state)
+        got: dict[str, Any] = {
+            "game": SimpleNamespace(id=game.id, mode=game.mode, version=game.version),
+            "view": view,
+            "feed": list(game.feed),
+            "hint": game.hint,
+            "error": game.error,
+            "reviews": game.reviews,
+            "review_error": game.review_error,
+        }
+        game.error = None  # (said once)
+        if game.kind == "zilch":
+            got["sheet"] = _sheet_rows(game, view)
+            got["picked"] = _picked(view)
+        else:
+            got["boxes"] = _box_points(game) if view["phase"] in ("keep", "box") else []
+    return got
 
 
 async def game_move(request: Request) -> Response:
@@ -436,7 +442,7 @@ def _zilch_steps(game: Game, do: str, form: dict[str, Any]) -> list:
 
 def _roll_or_bank(run: _Steps, do: str, form: dict[str, Any]) -> None:
     s = run.first
-    if s.phase == "roll":
+    if s.phase not in ("keep", "move"):  # (a roll, or the engine's refusal)
         # (dice given in a seeded game: the engine refuses them)
         typed = do == "roll" and (s.dice_from == "input" or F.text(form, "dice"))
         run.apply({"action": "roll", "dice": F.text(form, "dice")} if typed else do)
@@ -545,9 +551,8 @@ async def game_log(request: Request) -> Response:
     game = _game(request)
     if game is None:
         return _gone(request)
-    with game.lock:
-        text = log_text(game.state.log)
-        name = _log_name(game)
+    text = log_text(game.state.log)  # (a state is never changed: the one read is whole)
+    name = _log_name(game)
     return Response(
         text,
         media_type="application/x-ndjson",
