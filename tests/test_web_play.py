@@ -339,3 +339,25 @@ def test_leaving_a_game_reviews_the_decisions_so_far(server):
         assert mine and f"Review of Ann: {mine} decision" in r.text
         r = c.post(url, data={"do": "roll", "at": where(r)[2]})
         assert problem(r) == "the game is over"
+
+
+def test_the_hint_is_zilch_plays(server, tables):
+    """The hint's table: every set-aside with the values of rolling and banking after it,
+    as the engine's hint (zilch play's) gives them, best first."""
+    with client(server) as c:
+        r, url = start(c, mode="computer", rules="farkle", target=str(TARGET), seed="11")
+        r = c.post(url, data={"do": "roll", "at": where(r)[2]})
+        r = c.post(url, data={"do": "hint", "at": where(r)[2]})
+    box = r.text[r.text.index('class="hint-box"') : r.text.index("</table>")]
+    shown = re.findall(r"<td>([\d.]+)\u202f%</td><td>([^<]+)</td>", box.replace("<strong>", ""))
+    eng = ZilchMatch("farkle", tables, target=TARGET)
+    s = eng.apply(eng.start(["you"], computers=1, seed=11).state, "roll").state
+    h = eng.hint(s)
+    assert h.objective == "game" and len(shown) == len(h.options) > 1
+
+    def pct(x):
+        return "–" if x is None else f"{100 * x:.2f}\u202f%"
+
+    assert [(f"{a}\u202f%", b) for a, b in shown] == [
+        (pct(o["roll"]), pct(o["bank"])) for o in h.options
+    ]
