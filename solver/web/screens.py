@@ -39,7 +39,7 @@ SCREENS = {  # path -> (title, what it answers), in the start page's order
     "/roll": ("Should I roll?", "Roll or bank, by expected points or by the chance to win"),
     "/dice": ("Which dice?", "Tap the dice you rolled: every set-aside ranked"),
     "/card": ("Strategy card", "When to bank, for the rules you play: print it"),
-    "/play": ("Play", "Against the computer, hot seat, companion to real dice, Yahtzee"),
+    "/play": ("Play", "Against the computer, hot seat, companion to a real game, solitaire"),
     "/yahtzee": ("Yahtzee", "Tap five dice: keeps and boxes ranked"),
     "/review": ("Review a game", "Upload a decision log: every mistake and its cost"),
 }
