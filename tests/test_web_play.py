@@ -361,3 +361,16 @@ def test_the_hint_is_zilch_plays(server, tables):
     assert [(f"{a}\u202f%", b) for a, b in shown] == [
         (pct(o["roll"]), pct(o["bank"])) for o in h.options
     ]
+
+
+def test_yahtzee_with_real_dice_typed(server):
+    with client(server) as c:
+        r, url = start(c, mode="yahtzee", yahtzee_rules="yahtzee", real_dice="1")
+        assert where(r)[0] == "roll" and "Enter the roll" in r.text
+        at = where(r)[2]
+        r = c.post(url, data={"do": "roll", "dice": "6 6 6", "at": at})
+        assert problem(r) == "5 dice were rolled, not 3" and where(r)[2] == at
+        r = c.post(url, data={"do": "roll", "dice": "66666", "at": at})
+        r = c.post(url, data={"box": "yahtzee", "at": where(r)[2]})
+        assert where(r)[0] == "roll" and "Score <strong>50</strong>" in r.text
+        assert "Turn 2 of 13" in r.text

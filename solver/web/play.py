@@ -44,7 +44,7 @@ MODES = {  # mode -> (title, what it is)
     "yahtzee": ("Yahtzee solitaire", "A whole game of Yahtzee with hints"),
 }
 PEOPLE = 6  # name fields on the set-up form
-SETUP_FIELDS = ("mode", "rules", "target", "computers", "seed", "yahtzee_rules", "points")
+SETUP_FIELDS = ("mode", "rules", "target", "computers", "seed", "yahtzee_rules", "real_dice")
 
 
 @dataclass
@@ -182,6 +182,10 @@ async def _start(request: Request, form: dict[str, Any], mode: str, ctx: dict) -
             return None
         make = lambda: _yahtzee_engine(web, rules)  # (its table read from disk: a thread)
         engine = await run_in_threadpool(web.engines.get, ("yahtzee", rules), make)
+        if F.flag(form, "real_dice"):  # (every roll typed: a companion to a real game)
+            return _new_game(
+                mode, engine, await run_in_threadpool(engine.start, seed, "input"), rules
+            )
         first = await run_in_threadpool(engine.start, seed)
         rolled = await run_in_threadpool(engine.apply, first.state, "roll")  # (turn 1's dice)
         game = _new_game(mode, engine, rolled, rules)
