@@ -209,6 +209,9 @@ def test_review_an_uploaded_log(phone, tables, tmp_path):
     assert head.startswith(f"{want.decisions} decisions: {want.errors} error")
     assert f"{want.blunders} of them" in head
     assert page.locator("ol.costliest li").count() == len(want.costliest)
+    # issue 25 point 7: a loss is said as one, positive (as zilch review prints it)
+    first = page.locator("ol.costliest li").first.inner_text()
+    assert "loss " in first and "−" not in first and "-" not in first.split("loss ")[1]
     phone.shot("5-review")
 
 
