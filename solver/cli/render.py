@@ -464,15 +464,6 @@ def yahtzee_value(a) -> str:
     return f"{a.rules}: expected score still to come {a.value:.7f}"
 
 
-def yahtzee_simulation(a) -> str:
-    return (
-        f"{a.rules}: {a.games} games of optimal play, seed {a.seed}\n"
-        f"  mean {a.mean:.4f} +- {a.stderr:.4f} (exact {a.exact_mean:.7f})\n"
-        f"  std {a.std:.4f}\n  quantiles "
-        + "  ".join(f"{k}%: {v:g}" for k, v in a.quantiles.items())
-    )
-
-
 def seat_chances(a) -> str:
     lines = [f"{a.rules} to {a.target}, {a.players} players (the player to move first)"]
     for i, (sc, p) in enumerate(zip(a.scores, a.p_win), start=1):
