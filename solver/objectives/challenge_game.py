@@ -27,7 +27,7 @@ leader, and he wins where 2x beats the deficit (ChallengeFinals).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypedDict
 
 import numpy as np
@@ -36,11 +36,13 @@ from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import TurnSolution, solve_turn
+from ..turn.starts import ChainRows, chain_table
 from .game import (
     Checkpoint,
     FromLowest,
     SumCheckpoints,
     check_constant_sum,
+    game_starts,
     newton_on_pairs,
     turn_payoff,
 )
@@ -64,6 +66,24 @@ def exact_lowest(rules: RuleSet, target: int | None = None) -> int:
     score stays below the target, so a score is above -(R + 2 (c_below + c_above))."""
     R = rules.reach_units(target)
     return -(R - 1) - 2 * sum(c // rules.unit for c in rules.challenge_costs)
+
+
+def used_costs(rules: RuleSet, left: int | np.ndarray) -> np.ndarray:
+    """Units the challenges used so far can have cost (left: the challenges left, bits)."""
+    below, above = (c // rules.unit for c in rules.challenge_costs)
+    used = 3 & ~np.asarray(left)
+    return np.where(used & BELOW, below, 0) + np.where(used & ABOVE, above, 0)
+
+
+def lowest_sum(
+    rules: RuleSet, lo: int, fa: int | np.ndarray, fb: int | np.ndarray, target: int | None = None
+) -> np.ndarray:
+    """The lowest score sum (units) the table keeps with challenges left fa and fb: where lo
+    is the exact lowest, the lowest a game from 0-0 reaches, -(the costs of the challenges
+    used) (the sum falls only by a challenge's zilch); else every sum of scores from lo."""
+    if lo != exact_lowest(rules, target):
+        return 2 * lo + 0 * np.asarray(fa)
+    return np.maximum(2 * lo, -(used_costs(rules, fa) + used_costs(rules, fb)))
 
 
 def lowest_units(rules: RuleSet, lowest: int | None, target: int | None = None) -> int:
@@ -127,6 +147,7 @@ class ChallengeFinals:
     challenge: dict[bool, np.ndarray] | None
     st: Statuses
     span: int  # the totals a turn's payoff covers: from lo to the target's reach beyond
+    built: dict = field(default_factory=dict)  # the chain tables, once built (chains)
 
     @classmethod
     def solve(cls, model: TurnModel, R: int, lo: int, reach_bound: int) -> ChallengeFinals:
@@ -146,6 +167,55 @@ class ChallengeFinals:
         H = D // 2 + 2
         chal = {f: last_turn_starts(model, challenge_last_payoff(tie, d, H), f) for f in flags}
         return cls(plain, chal, st, span)
+
+    def chains(self, model: TurnModel, rows: np.ndarray, R: int) -> ChainRows | None:
+        """The must-roll state past the cut of the plain turns from rows (a, b, sa, sb) from
+        chain tables (game.Finals.chains): past the target a bank of t is worth 1 - the
+        opponent's last turn at the deficit a + t - b (deficits past D count as D), by his
+        board flag and whether he may challenge then (his score b, his status sb)."""
+        return self._chains(model, rows, R, 1)
+
+    def challenge_chains(self, model: TurnModel, rows: np.ndarray, R: int) -> ChainRows | None:
+        """As chains, for the challenge turns from rows: a bank of t takes t off the
+        opponent too, so the deficit is a - b + 2t (the tables by steps of 2), and whether
+        he may challenge in his last turn changes where his score b - t falls below the
+        threshold: the tables from there on (the turn's own recursion below)."""
+        return self._chains(model, rows, R, 2)
+
+    def _chains(self, model: TurnModel, rows: np.ndarray, R: int, stride: int) -> ChainRows | None:
+        if not (model.single_choice and model.rules.hot_dice == "mandatory"):
+            return None
+        a, b, sb = rows[:, 0], rows[:, 1], rows[:, 3]
+        at = R - a  # the first total reaching the target
+        if stride == 2:  # (from where the opponent's score b - t is below the threshold)
+            at = np.maximum(at, b - self.st.thr + 1)
+        if self.plain is None or self.challenge is None:  # it wins at once: the limit
+            none = np.zeros(len(rows), np.int64)
+            return ChainRows(np.zeros(1), np.zeros(1), at, none, none)
+        D = len(next(iter(self.plain.values()))) - 1
+        n = 3 * self.span + D + 2 * model.max_shift + 4  # every deficit a row's grid reaches
+        key = ("tables", stride)
+        if self.built.get(("model", stride)) is not model:
+            d = np.minimum(np.arange(n), D)
+            parts: list[tuple[np.ndarray, np.ndarray]] = []
+            first: dict[tuple[bool, bool], int] = {}
+            for flag in sorted(self.plain):
+                for may in (False, True):
+                    plain = self.plain[flag][d]
+                    opp = np.maximum(plain, self.challenge[flag][d]) if may else plain
+                    first[flag, may] = int(sum(len(p[0]) for p in parts))
+                    parts.append(chain_table(model, 1.0 - opp, stride))
+            alpha, beta = (np.concatenate([p[i] for p in parts]) for i in (0, 1))
+            self.built.update({("model", stride): model, key: (alpha, beta, first)})
+        alpha, beta, first = self.built[key]
+        on = np.broadcast_to(self.st.on(sb), b.shape)
+        y = b - at if stride == 2 else b  # the opponent's score at the table's first total
+        can = self.st.usable(y, sb) > 0
+        base = np.zeros(len(rows), np.int64)
+        for (flag, c), at0 in first.items():
+            base[(on == flag) & (can == c)] = at0
+        d0 = a - b + stride * at  # the deficit at the table's first total
+        return ChainRows(alpha, beta, at, base + d0, n - d0, stride)
 
     def opp(self, d: np.ndarray, y: np.ndarray, sy: np.ndarray, rules: RuleSet) -> np.ndarray:
         """The opponent's chance (his score y, status sy) at deficit d >= 1."""
@@ -240,6 +310,16 @@ class ChallengeGame(FromLowest):
         return _plain_turns(self.model, self.W, self.finals, self.R, self.lo, states, z)
 
 
+def _plain_starts(
+    model: TurnModel, W: np.ndarray, finals: ChallengeFinals, R: int, lo: int, states: np.ndarray
+) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """solve(z) -> (values, zilch chances) at the start of the plain turns from states, a
+    zilch worth z (their bank payoffs once: they do not depend on z)."""
+    U, mins = _plain_banks(model, W, finals, R, lo, states)
+    chains = finals.chains(model, states, R)
+    return lambda z: game_starts(model, U, z, mins, chains)
+
+
 def _plain_turns(
     model: TurnModel,
     W: np.ndarray,
@@ -276,6 +356,23 @@ def _challenge_turns(
 ) -> TurnSolution:
     """Challenge turns: banking t moves the mover to a + t and the opponent to b - t (at
     least lo); a zilch costs the mover the challenge's price; the challenge is used up."""
+    return solve_turn(
+        model, turn_payoff(model, *_challenge_payoffs(model, W, finals, R, lo, states))
+    )
+
+
+def _challenge_starts(
+    model: TurnModel, W: np.ndarray, finals: ChallengeFinals, R: int, lo: int, states: np.ndarray
+) -> np.ndarray:
+    """The values at the start of the challenge turns from states (_challenge_turns)."""
+    U, z, mins = _challenge_payoffs(model, W, finals, R, lo, states)
+    return game_starts(model, U, z, mins, finals.challenge_chains(model, states, R))[0]
+
+
+def _challenge_payoffs(
+    model: TurnModel, W: np.ndarray, finals: ChallengeFinals, R: int, lo: int, states: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(U, z, bank minimums) of the challenge turns from states."""
     rules, st = model.rules, finals.st
     a, b, sa, sb = states.T
     bit = st.usable(a, sa)
@@ -288,7 +385,7 @@ def _challenge_turns(
     U = _bank_values(rules, W, finals, R, lo, final, y, sb, sa2)
     cost = np.where(bit == BELOW, *(c // rules.unit for c in rules.challenge_costs))
     z = 1.0 - W[sb, sa_used, b - lo, np.maximum(a - cost, lo) - lo]
-    return solve_turn(model, turn_payoff(model, U, z, _minimums(rules, st, sa)))
+    return U, z, _minimums(rules, st, sa)
 
 
 def _bank_values(
@@ -376,14 +473,17 @@ def solve_challenge_game(
     st = Statuses.of(rules)
     finals = ChallengeFinals.solve(model, R, lo, reach_bound)
     W = np.full((st.S, st.S, N, N), np.nan)
-    sums = range(2 * (R - 1), 2 * lo - 1, -1)
-    steps = [(fa, fb, sigma) for fa, fb in _classes() for sigma in sums]
+    steps = [
+        (fa, fb, sigma)
+        for fa, fb in _classes()
+        for sigma in range(2 * (R - 1), lowest_sum(rules, lo, fa, fb, target) - 1, -1)
+    ]
     expect = {
         "objective": "challenge-game-checkpoint",
         "rules_hash": rules.digest(),
         "target": target,
         "lowest": lo,
-        "checkpoint_format": 1,
+        "checkpoint_format": 2,
     }
     first = 0  # the next step to solve
     if checkpoint is not None:
@@ -399,20 +499,20 @@ def solve_challenge_game(
         chal = np.full(len(rows), -np.inf)
         use = np.nonzero(st.usable(a, sa))[0]
         if len(use):
-            chal[use] = _challenge_turns(model, W, finals, R, lo, rows[use]).roll[:, 0, 0]
+            chal[use] = _challenge_starts(model, W, finals, R, lo, rows[use])
         # start from the neighbour one point up (solved), else one half
         up = np.where(b + 1 < R, W[sa, sb, a - lo, np.minimum(b + 1, R - 1) - lo], 0.5)
         w = np.nan_to_num(up, nan=0.5)
-
-        U, mins = _plain_banks(model, W, finals, R, lo, rows)
+        plain = _plain_starts(model, W, finals, R, lo, rows)
 
         def solve(
-            z: np.ndarray, U: np.ndarray = U, mins: np.ndarray = mins, chal: np.ndarray = chal
-        ) -> tuple[np.ndarray, np.ndarray, TurnSolution]:
-            sol = solve_turn(model, turn_payoff(model, U, z, mins))
-            val, g = sol.roll[:, 0, 0], sol.extras[0][:, 0, 0]
+            z: np.ndarray,
+            plain: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]] = plain,
+            chal: np.ndarray = chal,
+        ) -> tuple[np.ndarray, np.ndarray, None]:
+            val, g = plain(z)
             take = chal > val
-            return np.where(take, chal, val), np.where(take, 0.0, g), sol
+            return np.where(take, chal, val), np.where(take, 0.0, g), None
 
         val, _ = newton_on_pairs(rules, sigma, w, solve, partner)
         W[sa, sb, a - lo, b - lo] = val

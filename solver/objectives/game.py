@@ -623,6 +623,19 @@ def score_pairs(sigma: int, R: int) -> np.ndarray:
     return np.stack([a, sigma - a], axis=1)
 
 
+def first_iterate(W: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Newton's first iterate for the score pairs rows (a, b) of one sum, from the sums
+    above (solved): W[a, b + 1] + W[a + 1, b] - W[a + 1, b + 1] (W changes smoothly: about
+    a hundred times closer than W[a, b + 1] alone, so the first turns' policy is mostly the
+    fixed point's already); a neighbour one point up where those are not all there."""
+    R = W.shape[0]
+    a, b = rows[:, 0], rows[:, 1]
+    a1, b1 = np.minimum(a + 1, R - 1), np.minimum(b + 1, R - 1)
+    up = np.where(b + 1 < R, W[a, b1], np.where(a + 1 < R, W[a1, b], 0.5))
+    both = (a + 1 < R) & (b + 1 < R)
+    return np.where(both, W[a, b1] + W[a1, b] - W[a1, b1], up)
+
+
 def newton_on_pairs(
     rules: RuleSet,
     sigma: int,
@@ -720,10 +733,7 @@ def solve_game(
     saver = SumCheckpoints(checkpoint, expect, checkpoint_every)
     for sigma in range(first, -1, -1):
         rows = score_pairs(sigma, R)
-        # start from the neighbour one point up (solved): W changes little along a sum
-        w = np.array(
-            [W[a, b + 1] if b + 1 < R else (W[a + 1, b] if a + 1 < R else 0.5) for a, b in rows]
-        )
+        w = first_iterate(W, rows)
 
         starts = O is None and not (rules.has_permanent if levels is None else levels)
         if starts:  # the start values only (the offers need whole turns), U once per sum

@@ -103,7 +103,7 @@ def solve_starts(
     ex_zilch: np.ndarray,
     chains: ChainRows | None = None,
     family: tuple[FirstPassage, np.ndarray, np.ndarray] | None = None,
-) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The value at the start of each row's turn (must roll, nothing at risk) and the
     extras' there, in C and without a whole solution's grid: the turn banks at U[b, r] (1
     beyond its end) from r >= mins[b], and every free state banks from its cut stops[b] on
@@ -116,8 +116,8 @@ def solve_starts(
     chain tables (ChainRows; one choice per outcome, and the one extra the zilch chance).
     family (passage, first, count): also each row's value at the start where no bank is
     allowed below m, for m = first[b] .. first[b] + count[b] - 1 (the row's own minimum
-    where that is higher; FirstPassage), returned third, the rows' values one after the
-    other."""
+    where that is higher; FirstPassage), returned third (else empty), the rows' values one
+    after the other."""
     fn = kernel.compiled("game_starts")
     if fn is None or np.any(model.shift == 0) or np.any(model.perm):
         return None
@@ -173,7 +173,7 @@ def solve_starts(
         model.zero_group,
         kernel.threads(int(stops.sum())),
     )
-    return (v, ex) if family is None else (v, ex, fam[-1])
+    return v, ex, fam[-1]
 
 
 @dataclass(frozen=True, eq=False)

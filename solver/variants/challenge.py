@@ -92,6 +92,18 @@ class Challenge(Variant):
         top = self.rules.reach_units() * self.rules.unit
         floor = "the lowest score the game keeps"
         check_scores_from(self.rules, pos.scores, key.lowest, top, floor, names)
+        from ..objectives.challenge_game import lowest_sum
+
+        u = self.rules.unit
+        low = int(lowest_sum(self.rules, key.lowest // u, *self._left(pos), key.target)) * u
+        if sum(pos.scores) < low:
+            me, opp = pos.scores
+            raise InputError(
+                f"{names[0]} {me} against {opp}: no game from 0-0 gets there with those "
+                f"challenges left (the score sum falls only by a challenge's zilch: to {low} "
+                "at the lowest); a table with a `lowest` of its own keeps every score from it",
+                names[0].split()[0],
+            )
 
     def _left(self, pos: Position) -> tuple[int, int]:
         return pos.challenges if pos.challenges is not None else (LEFT["both"], LEFT["both"])
