@@ -14,9 +14,12 @@ import dicesolver as ds
 from dicesolver import rules
 from dicesolver.errors import InputError
 from dicesolver.objectives.challenge_game import (
+    ABOVE,
+    BELOW,
     BOTH,
     ChallengeFinals,
     exact_lowest,
+    lowest_sum,
     solve_challenge_game,
 )
 from dicesolver.objectives.last_turn import reach_bound, solve_last_turn
@@ -73,7 +76,50 @@ def test_the_default_lowest_cuts_nothing():
             assert g.p_win(a, b, left, BOTH) == pytest.approx(
                 deep.p_win(a, b, left, BOTH), abs=1e-13
             )
+    k = g.lo - deep.lo  # every state g keeps, the same in the deeper table
+    same = deep.W[:, :, k:, k:]
+    kept = np.isfinite(g.W)
+    assert np.abs(g.W[kept] - same[kept]).max() < 1e-13
     assert abs(g.choices(0, 0)["challenge"] - cut.choices(0, 0)["challenge"]) > 1e-6
+
+
+def _reached(R: int, lo: int, thr: int, costs: dict[int, int]) -> set:
+    """Every (a, b, left_a, left_b) (units; the mover first) a game from 0-0 can reach
+    before the target, by more moves than dice allow: a plain turn banks any t >= 1 or
+    zilches; a challenge (the one for the mover's score, if left) banks t, which also comes
+    off the opponent (down to lo), or zilches at its cost (down to lo); either way it is
+    used up.  A superset of what games reach."""
+    seen = {(0, 0, BOTH, BOTH)}
+    todo = list(seen)
+    while todo:
+        a, b, fa, fb = todo.pop()
+        nxt = [(b, a, fb, fa)] + [(b, a + t, fb, fa) for t in range(1, R - a)]
+        bit = BELOW if a < thr else ABOVE
+        if fa & bit:
+            used = fa & ~bit
+            nxt.append((b, max(a - costs[bit], lo), fb, used))
+            nxt += [(max(b - t, lo), a + t, fb, used) for t in range(1, R - a)]
+        for s in nxt:
+            if s not in seen:
+                seen.add(s)
+                todo.append(s)
+    return seen
+
+
+def test_the_table_keeps_every_state_a_game_reaches():
+    """The score sum falls only by challenges' zilches, so the default lowest keeps the
+    sums down to minus the used challenges' costs (lowest_sum): every state a search of the
+    moves from 0-0 reaches is kept and solved (its successors too: no unsolved value
+    reaches it), and the bound leaves out most of the box of scores."""
+    rs = _small(end="instant")
+    g = solve_challenge_game(model(rs), 0)
+    thr = rs.units_up(rs.challenge_threshold)
+    seen = _reached(g.R, g.lo, thr, {BELOW: 2, ABOVE: 4})
+    a, b, fa, fb = np.array(sorted(seen)).T
+    assert (a + b >= lowest_sum(rs, g.lo, fa, fb)).all()
+    assert np.isfinite(g.W[fa, fb, a - g.lo, b - g.lo]).all()
+    assert np.isfinite(g.W).sum() < 0.5 * g.W.size
+    assert lowest_sum(rs, g.lo, BELOW, BOTH) == -4 and lowest_sum(rs, g.lo, 0, 0) == -12
 
 
 def test_more_challenges_left_never_hurt():
@@ -226,6 +272,7 @@ def test_a_last_turn_with_a_challenge_left(small_file):
         (["game", "--lowest", "100"], "at or below 0"),
         (["game", "--scores", "400,0"], "to below"),
         (["game", "--scores", "-3000,0", "--lowest", "-1000"], "from -1000"),
+        (["game", "--scores", "-650,0", "--challenges", "below,both"], "0-0 gets there"),
         (["game", "--fairness", "--challenges", "none,none"], "--fairness"),
         (
             [

@@ -14,7 +14,7 @@ Order of solution.  A challenge uses up a bit of f for good, so the classes of m
 bank keeps the score sum, its zilch lowers it) reads only classes already solved.  Within a
 class the game is the plain game: banks raise the sum, a zilch swaps the players at the
 same sum, so the sums go from the top down and the two orders of each state are coupled
-only through their zilches (Newton on the pairs, game.newton_on_pairs).  The mover's value
+only through their zilches (Newton on the pairs, game.newton_by_rows).  The mover's value
 is max(plain turn, challenge turn), the challenge turn a constant of the sum's solve: the
 max is piecewise linear in the zilch value like the turn itself, and its slope is the plain
 turn's zilch chance where the plain turn is chosen, else 0.
@@ -42,8 +42,9 @@ from .game import (
     FromLowest,
     SumCheckpoints,
     check_constant_sum,
+    first_iterate,
     game_starts,
-    newton_on_pairs,
+    newton_by_rows,
     turn_payoff,
 )
 from .last_turn import last_turn_payoff, last_turn_starts
@@ -312,12 +313,17 @@ class ChallengeGame(FromLowest):
 
 def _plain_starts(
     model: TurnModel, W: np.ndarray, finals: ChallengeFinals, R: int, lo: int, states: np.ndarray
-) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
-    """solve(z) -> (values, zilch chances) at the start of the plain turns from states, a
-    zilch worth z (their bank payoffs once: they do not depend on z)."""
+) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """solve(z, rows) -> (values, zilch chances) at the start of the plain turns from
+    states[rows], a zilch worth z (their bank payoffs once: they do not depend on z)."""
     U, mins = _plain_banks(model, W, finals, R, lo, states)
     chains = finals.chains(model, states, R)
-    return lambda z: game_starts(model, U, z, mins, chains)
+
+    def solve(z: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        some = chains if chains is None else chains.take(rows)
+        return game_starts(model, U[rows], z, mins[rows], some)
+
+    return solve
 
 
 def _plain_turns(
@@ -500,21 +506,20 @@ def solve_challenge_game(
         use = np.nonzero(st.usable(a, sa))[0]
         if len(use):
             chal[use] = _challenge_starts(model, W, finals, R, lo, rows[use])
-        # start from the neighbour one point up (solved), else one half
-        up = np.where(b + 1 < R, W[sa, sb, a - lo, np.minimum(b + 1, R - 1) - lo], 0.5)
-        w = np.nan_to_num(up, nan=0.5)
+        w = first_iterate(lambda x, y: W[sa, sb, x - lo, y - lo], a, b, R)
         plain = _plain_starts(model, W, finals, R, lo, rows)
 
         def solve(
             z: np.ndarray,
-            plain: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]] = plain,
+            rows: np.ndarray,
+            plain: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] = plain,
             chal: np.ndarray = chal,
-        ) -> tuple[np.ndarray, np.ndarray, None]:
-            val, g = plain(z)
-            take = chal > val
-            return np.where(take, chal, val), np.where(take, 0.0, g), None
+        ) -> tuple[np.ndarray, np.ndarray]:
+            val, g = plain(z, rows)
+            take = chal[rows] > val
+            return np.where(take, chal[rows], val), np.where(take, 0.0, g)
 
-        val, _ = newton_on_pairs(rules, sigma, w, solve, partner)
+        val = newton_by_rows(rules, sigma, w, solve, partner)
         W[sa, sb, a - lo, b - lo] = val
         left = len(steps) - 1 - i  # (SumCheckpoints counts down: the steps left)
         saver.after(left, lambda: {"W": W})

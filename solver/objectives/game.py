@@ -623,17 +623,20 @@ def score_pairs(sigma: int, R: int) -> np.ndarray:
     return np.stack([a, sigma - a], axis=1)
 
 
-def first_iterate(W: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Newton's first iterate for the score pairs rows (a, b) of one sum, from the sums
-    above (solved): W[a, b + 1] + W[a + 1, b] - W[a + 1, b + 1] (W changes smoothly: about
-    a hundred times closer than W[a, b + 1] alone, so the first turns' policy is mostly the
-    fixed point's already); a neighbour one point up where those are not all there."""
-    R = W.shape[0]
-    a, b = rows[:, 0], rows[:, 1]
+def first_iterate(
+    at: Callable[[np.ndarray, np.ndarray], np.ndarray], a: np.ndarray, b: np.ndarray, R: int
+) -> np.ndarray:
+    """Newton's first iterate for the score pairs (a, b) of one sum, from the sums above
+    (solved; at(x, y): their values, NaN where none is kept): W[a, b + 1] + W[a + 1, b] -
+    W[a + 1, b + 1] (W changes smoothly: about a hundred times closer than W[a, b + 1]
+    alone, so the first turns' policy is mostly the fixed point's already); a neighbour one
+    point up where those are not all there, else one half."""
     a1, b1 = np.minimum(a + 1, R - 1), np.minimum(b + 1, R - 1)
-    up = np.where(b + 1 < R, W[a, b1], np.where(a + 1 < R, W[a1, b], 0.5))
+    up = np.where(b + 1 < R, at(a, b1), np.where(a + 1 < R, at(a1, b), 0.5))
+    up = np.where(np.isfinite(up), up, 0.5)
     both = (a + 1 < R) & (b + 1 < R)
-    return np.where(both, W[a, b1] + W[a1, b] - W[a1, b1], up)
+    w = np.where(both, at(a, b1) + at(a1, b) - at(a1, b1), up)
+    return np.where(np.isfinite(w), w, up)
 
 
 def newton_on_pairs(
@@ -654,19 +657,62 @@ def newton_on_pairs(
         val, g, turns = solve(z)
         if np.max(np.abs(val - w)) < NEWTON_TOL:
             return val, turns
-        # linearised in z: W_i(z') = val_i + g_i (z' - z_i); the pair's fixed point
-        A = val + g * (1.0 - z)
-        w = (A - g * A[partner]) / (1.0 - g * g[partner])
-    # Rules whose turns nearly always zilch make the pair ill-conditioned (1 - g g' near 0):
-    # rounding alone moves w by NEWTON_TOL / (1 - g g'), which is then the precision there is.
-    slack = NEWTON_TOL / max(float(np.min(1.0 - g * g[partner])), 1e-300)
+        w = _pair_step(val, g, z, partner)
+    _check_settled(rules, sigma, val, w, g, g[partner])
+    return val, turns
+
+
+def newton_by_rows(
+    rules: RuleSet,
+    sigma: int,
+    w: np.ndarray,
+    solve: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+    partner: np.ndarray | None = None,
+) -> np.ndarray:
+    """newton_on_pairs for turns solved row by row (start values only): each step solves
+    again only the pairs not settled yet, a pair settling once both its values moved by
+    less than NEWTON_TOL (zilch-challenge: after the second step about a fifth of the rows
+    are left, after the third a few hundredths).  solve(z, rows) -> (values, zilch
+    chances) of those rows' turns with a zilch worth z.  Returns the values."""
+    n = len(w)
+    if partner is None:
+        partner = n - 1 - np.arange(n)
+    val, g = np.empty(n), np.zeros(n)
+    live = np.ones(n, bool)
+    for _ in range(60):
+        rows = np.nonzero(live)[0]
+        z = 1.0 - w[partner]
+        val[rows], g[rows] = solve(z[rows], rows)
+        near = np.zeros(n, bool)
+        near[rows] = np.abs(val[rows] - w[rows]) < NEWTON_TOL
+        live &= ~(near & near[partner])  # (a pair settles whole: partner is an involution)
+        if not live.any():
+            return val
+        w = np.where(live, _pair_step(val, g, z, partner), w)
+    _check_settled(rules, sigma, val[live], w[live], g[live], g[partner][live])
+    return val
+
+
+def _pair_step(val: np.ndarray, g: np.ndarray, z: np.ndarray, partner: np.ndarray) -> np.ndarray:
+    """Newton's step: linearised in z, W_i(z') = val_i + g_i (z' - z_i); the pair's fixed
+    point."""
+    A = val + g * (1.0 - z)
+    return (A - g * A[partner]) / (1.0 - g * g[partner])
+
+
+def _check_settled(
+    rules: RuleSet, sigma: int, val: np.ndarray, w: np.ndarray, g: np.ndarray, gp: np.ndarray
+) -> None:
+    """After Newton's 60 steps: rules whose turns nearly always zilch make the pair
+    ill-conditioned (1 - g g' near 0): rounding alone moves w by NEWTON_TOL / (1 - g g'),
+    which is then the precision there is; beyond it the game does not settle."""
+    slack = NEWTON_TOL / max(float(np.min(1.0 - g * gp)), 1e-300)
     if np.max(np.abs(val - w)) >= slack:
         raise InputError(
             f"{rules.name}: the game does not settle at score sum {sigma} (Newton's method "
             f"on the pair of turns, 60 steps; a turn ends in a zilch with probability up "
             f"to {float(np.max(g)):.6f}): these rules cannot be solved as a game"
         )
-    return val, turns
 
 
 class SumCheckpoints:
@@ -733,7 +779,7 @@ def solve_game(
     saver = SumCheckpoints(checkpoint, expect, checkpoint_every)
     for sigma in range(first, -1, -1):
         rows = score_pairs(sigma, R)
-        w = first_iterate(W, rows)
+        w = first_iterate(lambda x, y: W[x, y], rows[:, 0], rows[:, 1], R)
 
         starts = O is None and not (rules.has_permanent if levels is None else levels)
         if starts:  # the start values only (the offers need whole turns), U once per sum

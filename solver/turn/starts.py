@@ -92,6 +92,12 @@ class ChainRows:
     length: np.ndarray
     stride: Any = 1
 
+    def take(self, rows: np.ndarray) -> ChainRows:
+        """These rows only (the tables shared)."""
+        stride = self.stride if np.ndim(self.stride) == 0 else np.asarray(self.stride)[rows]
+        at, pos, length = self.at[rows], self.pos[rows], self.length[rows]
+        return ChainRows(self.alpha, self.beta, at, pos, length, stride)
+
 
 def solve_starts(
     model: TurnModel,
