@@ -6,6 +6,7 @@ iteration over every state; the answers offer the choice and refuse what they ca
 honour in one line."""
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -18,11 +19,15 @@ from dicesolver.objectives.challenge_game import (
     BELOW,
     BOTH,
     ChallengeFinals,
+    _challenge_payoffs,
+    _plain_banks,
     exact_lowest,
     lowest_sum,
     solve_challenge_game,
 )
+from dicesolver.objectives.game import game_starts
 from dicesolver.objectives.last_turn import reach_bound, solve_last_turn
+from dicesolver.turn.starts import turn_cuts
 
 from . import challenge_valueiteration as CVI
 from .clirun import zilch
@@ -120,6 +125,39 @@ def test_the_table_keeps_every_state_a_game_reaches():
     assert np.isfinite(g.W[fa, fb, a - g.lo, b - g.lo]).all()
     assert np.isfinite(g.W).sum() < 0.5 * g.W.size
     assert lowest_sum(rs, g.lo, BELOW, BOTH) == -4 and lowest_sum(rs, g.lo, 0, 0) == -12
+
+
+def test_settled_cuts_change_no_start_value():
+    """Past the target a row's turn banks in every free state once banking beats one roll
+    and then banking (settle_table, shared by the rows of a chain table): a cut far below
+    turn_cuts' bound, and the start values are those of the turn cut there alone."""
+    game = {"target": 1000, "challenge": True, "challenge_threshold": 500}
+    rs = small_rules(4, "forced", "mandatory", game=dict(game, challenge_costs=[100, 200]))
+    m = model(rs)
+    g = solve_challenge_game(m, reach_bound(m))
+    fewer = 0
+    for stride in (1, 2):
+        codes = (g.st.code(1, True), g.st.code(3, True))
+        rows = np.array([[a, b, s, s] for a in range(-2, g.R) for b in (0, 5, 12) for s in codes])
+        a, b, sa, sb = rows.T
+        rows = rows[np.isfinite(g.W[sa, sb, a - g.lo, b - g.lo])]  # (the states kept)
+        if stride == 1:
+            U, mins = _plain_banks(m, g.W, g.finals, g.R, g.lo, rows)
+            z = 1.0 - g.W[rows[:, 3], rows[:, 2], rows[:, 1] - g.lo, rows[:, 0] - g.lo]
+            chains = g.finals.chains(m, rows, g.R)
+        else:
+            rows = rows[g.st.usable(rows[:, 0], rows[:, 2]) > 0]
+            U, z, mins = _challenge_payoffs(m, g.W, g.finals, g.R, g.lo, rows)
+            chains = g.finals.challenge_chains(m, rows, g.R)
+        assert chains is not None and chains.settle is not None
+        plain = replace(chains, settle=None, level=None)
+        v, p = game_starts(m, U, z, mins, chains)
+        v0, p0 = game_starts(m, U, z, mins, plain)
+        assert np.isfinite(v).all() and np.abs(v - v0).max() < 1e-14
+        assert np.abs(p - p0).max() < 1e-14
+        cut, cut0 = chains.cuts(z), turn_cuts(m, U, z, mins)
+        fewer += int(np.sum(np.maximum(cut, mins) < cut0))
+    assert fewer > 20
 
 
 def test_more_challenges_left_never_hurt():

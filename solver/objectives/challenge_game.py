@@ -36,7 +36,8 @@ from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import TurnSolution, solve_turn
-from ..turn.starts import ChainRows, chain_table
+from ..turn.kernel import copy_runs
+from ..turn.starts import ChainRows, chain_table, settle_levels, settle_table
 from .game import (
     Checkpoint,
     FromLowest,
@@ -198,25 +199,51 @@ class ChallengeFinals:
         key = ("tables", stride)
         if self.built.get(("model", stride)) is not model:
             d = np.minimum(np.arange(n), D)
-            parts: list[tuple[np.ndarray, np.ndarray]] = []
+            parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
             first: dict[tuple[bool, bool], int] = {}
             for flag in sorted(self.plain):
                 for may in (False, True):
                     plain = self.plain[flag][d]
                     opp = np.maximum(plain, self.challenge[flag][d]) if may else plain
-                    first[flag, may] = int(sum(len(p[0]) for p in parts))
-                    parts.append(chain_table(model, 1.0 - opp, stride))
+                    first[flag, may] = len(parts)
+                    u = 1.0 - opp
+                    al, be = chain_table(model, u, stride)
+                    parts.append((al, be, settle_table(model, u, al, be, stride)))
             alpha, beta = (np.concatenate([p[i] for p in parts]) for i in (0, 1))
-            self.built.update({("model", stride): model, key: (alpha, beta, first)})
-        alpha, beta, first = self.built[key]
+            settle = settle_levels([p[2] for p in parts])
+            self.built.update({("model", stride): model, key: (alpha, beta, settle, first)})
+        alpha, beta, settle, first = self.built[key]
         on = np.broadcast_to(self.st.on(sb), b.shape)
         y = b - at if stride == 2 else b  # the opponent's score at the table's first total
         can = self.st.usable(y, sb) > 0
-        base = np.zeros(len(rows), np.int64)
-        for (flag, c), at0 in first.items():
-            base[(on == flag) & (can == c)] = at0
+        part = np.zeros(len(rows), np.int64)
+        for (flag, c), k in first.items():
+            part[(on == flag) & (can == c)] = k
         d0 = a - b + stride * at  # the deficit at the table's first total
-        return ChainRows(alpha, beta, at, base + d0, n - d0, stride)
+        pos = part * n + d0
+        return ChainRows(alpha, beta, at, pos, n - d0, stride, settle, 4.0 * part)
+
+    def last_turns(self, y: np.ndarray, sy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(table, starts): the opponent's chance in his last turn (his score y, status sy)
+        at deficit d is table[starts + d], for every d up to 2 span (past D as at D): one
+        run per board flag and whether he may challenge (opp, as runs)."""
+        n = 2 * self.span + 2
+        if self.plain is None or self.challenge is None:
+            return np.zeros(n), np.zeros(len(y), np.int64)
+        if "last" not in self.built:
+            d = np.minimum(np.arange(n), len(next(iter(self.plain.values()))) - 1)
+            keys = [(f, may) for f in sorted(self.plain) for may in (False, True)]
+            runs = [
+                np.maximum(self.plain[f][d], self.challenge[f][d]) if may else self.plain[f][d]
+                for f, may in keys
+            ]
+            self.built["last"] = np.concatenate(runs), {k: i * n for i, k in enumerate(keys)}
+        table, first = self.built["last"]
+        on, may = np.broadcast_to(self.st.on(sy), np.shape(y)), self.st.usable(y, sy) > 0
+        starts = np.zeros(len(y), np.int64)
+        for (f, m), at in first.items():
+            starts[(on == f) & (may == m)] = at
+        return table, starts
 
     def opp(self, d: np.ndarray, y: np.ndarray, sy: np.ndarray, rules: RuleSet) -> np.ndarray:
         """The opponent's chance (his score y, status sy) at deficit d >= 1."""
@@ -343,13 +370,21 @@ def _plain_turns(
 def _plain_banks(
     model: TurnModel, W: np.ndarray, finals: ChallengeFinals, R: int, lo: int, states: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(U, the bank minimums) of plain turns: the same for every zilch value."""
-    rules, st = model.rules, finals.st
+    """(U, the bank minimums) of plain turns: the same for every zilch value.  A row's
+    payoffs are two runs: below the target 1 - W[sb, sa2, b, a + t] (a run of W's last
+    axis), past it 1 - the opponent's last turn at the deficits R - b, R - b + 1, ... (a run
+    of finals.last_turns) — copied as runs (kernel.copy_runs), the same values as
+    _bank_values."""
+    st = finals.st
     a, b, sa, sb = states.T
-    final = a[:, None] + np.arange(finals.span)[None, :]
-    sa2 = np.broadcast_to(st.banked(sa)[:, None], final.shape)
-    U = _bank_values(rules, W, finals, R, lo, final, b[:, None] + 0 * final, sb, sa2)
-    return U, _minimums(rules, st, sa)
+    B, span, (S, N) = len(states), finals.span, W.shape[1:3]
+    inside = R - a  # the totals that stay below the target
+    at = np.arange(B) * span
+    flat = np.empty(B * span)
+    copy_runs(flat, at, W.reshape(-1), ((sb * S + st.banked(sa)) * N + b - lo) * N + a - lo, inside)
+    table, starts = finals.last_turns(b, sb)
+    copy_runs(flat, at + inside, table, starts + R - b, span - inside)
+    return (1.0 - flat).reshape(B, span), _minimums(model.rules, st, sa)
 
 
 def _minimums(rules: RuleSet, st: Statuses, s: np.ndarray) -> np.ndarray:

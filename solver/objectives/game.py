@@ -496,7 +496,13 @@ def game_starts(
     must-roll state past the cut from chain tables), else whole turns."""
     span = U.shape[-1]
     if U.ndim == 2:
-        stops = np.clip(turn_cuts(model, U, z, mins), 1, span - 1)
+        stops = turn_cuts(model, U, z, mins)
+        settled = None if chains is None else chains.cuts(z)
+        if settled is not None:  # banking optimal from there on: a cut too, where the
+            # tables' payoffs are the rows' up to turn_cuts' (the grid's end is a win)
+            fits = stops + model.max_shift < span
+            stops = np.where(fits, np.minimum(stops, np.maximum(settled, mins)), stops)
+        stops = np.clip(stops, 1, span - 1)
         B = len(U)
         ex = np.zeros((1, B, 1)), np.ones((1, B))
         got = solve_starts(model, U, z, mins, stops, *ex, chains)

@@ -91,12 +91,74 @@ class ChainRows:
     pos: np.ndarray
     length: np.ndarray
     stride: Any = 1
+    # settle_table's tables one after the other, table k raised by 4 k (one sorted array),
+    # and each row's 4 k; None: cuts by turn_cuts alone
+    settle: np.ndarray | None = None
+    level: np.ndarray | None = None
 
     def take(self, rows: np.ndarray) -> ChainRows:
         """These rows only (the tables shared)."""
         stride = self.stride if np.ndim(self.stride) == 0 else np.asarray(self.stride)[rows]
         at, pos, length = self.at[rows], self.pos[rows], self.length[rows]
-        return ChainRows(self.alpha, self.beta, at, pos, length, stride)
+        level = None if self.level is None else self.level[rows]
+        return ChainRows(self.alpha, self.beta, at, pos, length, stride, self.settle, level)
+
+    def cuts(self, z: np.ndarray) -> np.ndarray | None:
+        """Each row's first total from which banking is optimal in every free state by the
+        settle tables (a zilch worth z; past the end of the row's table: beyond any
+        total), or None without them."""
+        if self.settle is None or self.level is None:
+            return None
+        i = np.maximum(np.searchsorted(self.settle, z + self.level), self.pos)
+        steps = -(-(i - self.pos) // np.asarray(self.stride))
+        return np.where(i < self.pos + self.length, self.at + steps, np.iinfo(np.int64).max)
+
+
+def settle_table(
+    model: TurnModel, u: np.ndarray, alpha: np.ndarray, beta: np.ndarray, stride: int = 1
+) -> np.ndarray:
+    """Where banking in every free state is optimal from position i of a chain table on
+    (chain_table's u, alpha, beta): for a zilch worth z <= the table's [i].  The policy
+    "bank from here on" is optimal where its values satisfy Bellman's equation, that is
+    where each free state's bank u[i] is worth at least one roll and then that policy (the
+    must-roll state after hot dice: alpha + beta z): u[i] >= C_n[i] + E_n[i] z, so z <=
+    (u - C) / E, for every dice count n a choice leads to (the start values read no
+    other), the least over n and over the positions after i (rolls only move on).  Shared
+    by every row reading the table, whatever its z: a row's cut is the first position
+    where its z is at most this (ChainRows.cuts), far below turn_cuts' bound past the
+    target, where the payoff rises slowly (zilch-challenge to 1000: the cut 124 totals
+    past the target on average -> 15)."""
+    hot, p_hot = chain_facts(model)
+    n = len(u)
+    top = n + stride * model.max_shift + 1
+    pzN = model.p_zilch[model.zero_group + 1]
+    A = np.full(top, (1.0 - pzN - p_hot) * u[-1] / (1.0 - p_hot))  # (the limits past n)
+    Bz = np.full(top, pzN / (1.0 - p_hot))
+    Uf = np.full(top, float(u[-1]))
+    A[:n], Bz[:n], Uf[:n] = alpha, beta, u
+    zmax = np.full(n, np.inf)
+    entered = set(np.unique(model.target[model.target > 0]).tolist())
+    for g in range(len(model.out_start)):  # free state g + 1 rolls group g
+        if g + 1 not in entered:  # (a free state no choice enters: no turn reads it)
+            continue
+        sel = np.nonzero(model.out_group == g)[0]
+        k = model.opt_start[sel]  # (one choice per outcome)
+        p, is_hot = model.prob[sel], hot[k]
+        nxt = np.arange(n)[:, None] + stride * model.shift[k][None, :]
+        C = np.where(is_hot, A[nxt], Uf[nxt]) @ p
+        E = np.where(is_hot, Bz[nxt], 0.0) @ p + model.p_zilch[g + 1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(
+                E > 0, (u - C) / np.where(E > 0, E, 1.0), np.where(u >= C, np.inf, -np.inf)
+            )
+        zmax = np.minimum(zmax, z - 1e-12)  # (a margin for rounding: a later cut is safe)
+    return np.minimum.accumulate(zmax[::-1])[::-1]
+
+
+def settle_levels(tables: list[np.ndarray]) -> np.ndarray:
+    """settle_table's tables one after the other as one sorted array (ChainRows.settle):
+    table k clipped to [-1, 2] (z is within [0, 1]) and raised by 4 k."""
+    return np.concatenate([np.clip(t, -1.0, 2.0) + 4.0 * k for k, t in enumerate(tables)])
 
 
 def solve_starts(
