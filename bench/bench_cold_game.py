@@ -20,6 +20,8 @@ from dicesolver.store import Store
 from dicesolver.tables import Tables
 from dicesolver.variants import of
 
+FIELDS = ("User", "System")
+
 
 def estimate(preset: str, target: int) -> float:
     """The solve's estimate in seconds (Variant.estimate, as `zilch game` computes it)."""
@@ -29,8 +31,10 @@ def estimate(preset: str, target: int) -> float:
     return variant.estimate(tab, variant.key(2, None)).seconds
 
 
-def measure(preset: str, target: int) -> tuple[float, float]:
-    """(wall seconds, max RSS in MB) of the whole `zilch game` process from nothing."""
+def measure(preset: str, target: int) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, max RSS in MB) of the whole `zilch game` process from
+    nothing (CPU: user and system, both cores; on a shared machine the wall time is the
+    noisier figure)."""
     zilch = os.path.join(os.path.dirname(sys.executable), "zilch")
     cmd = ["/usr/bin/time", "-v", zilch, "game", "--rules", preset, "--target", str(target)]
     cmd += ["--tables", tempfile.mkdtemp(), "--json"]
@@ -38,7 +42,8 @@ def measure(preset: str, target: int) -> tuple[float, float]:
     h, m, s = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", out).groups()
     wall = 3600 * int(h or 0) + 60 * int(m) + float(s)
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", out).group(1))
-    return wall, rss / 1024
+    cpu = sum(float(re.search(rf"{k} time \(seconds\): ([\d.]+)", out).group(1)) for k in FIELDS)
+    return wall, cpu, rss / 1024
 
 
 def main() -> None:
@@ -51,9 +56,10 @@ def main() -> None:
             if only:
                 print(f"{preset} to {target}: estimate {est:.0f} s", flush=True)
                 continue
-            wall, rss = measure(preset, target)
+            wall, cpu, rss = measure(preset, target)
             print(
-                f"{preset} to {target}: {wall:.1f} s wall, {rss:.0f} MB max RSS; estimate "
+                f"{preset} to {target}: {wall:.1f} s wall ({cpu:.1f} s CPU), {rss:.0f} MB max "
+                f"RSS; estimate "
                 f"{est:.0f} s ({est / wall:.2f}x the measured)",
                 flush=True,
             )

@@ -578,39 +578,50 @@ def _resume(
         return 0, W
 
 
-# seconds per (state x total of its turn's payoff x turn state), measured: farkle with the
-# rule book's challenge to 1000 (327 184 states, payoffs over 608 totals, 7 turn states) 254 s;
-# mandatory hot dice add the must-roll state's own recursion past the cut (game.py,
-# _forced_beyond): zilch-challenge to 500 from -1000 (43 264 states, 920 totals) 79 s
-# (bench/bench_challenge.py)
-SECONDS_PER_CELL = {
-    "optional": 254 / (327184 * 608 * 7),
-    "mandatory": 79 / (43264 * 920 * 7),
-}
+# seconds per (state x score kept along an axis, R - lo) of a solve past BASE_SECONDS (the
+# process, the model, the reach bound and the final turns), measured on this machine from
+# nothing (bench/bench_cold_game.py; tests/test_estimates.py): with chain tables past the cut
+# (one choice per outcome, mandatory hot dice) zilch-challenge to 500, 1000, 2000, 3000,
+# 15000 in 6.4, 9.0, 14.5, 21.6, 908 s (the last on two cores shared with other work);
+# without, farkle with the rule book's challenge to 500 (47 872 states, R - lo = 123) 14.2 s
+SECONDS_PER_STATE_SCORE = {"chains": 2.0e-7, "starts": 2.1e-6}
+BASE_SECONDS = 2.0
 
 
 def count_states(rules: RuleSet, target: int | None = None, lowest: int | None = None) -> int:
-    """The states a solve keeps: 16 pairs of challenges left over the score pairs, and where
-    the rules have an entry minimum a second board flag for every score at or below 0."""
+    """The states a solve keeps: 16 pairs of challenges left over the score pairs whose
+    sum is at least lowest_sum, and where the rules have an entry minimum a second board
+    flag for every score at or below 0."""
     R = rules.reach_units(target)
     lo = lowest_units(rules, lowest, target)
-    per_axis = R - lo + (1 - lo if Statuses.of(rules).S == 8 else 0)
-    return 16 * per_axis * per_axis
+    scores = np.arange(lo, R)
+    flags = 1 + ((scores <= 0) & (Statuses.of(rules).S == 8))
+    above = np.append(np.cumsum(flags[::-1])[::-1], 0)  # the flags of the scores from b up
+    n = 0
+    for fa in range(4):
+        for fb in range(4):
+            low = int(lowest_sum(rules, lo, fa, fb, target))
+            n += int(flags @ above[np.clip(low - scores - lo, 0, len(scores))])
+    return n
 
 
 def estimate(
     model: TurnModel, target: int | None = None, lowest: int | None = None
 ) -> tuple[float, float]:
-    """(bytes, seconds) a challenge game solve takes, roughly: W, one score sum's turns
-    (about 8 (R - lo) rows over the payoff's totals), and the time per state and total."""
+    """(bytes, seconds) a challenge game solve takes, roughly.  Bytes: the process, W, and
+    one score sum's turns (at most 8 (R - lo) rows over the payoff's totals, a few copies):
+    zilch-challenge to 500 and 15000 peaked at 97 and 596 MB (bench/bench_cold_game.py).
+    Seconds: per state kept and score along an axis (a turn's cut grows with the scores)."""
+    from .game import BASE_BYTES
+    from .last_turn import reach_bound
+
     rules = model.rules
     R = rules.reach_units(target)
     lo = lowest_units(rules, lowest, target)
-    from .last_turn import reach_bound
-
     span = R - lo + (0 if rules.end == "instant" else reach_bound(model)) + 1
     S = Statuses.of(rules).S
     N = R - lo
-    nbytes = 8.0 * S * S * N * N + 8.0 * 8 * N * model.states * span * 6
-    per_cell = SECONDS_PER_CELL[rules.hot_dice]
-    return nbytes, per_cell * count_states(rules, target, lowest) * span * model.states
+    nbytes = BASE_BYTES + 8.0 * S * S * N * N + 4 * 8.0 * (8 * N) * span
+    chains = model.single_choice and rules.hot_dice == "mandatory"
+    per = SECONDS_PER_STATE_SCORE["chains" if chains else "starts"]
+    return nbytes, BASE_SECONDS + per * count_states(rules, target, lowest) * N

@@ -813,10 +813,15 @@ def solve_game(
     return GameTable(model, target, W, finals, None if O is None else Offers.dense(O, W))
 
 
-# seconds per R**3 (R: the target in units) of a game solve, measured on this machine: farkle
-# to 10000 (R = 200) 20 s (40 s before the banking tail, engine.py); zilch-online to 5000
-# (R = 100, levels of permanent points) 260 s
-SECONDS_PER_R3 = {"plain": 2.5e-6, "levels": 2.6e-4}
+# seconds per R**3 (R: the target in units) of a game solve past BASE_SECONDS (the process,
+# the model, the reach bound and the final turns), measured on this machine from nothing
+# (bench/bench_cold_game.py; tests/test_estimates.py): the start values in C with chain
+# tables past the cut (one choice per outcome, mandatory hot dice), zilch to 5000, 10000,
+# 15000 in 1.0, 2.8, 6.8 s; the start values without them, farkle to 10000 6.5 s; whole
+# turns (piggyback's offers), farkle to 10000 20 s before the start values; zilch-online to
+# 5000 (R = 100, levels of permanent points) 260 s
+SECONDS_PER_R3 = {"chains": 2.3e-7, "starts": 7.5e-7, "whole": 2.5e-6, "levels": 2.6e-4}
+BASE_SECONDS = 0.5
 BASE_BYTES = 1.2e8  # a game solve's process before its tables (farkle to 500: 115 MB peak)
 
 
@@ -845,10 +850,12 @@ def estimate(
     nbytes = BASE_BYTES + 16.0 * R * R + max(finals, sums)
     if rules.piggyback:
         nbytes += 8.0 * R * R * model.states * R
-    path = "levels" if rules.has_permanent else "plain"
+    path = "levels" if rules.has_permanent else "whole" if rules.piggyback else "starts"
+    if path == "starts" and model.single_choice and rules.hot_dice == "mandatory":
+        path = "chains"
     # (measured with the classic N + 1 states; a turn's solve grows with its states)
     per_state = model.states / (rules.dice + 1)
-    return nbytes, SECONDS_PER_R3[path] * float(R) ** 3 * per_state
+    return nbytes, BASE_SECONDS + SECONDS_PER_R3[path] * float(R) ** 3 * per_state
 
 
 def _resume(

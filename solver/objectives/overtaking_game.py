@@ -29,6 +29,7 @@ from ..rules import RuleSet
 from ..turn import solve_turn
 from ..turn.starts import ChainRows, FirstPassage, chain_table, solve_starts, turn_cuts
 from .game import (
+    BASE_SECONDS,
     Checkpoint,
     Finals,
     SumCheckpoints,
@@ -280,8 +281,11 @@ def _previous_from_one_turn(
     return True
 
 
-# seconds per R**4 (a sum's states grow as R**2, their turns' totals as R), measured:
-# farkle to 3000 (R = 60) in 8.1 s
+# seconds of a solve past game.BASE_SECONDS, measured on this machine: one choice per
+# outcome (every previous bank's turn from the pair's own, FirstPassage), per R**2 (the
+# pairs): zilch-overtaking to 4000 and 15000 in 1.4 and 23.6 s from nothing
+# (bench/bench_cold_game.py); else per R**4: farkle to 3000 (R = 60) in 8.1 s
+SECONDS_PER_R2 = 23.6 / 300**2
 SECONDS_PER_R4 = 8.1 / 60**4
 
 
@@ -290,4 +294,5 @@ def estimate(model: TurnModel, target: int | None = None) -> tuple[float, float]
     one batch of turns."""
     R = model.rules.reach_units(target)
     nbytes = 8.0 * R**3 + 8.0 * ROWS * model.states * 4 * (2 * R + 100)
-    return nbytes, SECONDS_PER_R4 * float(R) ** 4
+    solve = SECONDS_PER_R2 * R**2 if model.single_choice else SECONDS_PER_R4 * float(R) ** 4
+    return nbytes, BASE_SECONDS + solve
