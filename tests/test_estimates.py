@@ -2,7 +2,8 @@
 within a factor of two of the time measured (issue 29): the estimators' formulas and
 constants against figures measured on this machine at small and full sizes.  No time is
 measured here: the figures below were, from nothing and the whole process, with
-`python bench/bench_cold_game.py PRESET:TARGET` (2 cores shared with other work; the
+`python bench/bench_cold_game.py PRESET:TARGET` (2 cores shared with other work: the wall
+time, or the CPU time where other work left the process half a core or less, marked; the
 rules that are no preset in-process, with the bench named)."""
 
 import dataclasses
@@ -31,6 +32,11 @@ MEASURED = [
     (lambda: rules.load("zilch"), 10000, 2.8),
     (lambda: rules.load("zilch"), 15000, 6.8),
     (lambda: rules.load("farkle"), 10000, 6.5),
+    (lambda: rules.load("zilch-online"), 1500, 12.4),
+    (lambda: rules.load("zilch-online"), 5000, 120.6),
+    (lambda: rules.load("zilch-pyramiding"), 1500, 6.7),
+    (lambda: rules.load("zilch-pyramiding"), 4000, 8.4),  # CPU (16.8 s wall)
+    (lambda: rules.load("zilch-pyramiding"), 15000, 73.3),  # CPU (211 s wall)
     (lambda: rules.load("zilch-overtaking"), 4000, 1.4),
     (lambda: rules.load("zilch-overtaking"), 15000, 23.6),
     # bench/bench_overtaking.py farkle 1500 3000 (in-process)

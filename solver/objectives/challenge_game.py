@@ -582,7 +582,8 @@ def _resume(
 # process, the model, the reach bound and the final turns), measured on this machine from
 # nothing (bench/bench_cold_game.py; tests/test_estimates.py): with chain tables past the cut
 # (one choice per outcome, mandatory hot dice) zilch-challenge to 500, 1000, 2000, 3000,
-# 15000 in 6.4, 9.0, 14.5, 21.6, 908 s (the last on two cores shared with other work);
+# 15000 in 6.4, 9.0, 14.5, 21.6, 908 s (the last twice, 908 and 1073 s, 540 s of CPU:
+# two cores shared with other work);
 # without, farkle with the rule book's challenge to 500 (47 872 states, R - lo = 123) 14.2 s
 SECONDS_PER_STATE_SCORE = {"chains": 2.0e-7, "starts": 2.1e-6}
 BASE_SECONDS = 2.0

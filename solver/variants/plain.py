@@ -49,7 +49,7 @@ class Plain(Variant):
         # machine before the reach bound (a solve of its own) is looked up
         nbytes, seconds = estimate(tab.model, key.target)
         if nbytes <= memory() and self.rules.end != "instant":
-            nbytes = estimate(tab.model, key.target, tab.reach_bound)[0]
+            nbytes, seconds = estimate(tab.model, key.target, tab.reach_bound)
         R = self.rules.reach_units()
         disk = 8.0 * R * R + (8.0 * R**3 * tab.model.states if self.rules.piggyback else 0)
         return Cost(nbytes, seconds, disk)
