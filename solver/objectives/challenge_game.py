@@ -229,7 +229,7 @@ class ChallengeFinals:
         run per board flag and whether he may challenge (opp, as runs)."""
         n = 2 * self.span + 2
         if self.plain is None or self.challenge is None:
-            return np.zeros(n), np.zeros(len(y), np.int64)
+            return np.zeros(n), np.zeros(np.shape(y), np.int64)
         if "last" not in self.built:
             d = np.minimum(np.arange(n), len(next(iter(self.plain.values()))) - 1)
             keys = [(f, may) for f in sorted(self.plain) for may in (False, True)]
@@ -240,26 +240,10 @@ class ChallengeFinals:
             self.built["last"] = np.concatenate(runs), {k: i * n for i, k in enumerate(keys)}
         table, first = self.built["last"]
         on, may = np.broadcast_to(self.st.on(sy), np.shape(y)), self.st.usable(y, sy) > 0
-        starts = np.zeros(len(y), np.int64)
+        starts = np.zeros(np.shape(y), np.int64)
         for (f, m), at in first.items():
             starts[(on == f) & (may == m)] = at
         return table, starts
-
-    def opp(self, d: np.ndarray, y: np.ndarray, sy: np.ndarray, rules: RuleSet) -> np.ndarray:
-        """The opponent's chance (his score y, status sy) at deficit d >= 1."""
-        if self.plain is None or self.challenge is None:
-            return np.zeros(np.shape(d))
-        on = np.broadcast_to(self.st.on(sy), np.shape(d))
-        dd = np.minimum(d, len(next(iter(self.plain.values()))) - 1)
-        out = np.empty(np.shape(d))
-        for flag in self.plain:
-            sel = on == flag
-            out[sel] = np.where(
-                self.st.usable(y, sy)[sel] > 0,
-                np.maximum(self.plain[flag][dd[sel]], self.challenge[flag][dd[sel]]),
-                self.plain[flag][dd[sel]],
-            )
-        return out
 
 
 class Choice(TypedDict):
@@ -373,8 +357,7 @@ def _plain_banks(
     """(U, the bank minimums) of plain turns: the same for every zilch value.  A row's
     payoffs are two runs: below the target 1 - W[sb, sa2, b, a + t] (a run of W's last
     axis), past it 1 - the opponent's last turn at the deficits R - b, R - b + 1, ... (a run
-    of finals.last_turns) — copied as runs (kernel.copy_runs), the same values as
-    _bank_values."""
+    of finals.last_turns) — copied as runs (kernel.copy_runs)."""
     st = finals.st
     a, b, sa, sb = states.T
     B, span, (S, N) = len(states), finals.span, W.shape[1:3]
@@ -419,37 +402,28 @@ def _challenge_payoffs(
     bit = st.usable(a, sa)
     assert bit.all(), "a challenge turn from a state without a challenge to use"
     sa_used = sa & ~bit
-    t = np.arange(finals.span)[None, :]
-    final = a[:, None] + t
-    y = b[:, None] - t  # (clamped at lo inside the game; the last turn sees it as it is)
-    sa2 = np.broadcast_to(st.banked(sa_used)[:, None], final.shape)
-    U = _bank_values(rules, W, finals, R, lo, final, y, sb, sa2)
+    U = _challenge_banks(W, finals, R, lo, states, st.banked(sa_used))
     cost = np.where(bit == BELOW, *(c // rules.unit for c in rules.challenge_costs))
     z = 1.0 - W[sb, sa_used, b - lo, np.maximum(a - cost, lo) - lo]
     return U, z, _minimums(rules, st, sa)
 
 
-def _bank_values(
-    rules: RuleSet,
-    W: np.ndarray,
-    finals: ChallengeFinals,
-    R: int,
-    lo: int,
-    final: np.ndarray,
-    y: np.ndarray,
-    sb: np.ndarray,
-    sa2: np.ndarray,
+def _challenge_banks(
+    W: np.ndarray, finals: ChallengeFinals, R: int, lo: int, states: np.ndarray, sa2: np.ndarray
 ) -> np.ndarray:
-    """U[i, t]: the mover ends at final[i, t] (status sa2), the opponent at y[i, t] (status
-    sb[i]): 1 - the opponent's chance to move from there, or his last turn's beyond R."""
-    inside = final < R
-    U = np.empty(final.shape)
-    sbb = np.broadcast_to(sb[:, None], final.shape)
-    yin = np.maximum(y[inside], lo)  # (a bound: none reached from 0-0 with exact_lowest)
-    U[inside] = 1.0 - W[sbb[inside], sa2[inside], yin - lo, final[inside] - lo]
-    out = ~inside
-    U[out] = 1.0 - finals.opp(final[out] - y[out], y[out], sbb[out], rules)
-    return U
+    """U[i, t] of challenge turns: the mover ends at a + t (status sa2[i]), the opponent at
+    b - t (status sb[i]): below the target 1 - W[sb, sa2, max(b - t, lo), a + t], past it 1 -
+    the opponent's last turn at the deficit a - b + 2t, his score b - t as it is (whether he
+    may challenge; ChallengeFinals.last_turns)."""
+    a, b, _, sb = states.T
+    (S, N), span = W.shape[1:3], finals.span
+    t = np.arange(span)[None, :]
+    final, y = a[:, None] + t, b[:, None] - t
+    row = ((sb * S + sa2) * N)[:, None]
+    vin = W.reshape(-1)[(row + np.maximum(y, lo) - lo) * N + np.minimum(final, R - 1) - lo]
+    table, starts = finals.last_turns(y, sb[:, None])
+    vout = table[starts + np.minimum(final - y, 2 * span + 1)]  # (past D as at D)
+    return 1.0 - np.where(final < R, vin, vout)
 
 
 def _classes() -> list[tuple[int, int]]:

@@ -10,6 +10,7 @@ solve_starts returns None where the kernel is not built: callers then solve whol
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,7 @@ def turn_cuts(model: TurnModel, U: np.ndarray, z: np.ndarray, mins: np.ndarray) 
     return np.maximum(last_unsure + 1, mins)
 
 
+@lru_cache(maxsize=16)  # (per model: every kernel call asks; a model is hashed by identity)
 def chain_facts(model: TurnModel) -> tuple[np.ndarray, float]:
     """Where hot dice are mandatory: (hot, p_hot) of the must-roll state past a game turn's
     cut, every free state banking: hot[k], choice k rolls all dice again; p_hot, the chance
@@ -46,6 +48,7 @@ def chain_facts(model: TurnModel) -> tuple[np.ndarray, float]:
     all_hot = np.array(
         [hot[model.opt_start[o] : model.opt_start[o] + counts[o]].all() for o in outs], bool
     )
+    hot.flags.writeable = False  # (shared by the callers)
     return hot, float(model.prob[outs[all_hot]].sum()) if len(outs) else 0.0
 
 
