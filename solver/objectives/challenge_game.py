@@ -556,10 +556,9 @@ def _resume(
 # process, the model, the reach bound and the final turns), measured on this machine from
 # nothing (bench/bench_cold_game.py; tests/test_estimates.py): with chain tables past the cut
 # (one choice per outcome, mandatory hot dice) zilch-challenge to 500, 1000, 2000, 3000,
-# 15000 in 6.4, 9.0, 14.5, 21.6, 908 s (the last twice, 908 and 1073 s, 540 s of CPU:
-# two cores shared with other work);
-# without, farkle with the rule book's challenge to 500 (47 872 states, R - lo = 123) 14.2 s
-SECONDS_PER_STATE_SCORE = {"chains": 2.0e-7, "starts": 2.1e-6}
+# 15000 in 4.1, 5.4, 8.8, 13.1, 319 s (the last 475 s of CPU: the kernel's two threads);
+# without, farkle with the rule book's challenge to 500 (47 872 states, R - lo = 123) 7.6 s
+SECONDS_PER_STATE_SCORE = {"chains": 9e-8, "starts": 1.2e-6}
 BASE_SECONDS = 2.0
 
 
