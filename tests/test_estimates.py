@@ -2,9 +2,8 @@
 within a factor of two of the time measured (issue 29): the estimators' formulas and
 constants against figures measured on this machine at small and full sizes.  No time is
 measured here: the figures below were, from nothing and the whole process, with
-`python bench/bench_cold_game.py PRESET:TARGET` (2 cores shared with other work: the wall
-time, or the CPU time where other work left the process half a core or less, marked; the
-rules that are no preset in-process, with the bench named)."""
+`python bench/bench_cold_game.py PRESET:TARGET` (wall time; 2 cores, the machine quiet but
+for a little other work; the rules that are no preset in-process, with the bench named)."""
 
 import dataclasses
 
@@ -28,17 +27,17 @@ def _challenge(name: str) -> rules.RuleSet:
 
 # (rules, target, seconds measured)
 MEASURED = [
-    (lambda: rules.load("zilch"), 5000, 1.0),
-    (lambda: rules.load("zilch"), 10000, 2.8),
-    (lambda: rules.load("zilch"), 15000, 6.8),
-    (lambda: rules.load("farkle"), 10000, 6.5),
-    (lambda: rules.load("zilch-online"), 1500, 12.4),
-    (lambda: rules.load("zilch-online"), 5000, 120.6),
-    (lambda: rules.load("zilch-pyramiding"), 1500, 6.7),
-    (lambda: rules.load("zilch-pyramiding"), 4000, 8.4),  # CPU (16.8 s wall)
-    (lambda: rules.load("zilch-pyramiding"), 15000, 73.3),  # CPU (211 s wall)
-    (lambda: rules.load("zilch-overtaking"), 4000, 1.4),
-    (lambda: rules.load("zilch-overtaking"), 15000, 23.6),
+    (lambda: rules.load("zilch"), 5000, 0.8),
+    (lambda: rules.load("zilch"), 10000, 2.2),
+    (lambda: rules.load("zilch"), 15000, 4.6),
+    (lambda: rules.load("farkle"), 10000, 5.8),
+    (lambda: rules.load("zilch-online"), 1500, 7.3),
+    (lambda: rules.load("zilch-online"), 5000, 53.4),
+    (lambda: rules.load("zilch-pyramiding"), 1500, 2.9),
+    (lambda: rules.load("zilch-pyramiding"), 4000, 6.7),
+    (lambda: rules.load("zilch-pyramiding"), 15000, 40.7),
+    (lambda: rules.load("zilch-overtaking"), 4000, 1.1),
+    (lambda: rules.load("zilch-overtaking"), 15000, 16.6),
     # bench/bench_overtaking.py farkle 1500 3000 (in-process)
     (lambda: _with("farkle", overtaking=True), 1500, 1.7),
     (lambda: _with("farkle", overtaking=True), 3000, 10.5),

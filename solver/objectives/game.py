@@ -814,17 +814,17 @@ def solve_game(
 
 
 # seconds per R**3 (R: the target in units) of a game solve past BASE_SECONDS (the process,
-# the model, the reach bound and the final turns), measured on this machine from nothing
+# the model, the reach bound) and the final turns, measured on this machine from nothing
 # (bench/bench_cold_game.py; tests/test_estimates.py): the start values in C with chain
 # tables past the cut (one choice per outcome, mandatory hot dice), zilch to 5000, 10000,
-# 15000 in 1.0, 2.8, 6.8 s; the start values without them, farkle to 10000 6.5 s; whole
+# 15000 in 0.8, 2.2, 4.6 s; the start values without them, farkle to 10000 5.8 s; whole
 # turns (piggyback's offers), farkle to 10000 20 s before the start values; levels of
-# permanent points, zilch-online to 1500 and 5000 in 12.4 and 120.6 s (9.0 and 67.5 s of CPU)
-SECONDS_PER_R3 = {"chains": 2.3e-7, "starts": 7.5e-7, "whole": 2.5e-6, "levels": 8e-5}
+# permanent points, zilch-online to 1500 and 5000 in 7.3 and 53.4 s
+SECONDS_PER_R3 = {"chains": 1.5e-7, "starts": 7.5e-7, "whole": 2.5e-6, "levels": 6e-5}
 BASE_SECONDS = 0.5
 # and the final turns: per (deficit of the reach bound x turn state) from the start values
-# (zilch-pyramiding, 1 952 deficits and 82 turn states, to 1500 in 3.6 s of CPU, most of it
-# its final turns), per byte of their whole solution by levels (last_turn_bytes)
+# (zilch-pyramiding, 1 952 deficits and 82 turn states, to 1500 in 2.9 s, most of it its
+# final turns), per byte of their whole solution by levels (last_turn_bytes)
 FINAL_SECONDS = {"starts": 2e-5, "levels": 3e-8}
 BASE_BYTES = 1.2e8  # a game solve's process before its tables (farkle to 500: 115 MB peak)
 

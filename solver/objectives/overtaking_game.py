@@ -283,9 +283,9 @@ def _previous_from_one_turn(
 
 # seconds of a solve past game.BASE_SECONDS, measured on this machine: one choice per
 # outcome (every previous bank's turn from the pair's own, FirstPassage), per R**2 (the
-# pairs): zilch-overtaking to 4000 and 15000 in 1.4 and 23.6 s from nothing
+# pairs): zilch-overtaking to 4000 and 15000 in 1.1 and 16.6 s from nothing
 # (bench/bench_cold_game.py); else per R**4: farkle to 3000 (R = 60) in 8.1 s
-SECONDS_PER_R2 = 23.6 / 300**2
+SECONDS_PER_R2 = 16.6 / 300**2
 SECONDS_PER_R4 = 8.1 / 60**4
 
 
