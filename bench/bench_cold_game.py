@@ -26,9 +26,10 @@ FIELDS = ("User", "System")
 def estimate(preset: str, target: int) -> float:
     """The solve's estimate in seconds (Variant.estimate, as `zilch game` computes it)."""
     rs = dataclasses.replace(rules.load(preset), target=target)
-    tab = Tables(rs, Store(tempfile.mkdtemp()))
-    variant = of(rs, 2)
-    return variant.estimate(tab, variant.key(2, None)).seconds
+    with tempfile.TemporaryDirectory() as folder:
+        tab = Tables(rs, Store(folder))
+        variant = of(rs, 2)
+        return variant.estimate(tab, variant.key(2, None)).seconds
 
 
 def measure(preset: str, target: int) -> tuple[float, float, float]:
@@ -37,8 +38,9 @@ def measure(preset: str, target: int) -> tuple[float, float, float]:
     noisier figure)."""
     zilch = os.path.join(os.path.dirname(sys.executable), "zilch")
     cmd = ["/usr/bin/time", "-v", zilch, "game", "--rules", preset, "--target", str(target)]
-    cmd += ["--tables", tempfile.mkdtemp(), "--json"]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stderr
+    with tempfile.TemporaryDirectory() as folder:  # (the tables solved: gone after)
+        cmd += ["--tables", folder, "--json"]
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stderr
     h, m, s = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", out).groups()
     wall = 3600 * int(h or 0) + 60 * int(m) + float(s)
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", out).group(1))
