@@ -36,8 +36,13 @@ def measure(preset: str, target: int) -> tuple[float, float, float]:
     """(wall seconds, CPU seconds, max RSS in MB) of the whole `zilch game` process from
     nothing (CPU: user and system, both cores; on a shared machine the wall time is the
     noisier figure)."""
+    return measure_args(["--rules", preset, "--target", str(target)])
+
+
+def measure_args(args: list[str]) -> tuple[float, float, float]:
+    """measure's figures of `zilch game ARGS` into an empty tables folder."""
     zilch = os.path.join(os.path.dirname(sys.executable), "zilch")
-    cmd = ["/usr/bin/time", "-v", zilch, "game", "--rules", preset, "--target", str(target)]
+    cmd = ["/usr/bin/time", "-v", zilch, "game", *args]
     with tempfile.TemporaryDirectory() as folder:  # (the tables solved: gone after)
         cmd += ["--tables", folder, "--json"]
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stderr

@@ -1,17 +1,18 @@
-"""Issue 29's rows: each whole game as a user meets it — `zilch game` as a whole process into
-an empty tables folder (the model, the reach bound and the game from nothing), its wall time
-and peak memory (/usr/bin/time), with the machine's load average before and after.
+"""Issue 29's rows by name: each whole game as a user meets it, `zilch game` into an empty
+tables folder (the model, the reach bound and the game from nothing), measured as
+bench_cold_game.py measures (wall, CPU, max RSS), with the load average before and after.
 
 Run: python bench/bench_game_rows.py [ROW ...]   (default: zilch overtaking pyramiding penalty)
-Rows: zilch, overtaking, pyramiding, penalty, challenge (hours before issue 29's work),
-three (three players, farkle to 10000, 2 workers: about an hour before it)."""
+Rows: zilch, overtaking, pyramiding, penalty (farkle with the 500 penalty to 10000, lowest
+-2000), challenge (exact lowest), three (three players, farkle to 10000, 2 workers)."""
 
 import os
-import subprocess
 import sys
 import tempfile
 from importlib import resources
 from pathlib import Path
+
+from bench_cold_game import measure_args
 
 ROWS = {
     "zilch": ["--rules", "zilch"],
@@ -34,16 +35,13 @@ def penalty_rules(folder: Path) -> Path:
 
 
 def run(row: str) -> None:
-    folder = Path(tempfile.mkdtemp())
-    args = [a.replace("{penalty}", str(penalty_rules(folder))) for a in ROWS[row]]
-    cmd = ["/usr/bin/time", "-f", "%e %M", "zilch", "game", *args, "--tables", str(folder)]
-    load = os.getloadavg()[0]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    wall, kb = res.stderr.strip().splitlines()[-1].split()
-    answer = res.stdout.strip().splitlines()[-1] if res.stdout.strip() else res.stderr
+    with tempfile.TemporaryDirectory() as folder:
+        args = [a.replace("{penalty}", str(penalty_rules(Path(folder)))) for a in ROWS[row]]
+        load = os.getloadavg()[0]
+        wall, cpu, rss = measure_args(args)
     print(
-        f"{row:10} {float(wall):8.1f} s  {int(kb) / 1024:7.0f} MiB  "
-        f"(load {load:.1f} -> {os.getloadavg()[0]:.1f}; exit {res.returncode})  {answer}",
+        f"{row:10} {wall:8.1f} s wall ({cpu:.1f} s CPU), {rss:7.0f} MB max RSS "
+        f"(load {load:.1f} -> {os.getloadavg()[0]:.1f})",
         flush=True,
     )
 
