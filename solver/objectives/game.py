@@ -827,6 +827,8 @@ BASE_SECONDS = 0.5
 # final turns), per byte of their whole solution by levels (last_turn_bytes)
 FINAL_SECONDS = {"starts": 2e-5, "levels": 3e-8}
 BASE_BYTES = 1.2e8  # a game solve's process before its tables (farkle to 500: 115 MB peak)
+# the same where the turns are solved by their start values alone (farkle to 500: 45 MB peak)
+BASE_BYTES_STARTS = 8e7
 
 
 def estimate(
@@ -837,26 +839,33 @@ def estimate(
     larger of the final turns' table (last_turn.last_turn_bytes for the R + D + 1
     deficits, D the reach bound: in batches of at most BATCH_BYTES, last_turn_starts) and
     one score sum's turns (R rows on a grid that ends at most where the finals do, with
-    Newton's previous step).  Against measured peaks (/usr/bin/time, tests/test_game_memory
-    .py): zilch-pyramiding to 1000 716 MB (estimate 1.1 GB), farkle to 10000 183 MB,
-    zilch to 10000 450 MB.  Time from measured solves."""
+    Newton's previous step); where the turns are solved by their start values alone
+    (turn.starts: no permanent points, no piggyback) no grid is kept, only the payoffs.
+    Against measured peaks (/usr/bin/time, tests/test_game_memory.py): zilch-pyramiding to
+    1000 118 MB (estimate 142 MB; 716 MB before the start values), farkle to 10000 50 MB,
+    zilch to 10000 64 MB, zilch-online to 2000 289 MB.  Time from measured solves."""
     from ..limits import turn_bytes
     from .last_turn import BATCH_BYTES, last_turn_bytes
 
     rules = model.rules
     R = rules.reach_units(target)
     D = 0 if rules.end == "instant" else reach_bound
-    finals = min(last_turn_bytes(model, R + D + 1, R + D), BATCH_BYTES) if D else 0.0
-    step = rules.perm_step
-    L = R + D + model.max_shift + 1
-    levels = 1 + (math.ceil(L / step) / 4 if step else 0)
-    sums = 2 * turn_bytes(R, model.states, L, 1) * levels
-    nbytes = BASE_BYTES + 16.0 * R * R + max(finals, sums)
-    if rules.piggyback:
-        nbytes += 8.0 * R * R * model.states * R
     path = "levels" if rules.has_permanent else "whole" if rules.piggyback else "starts"
     if path == "starts" and model.single_choice and rules.hot_dice == "mandatory":
         path = "chains"
+    L = R + D + model.max_shift + 1
+    if path in ("starts", "chains"):  # start values only (turn.starts): no turn's grid kept
+        finals = 16.0 * (R + D + 1) * (R + D + 2) if D else 0.0  # the last turns' payoffs
+        sums = 48.0 * R * L + 2 * turn_bytes(1, model.states, L)  # a sum's payoffs, 2 rows
+    else:
+        finals = min(last_turn_bytes(model, R + D + 1, R + D), BATCH_BYTES) if D else 0.0
+        step = rules.perm_step
+        levels = 1 + (math.ceil(L / step) / 4 if step else 0)
+        sums = 2 * turn_bytes(R, model.states, L, 1) * levels
+    base = BASE_BYTES_STARTS if path in ("starts", "chains") else BASE_BYTES
+    nbytes = base + 16.0 * R * R + max(finals, sums)
+    if rules.piggyback:
+        nbytes += 8.0 * R * R * model.states * R
     # (measured with the classic N + 1 states; a turn's solve grows with its states)
     per_state = model.states / (rules.dice + 1)
     if path == "levels":
