@@ -14,17 +14,8 @@ import pytest
 
 import dicesolver as ds
 
-from .webserver import running
+from .webserver import CHROMIUM, running
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SCREENS = Path(__file__).resolve().parent / "screens"
 PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
 
@@ -36,20 +27,6 @@ if shutil.which(CHROMIUM) is None:
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory):
     return str(tmp_path_factory.getbasetemp() / "tables")
-
-
-@pytest.fixture(scope="module")
-def server(tables):
-    with running(tables) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 class Phone:

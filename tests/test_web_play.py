@@ -18,7 +18,6 @@ from dicesolver.answers.match import YahtzeeMatch, ZilchMatch, log_text
 from dicesolver.web import play
 
 from .test_web_hostile import calm
-from .webserver import running
 
 TARGET = 500  # farkle to 500: its two-player game table is solved in about a second
 
@@ -29,12 +28,6 @@ def tables(tmp_path_factory):
     ds.game("farkle", target=TARGET, tables=folder)  # (the computer plays by P(win))
     ds.yahtzee_advise(dice=[1, 1, 1, 1, 1], tables=folder)
     return folder
-
-
-@pytest.fixture(scope="module")
-def server(tables):
-    with running(tables) as url:
-        yield url
 
 
 def client(server):

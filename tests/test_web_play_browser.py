@@ -12,8 +12,7 @@ import pytest
 
 import dicesolver as ds
 
-from .test_web_browser import ARGS, CHROMIUM, LOW_CONTRAST, UNLABELLED, Phone, submit, sync_api
-from .webserver import running
+from .test_web_browser import LOW_CONTRAST, UNLABELLED, Phone, submit
 
 TARGET = 500  # farkle to 500: its two-player game table is solved in about a second
 
@@ -24,20 +23,6 @@ def tables(tmp_path_factory):
     ds.game("farkle", target=TARGET, tables=folder)
     ds.yahtzee_advise(dice=[1, 1, 1, 1, 1], tables=folder)
     return folder
-
-
-@pytest.fixture(scope="module")
-def server(tables):
-    with running(tables) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -9,6 +9,17 @@ import threading
 import time
 from collections.abc import Iterator
 
+# Debian's Chromium, driven by Playwright (no browser download exists on these machines)
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
 
 def free_port() -> int:
     with socket.socket() as s:
