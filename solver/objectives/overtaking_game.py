@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -223,7 +223,10 @@ def solve_overtaking_game(
         chains = finals.chains(model, pairs)
 
         def solve(
-            z: np.ndarray, U: np.ndarray = U, mins: np.ndarray = mins, chains: Any = chains
+            z: np.ndarray,
+            U: np.ndarray = U,
+            mins: np.ndarray = mins,
+            chains: ChainRows | None = chains,
         ) -> tuple[np.ndarray, np.ndarray, None]:
             return (*game_starts(model, U, z, mins, chains), None)
 

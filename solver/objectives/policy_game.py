@@ -40,7 +40,8 @@ import numpy as np
 from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
-from .game import Finals, GameTable, GameTurns, _game_U, score_pairs
+from ..turn.starts import solve_starts, turn_cuts
+from .game import Finals, GameTable, GameTurns, _bank_minimums, _game_U, score_pairs
 from .game import check_supported as check_game
 
 
@@ -89,9 +90,6 @@ def _start_extras(g: GameTable, rows: np.ndarray, lose: np.ndarray) -> np.ndarra
     turns from rows, valued under its play: the C kernel's start values (turn.starts, as
     the optimal game reads its own), no whole turn solved; None where that does not apply
     (permanent points, the kernel not built): whole turns then."""
-    from ..turn.starts import solve_starts, turn_cuts
-    from .game import _bank_minimums
-
     rules, model = g.model.rules, g.model
     if rules.has_permanent:
         return None
