@@ -330,7 +330,8 @@ def solve_game_turns(
 
 def _bank_minimums(rules: RuleSet, scores: np.ndarray) -> np.ndarray:
     """Units a bank needs, by the banking player's score (0: not on the board)."""
-    return np.array([rules.min_bank_units(rules.on_board(x)) for x in scores])
+    on, off = rules.min_bank_units(True), rules.min_bank_units(False)
+    return np.where((np.asarray(scores) > 0) | (not rules.entry_minimum), on, off)
 
 
 def _game_U(rules: RuleSet, W: np.ndarray, finals: Finals, rows: np.ndarray, R: int) -> np.ndarray:

@@ -33,6 +33,7 @@ from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import TurnSolution, solve_turn
+from ..turn.starts import solve_starts, turn_cuts
 from .final_round import solve_final_round
 from .game import NEWTON_TOL, _bank_minimums, sums_to_one, turn_payoff
 
@@ -151,8 +152,10 @@ class FinalTable:
         keys, shift = _key_of(self.rules, others)
         pos = positions(self.keys, keys, self.R)
         Fs = F - shift[:, None]
-        ok = Fs < self.rel.shape[1]
         rows = np.broadcast_to(pos[:, None], F.shape)
+        ok = Fs < self.rel.shape[1]
+        if ok.all():  # (every leader score within the table: one gather)
+            return self.rel[rows, Fs]
         out[ok] = self.rel[rows[ok], Fs[ok]]
         return out
 
@@ -205,31 +208,29 @@ Lookup = Callable[[np.ndarray], np.ndarray]  # score tuples (M, N) of higher sum
 
 
 def bank_values(states: np.ndarray, R: int, lookup: Lookup, finals: FinalTable) -> np.ndarray:
-    """U[i, t, k]: seat k's chance once the mover of states[i] banks t units (t < span)."""
+    """U[i, t, k]: seat k's chance once the mover of states[i] banks t units (t < span).
+    Each row's payoffs by the mover's final score x = s_0 + t (one line X per row, its
+    window from s_0 on): the next state (s_1, ..., s_{N-1}, x) below R (seat k here is seat
+    k - 1 there), the final round from R to R + D, the leader's win beyond."""
     B, N = states.shape
     D = finals.D if finals.rel is not None else 0
-    lo = int(states[:, 0].min())
+    s0 = states[:, 0]
+    lo = int(s0.min())
     span = R + D + 1 - lo
-    U = np.zeros((B, span, N))
-    U[..., 0] = 1.0  # beyond R + D: the leader wins
-    # below R: the next state (s_1, ..., s_{N-1}, s_0 + t), where seat k here is seat k - 1;
-    # t = 0 is no bank (the zilch's state, of this sum: never read)
-    inner = R - lo
-    x = states[:, :1] + np.arange(1, inner)[None, :]
-    ok = x < R
-    nxt = np.empty(x.shape + (N,), np.int64)
-    nxt[..., : N - 1] = states[:, None, 1:]
-    nxt[..., N - 1] = np.minimum(x, R - 1)
-    got = np.roll(lookup(nxt.reshape(-1, N)).reshape(x.shape + (N,)), 1, axis=-1)
-    U[:, 1:inner][ok] = got[ok]
-    if D:  # R <= s_0 + t <= R + D: the final round
-        t0 = R - states[:, 0]  # the first bank reaching R, per row
-        F = R + np.arange(D + 1)[None, :]  # (1, D + 1)
-        cols = (t0[:, None] + np.arange(D + 1)[None, :]) - 0  # t of each final score
-        fin = finals.values(np.broadcast_to(F, (B, D + 1)), states[:, 1:])
-        keep = cols < span
-        rows = np.broadcast_to(np.arange(B)[:, None], cols.shape)
-        U[rows[keep], cols[keep]] = fin[keep]
+    X = np.zeros((B, int(s0.max()) + span, N))
+    X[:, R:, 0] = 1.0  # beyond R + D: the leader wins
+    # below R: one lookup of the row's whole line of next states (contiguous in x)
+    line = np.empty((B, R, N), np.int64)
+    line[..., : N - 1] = states[:, None, 1:]
+    line[..., N - 1] = np.arange(R)[None, :]
+    X[:, :R] = np.roll(lookup(line.reshape(-1, N)).reshape(B, R, N), 1, axis=-1)
+    if D:  # R <= x <= R + D: the final round
+        F = np.broadcast_to(R + np.arange(D + 1)[None, :], (B, D + 1))
+        X[:, R : R + D + 1] = finals.values(F, states[:, 1:])
+    U = np.lib.stride_tricks.sliding_window_view(X, span, axis=1)[np.arange(B), s0]
+    U = np.ascontiguousarray(U.transpose(0, 2, 1))
+    U[:, 0] = 0.0  # t = 0 is no bank (the zilch's state, of this sum: never read)
+    U[:, 0, 0] = 1.0
     return U
 
 
@@ -243,28 +244,60 @@ class BatchTurns:
     g: np.ndarray
 
 
+def _seats(rules: RuleSet, N: int) -> range:
+    """The seats whose chances are extras of the mover's turn: 1..N-2 where every bank's
+    chances sum to 1 (the last seat's banking part is then P(bank) = 1 - g less the
+    others'), else (a tie worth more or less than half a win) 1..N-1."""
+    return range(1, N - 1) if sums_to_one(rules) else range(1, N)
+
+
+def _parts(v: np.ndarray, g: np.ndarray, seats: np.ndarray, z: np.ndarray, N: int) -> np.ndarray:
+    """The banking parts A (B, N) from the mover's start value v, his zilch chance g and
+    the chances of _seats' seats (len(_seats), B)."""
+    A = np.empty((len(v), N))
+    A[:, 0] = v - g * z
+    A[:, 1 : 1 + len(seats)] = seats.T
+    if 1 + len(seats) < N:
+        A[:, N - 1] = (1.0 - g) - A[:, : N - 1].sum(axis=1)
+    return A
+
+
 def solve_turns(model: TurnModel, states: np.ndarray, U: np.ndarray, z: np.ndarray) -> BatchTurns:
     """The mover's optimal turn from each state, his zilch worth z, banking worth U[..., 0];
-    the zilch chance and the chances of seats 1..N-2 (U[..., k]) under his policy as
-    extras.  The last seat's needs no solve where every bank's chances sum to 1 (its
-    banking part is P(bank) = 1 - g less the others'); else (a tie worth more or less than
-    half a win) it is extra N - 1."""
+    the zilch chance and the chances of the seats of _seats (U[..., k]) under his policy as
+    extras."""
     rules = model.rules
-    B, _, N = U.shape
-    seats = range(1, N - 1) if sums_to_one(rules) else range(1, N)
+    seats = list(_seats(rules, U.shape[2]))
     mins = _bank_minimums(rules, states[:, 0])
-    others = np.ascontiguousarray(U[..., list(seats)].transpose(2, 0, 1))
+    others = np.ascontiguousarray(U[..., seats].transpose(2, 0, 1))
     sol = solve_turn(
         model, turn_payoff(model, np.ascontiguousarray(U[..., 0]), z, mins, others=others)
     )
-    v = sol.roll[:, 0, 0]
     g = sol.extras[0][:, 0, 0]
-    A = np.empty((B, N))
-    A[:, 0] = v - g * z
-    A[:, 1 : 1 + len(seats)] = sol.extras[1:, :, 0, 0].T
-    if len(seats) < N - 1:
-        A[:, N - 1] = (1.0 - g) - A[:, : N - 1].sum(axis=1)
-    return BatchTurns(sol, A, g)
+    return BatchTurns(sol, _parts(sol.roll[:, 0, 0], g, sol.extras[1:, :, 0, 0], z, U.shape[2]), g)
+
+
+def turn_parts(
+    model: TurnModel, states: np.ndarray, U: np.ndarray, z: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(A, g) of solve_turns' turns, from the turns' start values alone (the C kernel,
+    turn.starts: no whole solution's grid) where it is built, else from whole turns."""
+    rules = model.rules
+    B, span, N = U.shape
+    seats = list(_seats(rules, N))
+    mins = _bank_minimums(rules, states[:, 0])
+    U0 = np.ascontiguousarray(U[..., 0])
+    stops = np.clip(turn_cuts(model, U0, z, mins), 1, span - 1)
+    ex_bank = np.zeros((1 + len(seats), B, span))  # extra 0: the zilch chance
+    ex_bank[1:] = U[..., seats].transpose(2, 0, 1)
+    ex_zilch = np.zeros((1 + len(seats), B))
+    ex_zilch[0] = 1.0
+    got = solve_starts(model, U0, z, mins, stops, ex_bank, ex_zilch)
+    if got is None:
+        turns = solve_turns(model, states, U, z)
+        return turns.A, turns.g
+    v, ex, _ = got
+    return _parts(v, ex[0], ex[1:], z, N), ex[0]
 
 
 def cycle_values(A: np.ndarray, g: np.ndarray, nxt: np.ndarray) -> np.ndarray:
@@ -281,6 +314,19 @@ def cycle_values(A: np.ndarray, g: np.ndarray, nxt: np.ndarray) -> np.ndarray:
     return acc / (1.0 - coef)[:, None]
 
 
+def neighbour_guess(
+    states: np.ndarray, R: int, lookup: Lookup, fallback: np.ndarray
+) -> np.ndarray:
+    """V at states: the neighbour with one unit more for the next player (a higher sum,
+    solved), `fallback` where that is R."""
+    V = fallback.copy()
+    up = states.copy()
+    up[:, 1] += 1
+    ok = up[:, 1] < R
+    V[ok] = lookup(up[ok])
+    return V
+
+
 def solve_batch(
     model: TurnModel, states: np.ndarray, R: int, lookup: Lookup, finals: FinalTable
 ) -> np.ndarray:
@@ -292,20 +338,20 @@ def solve_batch(
     mover changing his policy at once can cycle between two policies (each a best response
     to the other's values); after SIMULTANEOUS steps an orbit's movers change theirs one
     seat at a time (best-response dynamics taken in turn).  Where that cycles too, no
-    mover has a pure best reply that stays one: the orbit's movers mix (mixed_orbit)."""
+    mover has a pure best reply that stays one: the orbit's movers mix (mixed_orbit).
+
+    The first values are the next player's neighbour's (neighbour_guess).  A closer guess
+    (the multilinear extrapolation from every seat's neighbour) needs a third fewer turns,
+    but changes the table: where an orbit has more than one equilibrium, the first guess
+    decides which one the steps reach (three players, farkle to 2000, orbit (31, 34, 33):
+    a pure one from that guess, a mixed one from this)."""
     B, N = states.shape
     nxt = positions(states, rotate(states), R)
     rots = np.stack([_codes(rotate(states, k), R) for k in range(N)])
     pos = np.argmin(rots, axis=0)  # zilches from the orbit's smallest member
     _, orbit = np.unique(rots.min(axis=0), return_inverse=True)
     U = bank_values(states, R, lookup, finals)
-    # a first guess: the neighbour with one unit more for the next player (solved, a higher
-    # sum; else what a bank of one unit leaves)
-    V = U[:, 1].copy()
-    up = states.copy()
-    up[:, 1] += 1
-    ok = up[:, 1] < R
-    V[ok] = lookup(up[ok])
+    V = neighbour_guess(states, R, lookup, U[:, 1])
     A = np.zeros((B, N))
     g = np.zeros(B)
     out = np.full((B, N), np.nan)
@@ -314,8 +360,8 @@ def solve_batch(
     for step in range(SIMULTANEOUS + CYCLES * N):
         idx = np.nonzero(live)[0]
         z = V[nxt[idx], N - 1]
-        turns = solve_turns(model, states[idx], U[idx], z)
-        got = turns.A + turns.g[:, None] * np.roll(V[nxt[idx]], 1, axis=1)
+        tA, tg = turn_parts(model, states[idx], U[idx], z)
+        got = tA + tg[:, None] * np.roll(V[nxt[idx]], 1, axis=1)
         miss = np.zeros(orbit.max() + 1)
         np.maximum.at(miss, orbit[idx], np.abs(got - V[idx]).max(axis=1))
         done = miss[orbit[idx]] < NEWTON_TOL
@@ -324,11 +370,11 @@ def solve_batch(
         if not live.any():
             return out
         take = ~done if step < SIMULTANEOUS else ~done & (pos[idx] == step % N)
-        A[idx[take]], g[idx[take]] = turns.A[take], turns.g[take]
+        A[idx[take]], g[idx[take]] = tA[take], tg[take]
         if step >= SIMULTANEOUS:
             for j in np.nonzero(take)[0]:
-                key = np.round(np.append(turns.A[j], turns.g[j]), 12).tobytes()
-                seen.setdefault(int(idx[j]), {})[key] = (turns.A[j], float(turns.g[j]))
+                key = np.round(np.append(tA[j], tg[j]), 12).tobytes()
+                seen.setdefault(int(idx[j]), {})[key] = (tA[j], float(tg[j]))
         V = cycle_values(A, g, nxt)
     for o in np.unique(orbit[live]):
         sel = np.nonzero(orbit == o)[0]
@@ -430,11 +476,11 @@ def _try_support(
             return []
     V = values(w)
     z = V[nxt, N - 1]
-    best = solve_turns(model, states, U, z)
-    better = best.A[:, 0] + best.g * z - V[:, 0] > 1e-12
+    bA, bg = turn_parts(model, states, U, z)
+    better = bA[:, 0] + bg * z - V[:, 0] > 1e-12
     if not better.any():
         return V
-    return [(int(i), (best.A[i], float(best.g[i]))) for i in np.nonzero(better)[0]]
+    return [(int(i), (bA[i], float(bg[i]))) for i in np.nonzero(better)[0]]
 
 
 def solve_serial(

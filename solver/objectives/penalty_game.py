@@ -33,7 +33,7 @@ from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import solve_turn
-from .game import Finals, FromLowest, check_constant_sum, turn_payoff
+from .game import Finals, FromLowest, check_constant_sum, game_starts, turn_payoff
 
 if TYPE_CHECKING:
     from ..turn import TurnSolution
@@ -179,23 +179,23 @@ def _solve_turns(
 
 def _bank_values(W: np.ndarray, finals: Finals, R: int, lo: int, states: np.ndarray) -> np.ndarray:
     """U[i, t]: banking t from state i: the opponent moves from (b, a + t), his count kb
-    and the banker's reset; the opponent's last turn once a + t reaches the target."""
+    and the banker's reset; the opponent's last turn once a + t reaches the target.  Each
+    opponent (b, kb) of the rows has one line of payoffs by the banker's final score; a
+    row's U is its window from a on."""
     a, b, kb = states[:, 0], states[:, 1], states[:, 3]
-    span = R - lo + finals.D + 1
-    final = a[:, None] + np.arange(span)[None, :]
-    inside = final < R
-    U = np.empty(final.shape)
-    rows_b = np.broadcast_to(b[:, None], final.shape)
-    rows_k = np.broadcast_to(kb[:, None], final.shape)
-    U[inside] = 1.0 - W[rows_k[inside], 0, rows_b[inside] - lo, final[inside] - lo]
-    out = ~inside
+    N = R - lo
+    span = N + finals.D + 1
+    keys, line = np.unique(kb * N + (b - lo), return_inverse=True)
+    kk, bb = keys // N, keys % N + lo
+    E = np.empty((len(keys), N + span))
+    E[:, :N] = 1.0 - W[kk, 0, bb - lo]  # final scores below the target
     if finals.opp is None:  # reaching the target wins at once
-        U[out] = 1.0
-    else:  # (Finals.mine for every row at once; no entry minimum: one board flag)
+        E[:, N:] = 1.0
+    else:  # the opponent's last turn by deficit (no entry minimum: one board flag)
         opp = finals.opp[True]
-        d = (final - b[:, None])[out]
-        U[out] = 1.0 - np.where(d < len(opp), opp[np.minimum(d, len(opp) - 1)], 0.0)
-    return U
+        d = (R - bb)[:, None] + np.arange(span)[None, :]
+        E[:, N:] = 1.0 - np.append(opp, 0.0)[np.minimum(d, len(opp))]
+    return np.lib.stride_tricks.sliding_window_view(E, span, axis=1)[line, a - lo]
 
 
 def _solve_sum(
@@ -224,8 +224,9 @@ def _solve_sum(
     j = np.where(same, (b - a.min()) * 9 + kb * 3 + k2, 0)
     sel = np.nonzero(same)[0]
     z = 1.0 - np.where(same, w0[j], W[kb, k2, b - lo, a2 - lo])
-    sol = _solve_turns(model, W, finals, R, lo, states, z)
-    val, g = sol.roll[:, 0, 0], sol.extras[0][:, 0, 0]
+    U = _bank_values(W, finals, R, lo, states)
+    mins = np.full(n, model.rules.min_bank_units(True))
+    val, g = game_starts(model, U, z, mins, finals.chains(model, states[:, :2]))
     # linearised in z: w_i = val_i + g_i (z'_i - z_i), z'_i = 1 - w_j(i) within the sum
     A = np.where(same, val + g * (1.0 - z), val)
     M = identity(n, format="csr") + csr_matrix((g[sel], (sel, j[sel])), shape=(n, n))
