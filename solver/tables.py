@@ -13,6 +13,7 @@ import numpy as np
 from .objectives.score import ScorePolicy, solve_score
 from .outcomes.frozen import turn_states
 from .outcomes.model import FORMAT, TurnModel, model_arrays, sound
+from .outcomes.shipped import shipped
 from .progress import SILENT, Progress
 from .rules import RuleSet
 from .store import Check, Store
@@ -198,6 +199,9 @@ class Tables:
 
 @lru_cache(maxsize=32)
 def _model(rules: RuleSet, store: Store) -> TurnModel:
+    ready = shipped(rules)  # a preset's definition: its model ships with the package
+    if ready is not None:
+        return TurnModel.from_arrays(rules, ready)
     _, arrays = store.cached(
         rules.name,
         rules.table_key(),

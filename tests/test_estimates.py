@@ -49,6 +49,14 @@ MEASURED = [
     # bench/same_tables.py small, farkle-challenge-500-2-None (in-process)
     (lambda: _challenge("farkle"), 500, 7.6),
 ]
+# (rules, target, lowest, seconds measured): farkle with the 500 penalty (the rule file
+# of bench/bench_game_rows.py), scores down to `lowest`
+PENALTY = lambda: _with("farkle", three_zilch_penalty=500)  # noqa: E731
+MEASURED_LOWEST = [
+    (PENALTY, 2000, -500, 6.1),
+    (PENALTY, 5000, -1000, 29.1),
+    (PENALTY, 10000, -2000, 141.3),
+]
 
 
 @pytest.mark.parametrize("make, target, seconds", MEASURED)
@@ -57,3 +65,33 @@ def test_the_estimate_is_within_two_of_the_measured_time(make, target, seconds):
     variant = of(rs, 2)
     cost = variant.estimate(tables(rs), variant.key(2, None))
     assert seconds / 2 <= cost.seconds <= 2 * seconds, (rs.name, target, cost.seconds)
+
+
+@pytest.mark.parametrize("make, target, lowest, seconds", MEASURED_LOWEST)
+def test_the_penalty_games_estimate_is_within_two_of_the_measured_time(
+    make, target, lowest, seconds
+):
+    rs = dataclasses.replace(make(), target=target)
+    variant = of(rs, 2)
+    cost = variant.estimate(tables(rs), variant.key(2, lowest))
+    assert seconds / 2 <= cost.seconds <= 2 * seconds, (rs.name, target, cost.seconds)
+
+
+# (preset, target, players, seconds measured with two workers): bench/bench_game_rows.py's
+# way (`zilch game --players N --workers 2` from nothing)
+MEASURED_PLAYERS = [
+    ("farkle", 3000, 3, 43.5),
+    ("farkle", 5000, 3, 145.0),
+    ("farkle", 10000, 3, 1165.3),
+    ("zilch", 1000, 3, 15.3),
+    ("zilch", 2000, 3, 46.7),
+    ("farkle", 1000, 4, 200.2),
+]
+
+
+@pytest.mark.parametrize("name, target, players, seconds", MEASURED_PLAYERS)
+def test_the_n_player_estimate_is_within_two_of_the_measured_time(name, target, players, seconds):
+    rs = dataclasses.replace(rules.load(name), target=target)
+    variant = of(rs, players)
+    cost = variant.estimate(tables(rs), variant.key(players, None), workers=2)
+    assert seconds / 2 <= cost.seconds <= 2 * seconds, (name, target, players, cost.seconds)

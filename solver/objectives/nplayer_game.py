@@ -314,9 +314,7 @@ def cycle_values(A: np.ndarray, g: np.ndarray, nxt: np.ndarray) -> np.ndarray:
     return acc / (1.0 - coef)[:, None]
 
 
-def neighbour_guess(
-    states: np.ndarray, R: int, lookup: Lookup, fallback: np.ndarray
-) -> np.ndarray:
+def neighbour_guess(states: np.ndarray, R: int, lookup: Lookup, fallback: np.ndarray) -> np.ndarray:
     """V at states: the neighbour with one unit more for the next player (a higher sum,
     solved), `fallback` where that is R."""
     V = fallback.copy()

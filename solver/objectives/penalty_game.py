@@ -279,21 +279,28 @@ def solve_penalty_game(
     raise InputError(f"{rules.name}: the game with the penalty does not settle in {SWEEPS} sweeps")
 
 
-# seconds per (R - lo)**2 * (R - lo + 60) of a sweep, measured: farkle to 10000 from -2000
-# (240**2 * 300: 57 s per sweep, 85 s on two busy cores); sweeps: 8 or 9, and the first
-# iterate about one more
-SECONDS_PER_CELL = 85 / (240**2 * 300)
+# seconds per (R - lo)**2 * (R - lo + 60) and sweep, past BASE_SECONDS (the process, the
+# model, the reach bound, the final turns, the first iterate), measured from nothing
+# (bench/bench_game_rows.py; tests/test_estimates.py), the turns' start values in C:
+# farkle with the 500 penalty to 2000 from -500, to 5000 from -1000, to 10000 from -2000
+# in 6.1, 29.1, 141.3 s (8 or 9 sweeps, and the first iterate about one more)
+SECONDS_PER_CELL = 9e-7
 SWEEPS_TYPICAL = 10
+BASE_SECONDS = 3.0
 
 
 def estimate(
-    model: TurnModel, target: int | None = None, lowest: int | None = None
+    model: TurnModel, target: int | None = None, lowest: int | None = None, reach_bound: int = 0
 ) -> tuple[float, float]:
-    """(bytes, seconds) a solve of the game with the penalty takes, roughly."""
+    """(bytes, seconds) a solve of the game with the penalty takes, roughly: the process,
+    the table and the sweep's copy (and the first iterate), one sum's bank payoffs (a row
+    of N + D + 1 per state, its lines as many again); measured peaks 71, 81, 104 MB for
+    the three solves above."""
+    from .game import BASE_BYTES_STARTS
+
     rules = model.rules
     R = rules.reach_units(target)
     lo = lowest_units(rules, lowest)
     N = R - lo
-    span = N + 60
-    nbytes = 3 * 8.0 * 9 * N * N + 8.0 * 9 * N * model.states * span * 3
-    return nbytes, SECONDS_PER_CELL * N * N * span * SWEEPS_TYPICAL
+    nbytes = BASE_BYTES_STARTS + 3 * 8.0 * 9 * N * N + 2 * 8.0 * 9 * N * (N + reach_bound + 1)
+    return nbytes, BASE_SECONDS + SECONDS_PER_CELL * N * N * (N + 60) * SWEEPS_TYPICAL

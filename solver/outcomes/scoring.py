@@ -16,7 +16,7 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import product
 
-from ..rules import RuleSet
+from ..rules import Pattern, RuleSet
 from .dice import FACES, Outcome, outcomes
 
 
@@ -58,28 +58,40 @@ def _splits(
     """(points, permanent) of every way to split exactly the dice `kept` into combinations."""
     res = []
     face_pts = [groups[f][c] for f, c in enumerate(kept)]
-    if all(p >= 0 for p in face_pts):
+    if min(face_pts) >= 0:
         res.append((sum(face_pts), 0))
-    size = sum(kept)
-    sig = tuple(sorted(c for c in kept if c))
-    for pat in rules.patterns:
-        perm = pat.points if pat.permanent else 0
-        if pat.kind == "straight":
-            rest = list(kept)
-            for f in pat.faces:
-                rest[f - 1] -= 1
-            if min(rest) < 0:
-                continue
-            rest_pts = [groups[f][c] for f, c in enumerate(rest)]
-            if all(p >= 0 for p in rest_pts):
-                res.append((pat.points + sum(rest_pts), perm))
-        elif size == 6 and pat.kind == "colour_pairs":
-            if matched:
-                res.append((pat.points, perm))
-        elif size == 6 and pat.kind in ("three_pairs", "four_kind_pair", "two_triplets"):
-            if sig in pat.signatures():
-                res.append((pat.points, perm))
+    if rules.patterns:
+        size = sum(kept)
+        for pat in rules.patterns:
+            if size >= pat.size:  # (a pattern needs its dice: most sets kept have fewer)
+                res.extend(_with_pattern(pat, groups, kept, matched, size))
     return res
+
+
+def _with_pattern(
+    pat: Pattern, groups: list[list[int]], kept: Sequence[int], matched: bool, size: int
+) -> list[tuple[int, int]]:
+    """(points, permanent) of the splits of `kept` that use the pattern (at most one)."""
+    perm = pat.points if pat.permanent else 0
+    if pat.kind == "straight":
+        rest = list(kept)
+        for f in pat.faces:
+            rest[f - 1] -= 1
+        if min(rest) < 0:
+            return []
+        rest_pts = [groups[f][c] for f, c in enumerate(rest)]
+        return [(pat.points + sum(rest_pts), perm)] if min(rest_pts) >= 0 else []
+    if size == 6 and pat.kind == "colour_pairs":
+        return [(pat.points, perm)] if matched else []
+    if size == 6 and pat.kind in ("three_pairs", "four_kind_pair", "two_triplets"):
+        if tuple(sorted(c for c in kept if c)) in _signatures(pat):
+            return [(pat.points, perm)]
+    return []
+
+
+@lru_cache(maxsize=64)
+def _signatures(pat: Pattern) -> frozenset[tuple[int, ...]]:
+    return frozenset(pat.signatures())
 
 
 def score_outcome(

@@ -22,14 +22,17 @@ if TYPE_CHECKING:
     from ..tables import Tables
     from ..turn.state import TurnState
 
-# seconds per state (one worker), by hot dice: farkle to 2000 (three players, 64 000
-# states) 0.45 ms; zilch to 1000 (8 000 states) 8.4 ms (mandatory hot dice); each player
-# more about doubles it (farkle, four players to 1000: 0.73 ms; five to 400: 2.7 ms)
-SECONDS_PER_STATE = {"optional": 4.5e-4, "mandatory": 8.4e-3}
-# seconds per final-round key (one worker, one thread) / (players - 1)^2, by hot dice, the
-# largest measured: farkle 0.13 s (3 players, to 1000) .. 1.6 s (6 players, to 10000),
-# 0.032 .. 0.068 per (players - 1)^2; zilch 0.14 .. 2.3 s, 0.035 .. 0.090
-SECONDS_PER_KEY = {"optional": 0.07, "mandatory": 0.1}
+# seconds per state (one worker), by hot dice, the turns' start values in C (issue 29),
+# measured from nothing with two workers (bench/bench_game_rows.py; tests/test_estimates.py):
+# three players, farkle to 3000, 5000, 10000 in 43.5, 145.0, 1165.3 s (0.29 ms per state
+# per worker at 10000, 0.90 ms before); zilch to 1000 and 2000 in 15.3 and 46.7 s (mandatory
+# hot dice: 0.5 ms, 8.4 ms before); each player more about doubles it (farkle, four players
+# to 1000: 200.2 s, most of it the final round)
+SECONDS_PER_STATE = {"optional": 2.9e-4, "mandatory": 5e-4}
+# seconds per final-round key (one worker, one thread) / (players - 1)^2, by hot dice: farkle
+# 0.13 s (3 players, to 1000) .. 1.6 s (6 players, to 10000), 0.032 .. 0.068 per
+# (players - 1)^2; zilch 0.14 .. 2.3 s, 0.035 .. 0.090
+SECONDS_PER_KEY = {"optional": 0.05, "mandatory": 0.1}
 
 
 class NPlayer(Variant):

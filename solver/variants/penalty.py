@@ -49,7 +49,7 @@ class Penalty(Variant):
     def estimate(self, tab: Tables, key: GameKey, workers: int | None = None) -> Cost:
         from ..objectives.penalty_game import estimate
 
-        nbytes, seconds = estimate(tab.model, key.target, key.lowest)
+        nbytes, seconds = estimate(tab.model, key.target, key.lowest, tab.reach_bound)
         assert key.lowest is not None
         n = self.rules.reach_units() - key.lowest // self.rules.unit
         return Cost(nbytes, seconds, 8.0 * 9 * n * n)
