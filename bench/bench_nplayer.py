@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from dicesolver import cluster, rules
-from dicesolver.layer_store import LayerStore, layer_sizes
+from dicesolver.layer_store import LayerStore, layer_sizes, nplayer_meta
 from dicesolver.objectives import nplayer_game as NG
 from dicesolver.objectives.game import solve_game
 from dicesolver.store import Store
@@ -36,11 +36,8 @@ def main():
     R = rs.reach_units(target)
     D = 0 if rs.end == "instant" else tab.reach_bound
     states = int(layer_sizes(R, N).sum())
-    meta = {"objective": "nplayer-game", "rules_hash": rs.digest(), "players": N}
-    store = LayerStore(
-        folder / f"bench-{name}-{target}-{N}.zarr",
-        dict(meta, target=target, R=R, D=D, batch=cluster.BATCH),
-    )
+    meta = nplayer_meta(rs, N, target, R, D, cluster.BATCH)  # (the table zilch game builds)
+    store = LayerStore(folder / f"bench-{name}-{target}-{N}.zarr", meta)
     t0 = time.perf_counter()
     g2 = solve_game(tab.model, D, target)
     two = time.perf_counter() - t0

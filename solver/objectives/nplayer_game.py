@@ -160,6 +160,16 @@ class FinalTable:
         return out
 
 
+    def from_target(self, others: np.ndarray) -> np.ndarray:
+        """(M, D + 1, N): values() for the leader scores R .. R + D, every row (others
+        (M, N - 1)): a window of each key's row (F - shift stays within the table)."""
+        assert self.rel is not None
+        keys, shift = _key_of(self.rules, others)
+        pos = positions(self.keys, keys, self.R)
+        win = np.lib.stride_tricks.sliding_window_view(self.rel, self.D + 1, axis=1)
+        return win[pos, self.R - shift].transpose(0, 2, 1)
+
+
 def _key_of(rules: RuleSet, others: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Shift the others' scores down by as much as keeps every board flag: to a lowest
     score of 0 where no score is "off the board", else (a zero among them) not at all."""
@@ -225,8 +235,7 @@ def bank_values(states: np.ndarray, R: int, lookup: Lookup, finals: FinalTable) 
     line[..., N - 1] = np.arange(R)[None, :]
     X[:, :R] = np.roll(lookup(line.reshape(-1, N)).reshape(B, R, N), 1, axis=-1)
     if D:  # R <= x <= R + D: the final round
-        F = np.broadcast_to(R + np.arange(D + 1)[None, :], (B, D + 1))
-        X[:, R : R + D + 1] = finals.values(F, states[:, 1:])
+        X[:, R : R + D + 1] = finals.from_target(states[:, 1:])
     U = np.lib.stride_tricks.sliding_window_view(X, span, axis=1)[np.arange(B), s0]
     U = np.ascontiguousarray(U.transpose(0, 2, 1))
     U[:, 0] = 0.0  # t = 0 is no bank (the zilch's state, of this sum: never read)
@@ -288,8 +297,10 @@ def turn_parts(
     mins = _bank_minimums(rules, states[:, 0])
     U0 = np.ascontiguousarray(U[..., 0])
     stops = np.clip(turn_cuts(model, U0, z, mins), 1, span - 1)
-    ex_bank = np.zeros((1 + len(seats), B, span))  # extra 0: the zilch chance
-    ex_bank[1:] = U[..., seats].transpose(2, 0, 1)
+    ex_bank = np.empty((1 + len(seats), B, span))
+    ex_bank[0] = 0.0  # extra 0: the zilch chance
+    if seats:  # (a range of seats: one copy)
+        ex_bank[1:] = np.moveaxis(U[..., seats[0] : seats[-1] + 1], -1, 0)
     ex_zilch = np.zeros((1 + len(seats), B))
     ex_zilch[0] = 1.0
     got = solve_starts(model, U0, z, mins, stops, ex_bank, ex_zilch)
@@ -358,7 +369,8 @@ def solve_batch(
     for step in range(SIMULTANEOUS + CYCLES * N):
         idx = np.nonzero(live)[0]
         z = V[nxt[idx], N - 1]
-        tA, tg = turn_parts(model, states[idx], U[idx], z)
+        every = len(idx) == B  # (the first steps: no copy of the payoffs)
+        tA, tg = turn_parts(model, states if every else states[idx], U if every else U[idx], z)
         got = tA + tg[:, None] * np.roll(V[nxt[idx]], 1, axis=1)
         miss = np.zeros(orbit.max() + 1)
         np.maximum.at(miss, orbit[idx], np.abs(got - V[idx]).max(axis=1))

@@ -1,0 +1,45 @@
+"""Issue 29: the penalty game and the N-player game read their turns' start values from the
+C kernel (turn/starts.py) instead of whole turns; where the kernel is not built they solve
+whole turns.  Both ways give the same table (the issue: every table equal to 1e-12)."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from dicesolver import rules
+from dicesolver.objectives import game as G
+from dicesolver.objectives import nplayer_game as NG
+from dicesolver.objectives.last_turn import reach_bound
+from dicesolver.objectives.penalty_game import solve_penalty_game
+from dicesolver.outcomes.model import turn_model
+
+
+def _whole_turns(monkeypatch):
+    """As without the compiled kernel: solve_starts says "not built"."""
+    monkeypatch.setattr(G, "solve_starts", lambda *a, **k: None)
+    monkeypatch.setattr(NG, "solve_starts", lambda *a, **k: None)
+
+
+@pytest.mark.parametrize("name", ["farkle", "zilch"])
+def test_three_players_start_values_equal_whole_turns(name, monkeypatch):
+    rs = dataclasses.replace(rules.load(name), target=500)
+    model = turn_model(rs)
+    R = rs.reach_units()
+    finals = NG.solve_finals(model, R, 3, reach_bound(model))
+    fast = NG.solve_serial(model, R, 3, finals)
+    _whole_turns(monkeypatch)
+    whole = NG.solve_serial(model, R, 3, finals)
+    assert np.isfinite(fast).all()
+    assert np.abs(fast - whole).max() < 1e-12
+
+
+def test_the_penalty_games_start_values_equal_whole_turns(monkeypatch):
+    rs = dataclasses.replace(rules.load("farkle"), three_zilch_penalty=500)
+    model = turn_model(rs)
+    D = reach_bound(model)
+    fast = solve_penalty_game(model, D, 1000, -500)
+    _whole_turns(monkeypatch)
+    whole = solve_penalty_game(model, D, 1000, -500)
+    assert fast.sweeps == whole.sweeps
+    assert np.abs(fast.W - whole.W).max() < 1e-12
