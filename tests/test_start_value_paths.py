@@ -34,8 +34,16 @@ def test_three_players_start_values_equal_whole_turns(name, monkeypatch):
     assert np.abs(fast - whole).max() < 1e-12
 
 
-def test_the_penalty_games_start_values_equal_whole_turns(monkeypatch):
-    rs = dataclasses.replace(rules.load("farkle"), three_zilch_penalty=500)
+@pytest.mark.parametrize(
+    "name, extra",
+    [
+        ("farkle", {}),
+        # one choice per outcome and mandatory hot dice: the chain tables past the target
+        ("zilch", {"entry_minimum": 0}),
+    ],
+)
+def test_the_penalty_games_start_values_equal_whole_turns(name, extra, monkeypatch):
+    rs = dataclasses.replace(rules.load(name), three_zilch_penalty=500, **extra)
     model = turn_model(rs)
     D = reach_bound(model)
     fast = solve_penalty_game(model, D, 1000, -500)

@@ -226,7 +226,9 @@ def _solve_sum(
     z = 1.0 - np.where(same, w0[j], W[kb, k2, b - lo, a2 - lo])
     U = _bank_values(W, finals, R, lo, states)
     mins = np.full(n, model.rules.min_bank_units(True))
-    val, g = game_starts(model, U, z, mins, finals.chains(model, states[:, :2]))
+    # (the chain tables cover the deficits of the opponent's last turn: scores down to -D - 1)
+    chains = finals.chains(model, states[:, :2]) if lo >= -finals.D - 1 else None
+    val, g = game_starts(model, U, z, mins, chains)
     # linearised in z: w_i = val_i + g_i (z'_i - z_i), z'_i = 1 - w_j(i) within the sum
     A = np.where(same, val + g * (1.0 - z), val)
     M = identity(n, format="csr") + csr_matrix((g[sel], (sel, j[sel])), shape=(n, n))
