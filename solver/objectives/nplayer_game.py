@@ -159,7 +159,6 @@ class FinalTable:
         out[ok] = self.rel[rows[ok], Fs[ok]]
         return out
 
-
     def from_target(self, others: np.ndarray) -> np.ndarray:
         """(M, D + 1, N): values() for the leader scores R .. R + D, every row (others
         (M, N - 1)): a window of each key's row (F - shift stays within the table)."""
