@@ -65,6 +65,15 @@ def faces(page):
     return [int(re.search(r"the (\d)", t).group(1)) for t in labels]
 
 
+def ann_and_bob(phone, mode, target):
+    """The setup of a game of two named players to `target`, filled in."""
+    page = two_taps(phone, mode)
+    page.get_by_label("Player 1").fill("Ann")
+    page.get_by_label("Player 2").fill("Bob")
+    page.get_by_label("Play to (optional)").fill(str(target))
+    return page
+
+
 def test_a_game_against_the_computer_with_a_hint_to_the_end(phone):
     page = two_taps(phone, "Against the computer", "4-play")
     checked(page)
@@ -123,10 +132,7 @@ def test_a_game_against_the_computer_with_a_hint_to_the_end(phone):
 
 
 def test_a_hot_seat_game_of_two(phone):
-    page = two_taps(phone, "Hot seat")
-    page.get_by_label("Player 1").fill("Ann")
-    page.get_by_label("Player 2").fill("Bob")
-    page.get_by_label("Play to (optional)").fill("300")
+    page = ann_and_bob(phone, "Hot seat", 300)
     checked(page)
     phone.shot("4-hot-seat-setup")
     tap(page, "Start the game")
@@ -162,10 +168,7 @@ def test_a_hot_seat_game_of_two(phone):
 
 
 def test_a_companion_game_with_typed_dice(phone):
-    page = two_taps(phone, "Companion")
-    page.get_by_label("Player 1").fill("Ann")
-    page.get_by_label("Player 2").fill("Bob")
-    page.get_by_label("Play to (optional)").fill("1000")
+    page = ann_and_bob(phone, "Companion", 1000)
     tap(page, "Start the game")
     page.get_by_label("Ann's roll of 6 dice").fill("1 1 1 5 2 3")  # typed
     tap(page, "Enter the roll")
