@@ -152,10 +152,8 @@ class FinalTable:
         keys, shift = _key_of(self.rules, others)
         pos = positions(self.keys, keys, self.R)
         Fs = F - shift[:, None]
-        rows = np.broadcast_to(pos[:, None], F.shape)
         ok = Fs < self.rel.shape[1]
-        if ok.all():  # (every leader score within the table: one gather)
-            return self.rel[rows, Fs]
+        rows = np.broadcast_to(pos[:, None], F.shape)
         out[ok] = self.rel[rows[ok], Fs[ok]]
         return out
 

@@ -33,7 +33,14 @@ from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import solve_turn
-from .game import Finals, FromLowest, check_constant_sum, game_starts, turn_payoff
+from .game import (
+    BASE_BYTES_STARTS,
+    Finals,
+    FromLowest,
+    check_constant_sum,
+    game_starts,
+    turn_payoff,
+)
 
 if TYPE_CHECKING:
     from ..turn import TurnSolution
@@ -298,8 +305,6 @@ def estimate(
     the table and the sweep's copy (and the first iterate), one sum's bank payoffs (a row
     of N + D + 1 per state, its lines as many again); measured peaks 71, 81, 104 MB for
     the three solves above."""
-    from .game import BASE_BYTES_STARTS
-
     rules = model.rules
     R = rules.reach_units(target)
     lo = lowest_units(rules, lowest)

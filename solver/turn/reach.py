@@ -50,10 +50,10 @@ def _forward(own: list[np.ndarray], S: int, width: int, H: int, length: int) -> 
     """sweep's plain reach, a total at a time: the states reached at r, through the moves
     of each (one matrix, T[s, t * (H + 1) + h]: state s moves to t adding h units), mark
     r + 1 .. r + H at once (a few numpy calls per total, not one per state)."""
-    T = np.zeros((S, S, H + 1))
+    moves = np.zeros((S, S, H + 1))
     for s, (t, h) in enumerate(own):
-        T[s, t, h] = 1.0
-    T = T.reshape(S, S * (H + 1))
+        moves[s, t, h] = 1.0
+    T = moves.reshape(S, S * (H + 1))
     plain = np.zeros((S, width), bool)
     plain[0, 0] = True
     for r in range(length):
