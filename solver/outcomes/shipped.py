@@ -36,10 +36,10 @@ def shipped(rules: RuleSet) -> dict[str, np.ndarray] | None:
             arrays = {k: z[k] for k in z.files}
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error):  # damaged
         return None
-    head = arrays.pop("format", None), arrays.pop("key", None)
-    if head[0] is None or head[1] is None or int(head[0][0]) != FORMAT:
+    fmt, key = arrays.pop("format", None), arrays.pop("key", None)
+    if fmt is None or key is None or fmt.shape != (1,) or key.shape != (1,):
         return None
-    if str(head[1][0]) != rules.table_key() or not sound(rules, arrays):
+    if int(fmt[0]) != FORMAT or str(key[0]) != rules.table_key() or not sound(rules, arrays):
         return None
     return arrays
 
