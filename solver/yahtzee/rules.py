@@ -13,7 +13,6 @@ import hashlib
 import json
 import tomllib
 from dataclasses import asdict, dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -260,14 +259,16 @@ def from_dict(data: dict, src: str = "<dict>") -> YahtzeeRules:
     )
 
 
+# the presets' files, beside this module (as in dicesolver.rules: a path, not importlib.resources)
+FOLDER = Path(__file__).resolve().parent / "rulesets"
+
+
 def preset_names() -> list[str]:
-    files = resources.files("dicesolver").joinpath("yahtzee", "rulesets").iterdir()
-    return sorted(p.name[:-5] for p in files if p.name.endswith(".toml"))
+    return sorted(p.name[:-5] for p in FOLDER.iterdir() if p.name.endswith(".toml"))
 
 
 def _preset(name: str) -> YahtzeeRules:
-    res = resources.files("dicesolver").joinpath("yahtzee", "rulesets", f"{name}.toml")
-    return from_dict(tomllib.loads(res.read_text()), f"{name}.toml")
+    return from_dict(tomllib.loads((FOLDER / f"{name}.toml").read_text()), f"{name}.toml")
 
 
 _FIRST = ("yahtzee", "yahtzee-free-joker", "yatzy")  # (the order `yahtzee rules` lists)
