@@ -759,22 +759,22 @@ def _check_whole(src: str, rs: RuleSet) -> None:
 
 # the presets' files, beside this module (a path, not importlib.resources: the package is
 # installed as files, and importlib.resources costs a cold query ~4 ms of imports)
-PRESETS = Path(__file__).resolve().parent / "rulesets"
+FOLDER = Path(__file__).resolve().parent / "rulesets"
 
 
 def preset_names() -> list[str]:
-    return sorted(p.name[:-5] for p in PRESETS.iterdir() if p.name.endswith(".toml"))
+    return sorted(p.name[:-5] for p in FOLDER.iterdir() if p.name.endswith(".toml"))
 
 
 def canonical_source(name: str) -> dict:
     """A preset's TOML document as a dict (to derive variants from)."""
-    return tomllib.loads((PRESETS / f"{name}.toml").read_text())
+    return tomllib.loads((FOLDER / f"{name}.toml").read_text())
 
 
 def load(name_or_path: str) -> RuleSet:
     """A preset by name, or a TOML file by path."""
     if name_or_path in preset_names():
-        text = (PRESETS / f"{name_or_path}.toml").read_text()
+        text = (FOLDER / f"{name_or_path}.toml").read_text()
         rs = from_dict(tomllib.loads(text), f"{name_or_path}.toml")
         return replace(rs, source=name_or_path)
     path = Path(name_or_path)
