@@ -8,17 +8,17 @@ import numpy as np
 import pytest
 
 from dicesolver import rules
-from dicesolver.objectives import game as G
 from dicesolver.objectives import nplayer_game as NG
 from dicesolver.objectives.last_turn import reach_bound
 from dicesolver.objectives.penalty_game import solve_penalty_game
 from dicesolver.outcomes.model import turn_model
+from dicesolver.turn import starts
 
 
 def _whole_turns(monkeypatch):
-    """As without the compiled kernel: solve_starts says "not built"."""
-    monkeypatch.setattr(G, "solve_starts", lambda *a, **k: None)
-    monkeypatch.setattr(NG, "solve_starts", lambda *a, **k: None)
+    """As without the compiled kernel: solve_starts says "not built" (both games reach it
+    through turn.starts.zilch_starts)."""
+    monkeypatch.setattr(starts, "solve_starts", lambda *a, **k: None)
 
 
 @pytest.mark.parametrize("name", ["farkle", "zilch"])

@@ -35,7 +35,7 @@ from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import Extra, Payoff, StateValues, Tail, TurnLevels, TurnState, solve_levels, solve_turn
-from ..turn.starts import ChainRows, chain_table, solve_starts, turn_cuts
+from ..turn.starts import ChainRows, chain_table, turn_cuts, zilch_starts
 from .last_turn import last_turn_start
 
 NEWTON_TOL = 1e-14
@@ -503,12 +503,9 @@ def game_starts(
             # tables' payoffs are the rows' up to turn_cuts' (the grid's end is a win)
             fits = stops + model.max_shift < span
             stops = np.where(fits, np.minimum(stops, np.maximum(settled, mins)), stops)
-        stops = np.clip(stops, 1, span - 1)
-        B = len(U)
-        ex = np.zeros((1, B, 1)), np.ones((1, B))
-        got = solve_starts(model, U, z, mins, stops, *ex, chains)
+        got = zilch_starts(model, U, z, mins, stops=np.clip(stops, 1, span - 1), chains=chains)
         if got is not None:
-            return got[0], got[1][0]
+            return got[0], got[1]
     sol = solve_turn(model, turn_payoff(model, U, z, mins))
     return sol.roll[:, 0, 0], sol.extras[0][:, 0, 0]
 

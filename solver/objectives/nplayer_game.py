@@ -33,7 +33,7 @@ from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import TurnSolution, solve_turn
-from ..turn.starts import solve_starts, turn_cuts
+from ..turn.starts import zilch_starts
 from .final_round import solve_final_round
 from .game import NEWTON_TOL, _bank_minimums, sums_to_one, turn_payoff
 
@@ -288,24 +288,17 @@ def turn_parts(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(A, g) of solve_turns' turns, from the turns' start values alone (the C kernel,
     turn.starts: no whole solution's grid) where it is built, else from whole turns."""
-    rules = model.rules
-    B, span, N = U.shape
-    seats = list(_seats(rules, N))
-    mins = _bank_minimums(rules, states[:, 0])
-    U0 = np.ascontiguousarray(U[..., 0])
-    stops = np.clip(turn_cuts(model, U0, z, mins), 1, span - 1)
-    ex_bank = np.empty((1 + len(seats), B, span))
-    ex_bank[0] = 0.0  # extra 0: the zilch chance
-    if seats:  # (a range of seats: one copy)
-        ex_bank[1:] = np.moveaxis(U[..., seats[0] : seats[-1] + 1], -1, 0)
-    ex_zilch = np.zeros((1 + len(seats), B))
-    ex_zilch[0] = 1.0
-    got = solve_starts(model, U0, z, mins, stops, ex_bank, ex_zilch)
+    N = U.shape[2]
+    seats = list(_seats(model.rules, N))
+    mins = _bank_minimums(model.rules, states[:, 0])
+    # (a range of seats: a view, copied once into the kernel's extras)
+    others = np.moveaxis(U[..., seats[0] : seats[-1] + 1], -1, 0) if seats else None
+    got = zilch_starts(model, np.ascontiguousarray(U[..., 0]), z, mins, others)
     if got is None:
         turns = solve_turns(model, states, U, z)
         return turns.A, turns.g
-    v, ex, _ = got
-    return _parts(v, ex[0], ex[1:], z, N), ex[0]
+    v, g, ex = got
+    return _parts(v, g, ex, z, N), g
 
 
 def cycle_values(A: np.ndarray, g: np.ndarray, nxt: np.ndarray) -> np.ndarray:

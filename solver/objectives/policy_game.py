@@ -40,7 +40,7 @@ import numpy as np
 from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
-from ..turn.starts import solve_starts, turn_cuts
+from ..turn.starts import zilch_starts
 from .game import Finals, GameTable, GameTurns, _bank_minimums, _game_U, score_pairs
 from .game import check_supported as check_game
 
@@ -95,12 +95,8 @@ def _start_extras(g: GameTable, rows: np.ndarray, lose: np.ndarray) -> np.ndarra
         return None
     a, b = rows[:, 0], rows[:, 1]
     U = _game_U(rules, g.W, g.finals, rows, g.W.shape[0])
-    z, mins = 1.0 - g.W[b, a], _bank_minimums(rules, a)
-    stops = np.clip(turn_cuts(model, U, z, mins), 1, U.shape[1] - 1)
-    ex_bank = np.stack([np.zeros_like(lose), lose])
-    ex_zilch = np.stack([np.ones(len(rows)), np.zeros(len(rows))])
-    got = solve_starts(model, U, z, mins, stops, ex_bank, ex_zilch)
-    return None if got is None else got[1]
+    got = zilch_starts(model, U, 1.0 - g.W[b, a], _bank_minimums(rules, a), lose[None])
+    return None if got is None else np.stack([got[1], got[2][0]])
 
 
 def solve_gametable_turns(g: GameTable, rows: np.ndarray, others: np.ndarray) -> GameTurns:

@@ -247,6 +247,32 @@ def solve_starts(
     return v, ex, fam[-1]
 
 
+def zilch_starts(
+    model: TurnModel,
+    U: np.ndarray,
+    z: np.ndarray,
+    mins: np.ndarray,
+    others: np.ndarray | None = None,
+    stops: np.ndarray | None = None,
+    chains: ChainRows | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """solve_starts with the zilch chance as extra 0 and `others` (K, B, span'), payoffs
+    of a bank (nothing at a zilch), as extras 1..K: (the start values, the zilch chances,
+    the others' (K, B)), or None where solve_starts is.  stops: each row's cut, by default
+    turn_cuts' within the grid."""
+    B, span = U.shape
+    if stops is None:
+        stops = np.clip(turn_cuts(model, U, z, mins), 1, span - 1)
+    K = 0 if others is None else len(others)
+    ex_bank = np.zeros((1 + K, B, others.shape[2] if others is not None and K else 1))
+    if others is not None and K:
+        ex_bank[1:] = others
+    ex_zilch = np.zeros((1 + K, B))
+    ex_zilch[0] = 1.0
+    got = solve_starts(model, U, z, mins, stops, ex_bank, ex_zilch, chains)
+    return None if got is None else (got[0], got[1][0], got[1][1:])
+
+
 @dataclass(frozen=True, eq=False)
 class FirstPassage:
     """Where a turn that may not bank below m first reaches m (one choice per outcome, so
