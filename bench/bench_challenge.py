@@ -14,8 +14,9 @@ import numpy as np
 
 from dicesolver import rules
 from dicesolver.objectives.challenge_game import BOTH, solve_challenge_game
-from dicesolver.objectives.game import solve_game
+from dicesolver.objectives.game_run import GameRun
 from dicesolver.objectives.last_turn import reach_bound
+from dicesolver.objectives.plain_game import solve_game
 from dicesolver.outcomes.model import turn_model
 
 
@@ -30,7 +31,7 @@ def main():
     D = 0 if rs.end == "instant" else reach_bound(m)
     plain = replace(m, rules=replace(rs, challenge=False))
     t0 = time.perf_counter()
-    g0 = solve_game(plain, D, target)
+    g0 = solve_game(GameRun(plain, D, target))
     print(
         f"{name} to {target}: plain game {time.perf_counter() - t0:.1f} s, first player "
         f"{g0.W[0, 0]:.9f}",
@@ -38,7 +39,7 @@ def main():
     )
     for lowest in lowests:
         t0 = time.perf_counter()
-        g = solve_challenge_game(m, D, target, lowest)
+        g = solve_challenge_game(GameRun(m, D, target, lowest))
         took = time.perf_counter() - t0
         states = int(np.sum(~np.isnan(g.W)))
         ch = g.choices(0, 0, BOTH, BOTH)

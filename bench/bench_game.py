@@ -10,7 +10,7 @@ import time
 
 import dicesolver.turn.engine as engine
 from dicesolver import rules
-from dicesolver.objectives.game import fairest_head_start
+from dicesolver.objectives.plain_game import fairest_head_start
 from dicesolver.store import Store
 from dicesolver.tables import Tables
 

@@ -18,7 +18,8 @@ import numpy as np
 from dicesolver import cluster, rules
 from dicesolver.layer_store import LayerStore, layer_sizes, nplayer_meta
 from dicesolver.objectives import nplayer_game as NG
-from dicesolver.objectives.game import solve_game
+from dicesolver.objectives.game_run import GameRun
+from dicesolver.objectives.plain_game import solve_game
 from dicesolver.store import Store
 from dicesolver.tables import Tables
 
@@ -39,7 +40,7 @@ def main():
     meta = nplayer_meta(rs, N, target, R, D, cluster.BATCH)  # (the table zilch game builds)
     store = LayerStore(folder / f"bench-{name}-{target}-{N}.zarr", meta)
     t0 = time.perf_counter()
-    g2 = solve_game(tab.model, D, target)
+    g2 = solve_game(GameRun(tab.model, D, target))
     two = time.perf_counter() - t0
     print(
         f"{name} to {target}: two-player game {two:.1f} s ({R * R / two:.0f} states/s, "
@@ -55,7 +56,7 @@ def main():
 
     t0 = time.perf_counter()
     with cluster.client_for(workers) as client:
-        cluster.solve_nplayer(rs, N, R, D, store, client, progress)
+        cluster.solve_nplayer(GameRun(tab.model, D, progress=progress), N, store, client)
         peaks = client.run(_peak_mb)
     wall = time.perf_counter() - t0
     first = marks.get(N * (R - 1), t0) - t0  # the final-round table and the top sum

@@ -11,9 +11,10 @@ import time
 import numpy as np
 
 from dicesolver import rules
-from dicesolver.objectives.game import solve_game
+from dicesolver.objectives.game_run import GameRun
 from dicesolver.objectives.last_turn import reach_bound
 from dicesolver.objectives.overtaking_game import solve_overtaking_game
+from dicesolver.objectives.plain_game import solve_game
 from dicesolver.outcomes.model import turn_model
 
 
@@ -30,7 +31,7 @@ def main():
             m = turn_model(rs)
             D = 0 if rs.end == "instant" else reach_bound(m)
             t0 = time.perf_counter()
-            g = solve(m, D, target)
+            g = solve(GameRun(m, D, target))
             took = time.perf_counter() - t0
             W = g.W
             p = float(W[(0,) * W.ndim])

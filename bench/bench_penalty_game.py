@@ -10,6 +10,7 @@ import sys
 import time
 
 from dicesolver import rules
+from dicesolver.objectives.game_run import GameRun
 from dicesolver.objectives.last_turn import reach_bound
 from dicesolver.objectives.penalty_game import solve_penalty_game
 from dicesolver.outcomes.model import turn_model
@@ -33,7 +34,7 @@ def main():
                 flush=True,
             )
 
-        g = solve_penalty_game(model, D, target, lowest, report)
+        g = solve_penalty_game(GameRun(model, D, target, lowest, report))
         p = g.p_win(0, 0)
         took = time.perf_counter() - t0
         moved = (

@@ -24,8 +24,8 @@ PEER_VARIANT = {"yahtzee": "american+forced-joker", "yatzy": "yatzy-scandinavian
 CHILD = r"""
 import resource, sys, tempfile, time
 from dicesolver.store import Store
-from dicesolver.yahtzee.game import game_table
-from dicesolver.yahtzee.rules import load
+from dicesolver.yahtzee.solitaire import game_table
+from dicesolver.yahtzee.yahtzee_rules import load
 rs, store = load(sys.argv[1]), Store(tempfile.mkdtemp())
 t0 = time.perf_counter()
 E = game_table(rs, store)

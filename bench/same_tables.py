@@ -73,7 +73,13 @@ def dump(out: str, size: str, skip: frozenset[str] = frozenset()) -> None:
         variant = of(rs, players)
         key = variant.key(players, lowest)
         t0 = time.perf_counter()
-        g = tab.game_table(key, solve=True, workers=1)
+        try:  # (the solution's own table where the variants give one: issue 35)
+            from dicesolver.variants import Where
+
+            g = tab.game_table(key, solve=True, where=Where(workers=1))
+            g = getattr(g, "game", g)
+        except ImportError:  # (a checkout before it)
+            g = tab.game_table(key, solve=True, workers=1)
         took = time.perf_counter() - t0
         for k, v in arrays_of(g).items():
             saved[f"{name}:{k}"] = v

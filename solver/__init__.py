@@ -20,33 +20,34 @@ from .errors import InputError, TableMissing
 
 __version__ = "0.2.0"
 
-# name -> the module of the answers layer that defines it
+# name -> the module that defines it (the answers; the terminal games are the command line's)
 _API = {
-    "describe_rules": "card",
-    "odds": "card",
-    "strategy": "card",
-    "advise": "advise",
-    "endgame": "endgame",
-    "game": "game",
-    "export": "export",
-    "evaluate": "checks",
-    "simulate": "checks",
-    "simulate_long_run": "checks",
-    "verify": "checks",
-    "plot_endgame": "pictures",
-    "plot_game": "pictures",
-    "plot_distribution": "pictures",
-    "yahtzee_rules": "yahtzee",
-    "yahtzee_advise": "yahtzee",
-    "yahtzee_value": "yahtzee",
-    "yahtzee_simulate": "yahtzee",
-    "yahtzee_evaluate": "yahtzee",
-    "yahtzee_export": "yahtzee",
-    "review": "review",
-    "stored_tables": "stored",
-    "yahtzee_review": "review",
-    "play_game": "play_zilch",
-    "yahtzee_play": "play_yahtzee",
+    "describe_rules": "answers.card",
+    "odds": "answers.card",
+    "strategy": "answers.card",
+    "advise": "answers.advise",
+    "endgame": "answers.endgame",
+    "game": "answers.game_chance",
+    "export": "answers.export",
+    "evaluate": "answers.checks",
+    "simulate": "answers.checks",
+    "simulate_long_run": "answers.checks",
+    "verify": "answers.checks",
+    "plot_endgame": "render.pictures",
+    "plot_game": "render.pictures",
+    "plot_distribution": "render.pictures",
+    "yahtzee_rules": "answers.yahtzee_answers",
+    "yahtzee_advise": "answers.yahtzee_answers",
+    "yahtzee_value": "answers.yahtzee_answers",
+    "yahtzee_simulate": "answers.yahtzee_answers",
+    "yahtzee_evaluate": "render.pictures",
+    "yahtzee_export": "answers.yahtzee_answers",
+    "review": "answers.review",
+    "stored_tables": "answers.stored",
+    "game_table_status": "answers.game_tables",
+    "yahtzee_review": "answers.review",
+    "play_game": "cli.play_zilch",
+    "yahtzee_play": "cli.play_yahtzee",
 }
 __all__ = [
     "InputError",
@@ -59,6 +60,7 @@ __all__ = [
     "evaluate",
     "export",
     "game",
+    "game_table_status",
     "odds",
     "plot_distribution",
     "plot_endgame",
@@ -86,26 +88,31 @@ if TYPE_CHECKING:
     from .answers.checks import evaluate, simulate, simulate_long_run, verify
     from .answers.endgame import endgame
     from .answers.export import export
-    from .answers.game import game
-    from .answers.pictures import plot_distribution, plot_endgame, plot_game
-    from .answers.play_yahtzee import yahtzee_play
-    from .answers.play_zilch import play_game
+    from .answers.game_chance import game
+    from .answers.game_tables import game_table_status
     from .answers.review import review, yahtzee_review
     from .answers.stored import stored_tables
-    from .answers.yahtzee import (
+    from .answers.yahtzee_answers import (
         yahtzee_advise,
-        yahtzee_evaluate,
         yahtzee_export,
         yahtzee_rules,
         yahtzee_simulate,
         yahtzee_value,
+    )
+    from .cli.play_yahtzee import yahtzee_play
+    from .cli.play_zilch import play_game
+    from .render.pictures import (
+        plot_distribution,
+        plot_endgame,
+        plot_game,
+        yahtzee_evaluate,
     )
     from .store import Store
 
 
 def __getattr__(name: str) -> Any:
     if name in _API:
-        return getattr(import_module(f".answers.{_API[name]}", __name__), name)
+        return getattr(import_module(f".{_API[name]}", __name__), name)
     if name == "Store":
         return import_module(".store", __name__).Store
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

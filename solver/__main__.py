@@ -1,5 +1,5 @@
 """python -m dicesolver: the zilch command."""
 
-from .cli.zilch import main
+from .cli.zilch_commands import main
 
 main()

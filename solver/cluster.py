@@ -40,15 +40,21 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .errors import InputError
 from .layer_store import Damaged, LayerStore, read_partial_final, read_partial_rows
 from .objectives import nplayer_game as NG
+from .objectives.game_run import GameRun, Where
 from .outcomes.model import TurnModel, turn_model
 from .rules import RuleSet
+
+if TYPE_CHECKING:
+    import zarr
+    from distributed import Client, Future, SpecCluster
+    from distributed.deploy.subprocess import SubprocessWorker
 
 BATCH = NG.ORBITS_PER_TASK
 FINAL_KEYS = 8  # final-round keys per task
@@ -91,7 +97,7 @@ class Watch:
     """The cluster's workers, looked at while the client waits: where it has none, the wait
     is reported (after GRACE seconds) and ends in a time-out of one line."""
 
-    client: Any
+    client: Client
     where: str  # "the local cluster" or "the cluster at ADDRESS"
     timeout: float = TIMEOUT
     waiting: Waiting | None = None
@@ -140,7 +146,7 @@ def client_for(
     scheduler: str | None = None,
     timeout: float | None = None,
     waiting: Waiting | None = None,
-) -> Iterator:
+) -> Iterator[Client]:
     """A Dask client: of an existing cluster at `scheduler`, else of a local cluster of
     `workers` processes (default: this machine's cores), closed on exit; its workers there
     (at least one, every local one) within `timeout` seconds."""
@@ -151,7 +157,7 @@ def client_for(
 @contextlib.contextmanager
 def _cluster(
     workers: int | None, scheduler: str | None, timeout: float | None, waiting: Waiting | None
-) -> Iterator[tuple[Any, Watch]]:
+) -> Iterator[tuple[Client, Watch]]:
     from distributed import Client
 
     limit = check_timeout(timeout)
@@ -210,7 +216,7 @@ class _Quiet:
             raise
 
 
-def local_cluster(n: int):
+def local_cluster(n: int) -> SpecCluster:
     """A scheduler in this process and n workers, each a subprocess of its own (a Nanny and
     its worker process, one thread), quiet: their log goes to a temporary file."""
     from distributed import Scheduler, SpecCluster
@@ -236,14 +242,15 @@ def local_cluster(n: int):
 
 
 @functools.cache
-def _quiet_worker_class():
+def _quiet_worker_class() -> type[SubprocessWorker]:
     from distributed.deploy.subprocess import SubprocessWorker
 
     class _QuietWorker(SubprocessWorker):
         """A SubprocessWorker in a session of its own (no Ctrl-C from the terminal), its
         output in a temporary file, with this process's sys.path."""
 
-        def __init__(self, scheduler: str, path: list[str] | None = None, **kwargs) -> None:
+        # (kwargs: SubprocessWorker's own, passed on as they come: Any)
+        def __init__(self, scheduler: str, path: list[str] | None = None, **kwargs: Any) -> None:
             super().__init__(scheduler, **kwargs)
             self.path = path or []
             self.log = tempfile.TemporaryFile()
@@ -271,7 +278,7 @@ def _quiet_worker_class():
     return _QuietWorker
 
 
-def _said(cluster) -> str:
+def _said(cluster: SpecCluster) -> str:
     """The last line the local workers wrote (why none joined, where one said)."""
     last = ""
     for w in list(getattr(cluster, "workers", {}).values()):
@@ -403,43 +410,38 @@ def _final_task(rules: RuleSet, R: int, D: int, keys: np.ndarray) -> np.ndarray:
 
 # --- on the client ----------------------------------------------------------------------------
 def solve(
-    rules: RuleSet,
+    run: GameRun,
     N: int,
-    R: int,
-    D: int,
     store: LayerStore,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    timeout: float | None = None,
-    progress: Callable[[int], None] | None = None,
+    where: Where = Where(),
     final_progress: Callable[[int, int], None] | None = None,
     waiting: Waiting | None = None,
 ) -> None:
-    """The N-player table solved into store on a local cluster of `workers` or the cluster
-    at `scheduler` (paths in the table's way refused first: one line naming the path)."""
+    """The table of the game among N players solved into store (the run's checkpoint: an
+    interrupted solve resumes from its partial folder) on a local cluster of
+    where.workers or the cluster at where.scheduler (paths in the table's way refused
+    first: one line naming the path)."""
     store.check_paths()
-    with _cluster(workers, scheduler, timeout, waiting) as (client, watch):
-        solve_nplayer(rules, N, R, D, store, client, progress, BATCH, final_progress, watch)
+    with _cluster(where.workers, where.scheduler, where.timeout, waiting) as (client, watch):
+        solve_nplayer(run, N, store, client, BATCH, final_progress, watch)
 
 
 def solve_nplayer(
-    rules: RuleSet,
+    run: GameRun,
     N: int,
-    R: int,
-    D: int,
     store: LayerStore,
-    client,
-    progress: Callable[[int], None] | None = None,
+    client: Client,
     batch: int = BATCH,
     final_progress: Callable[[int, int], None] | None = None,
     watch: Watch | None = None,
 ) -> None:
     """Solve the N-player table into store (resuming its partial folder down to its last
     sound layer), then put it in place.  final_progress(done, total) after each task of the
-    final-round table, progress(sigma) after each score sum.  A layer found damaged on the
-    way (by a worker reading it, or as the table is completed) is solved again, with every
-    layer after it."""
+    final-round table, run.progress(sigma) after each score sum.  A layer found damaged on
+    the way (by a worker reading it, or as the table is completed) is solved again, with
+    every layer after it."""
     watch = watch or Watch(client, "the cluster")
+    rules, R, D, progress = run.rules, run.R, run.reach_bound, run.progress
     for _ in range(SOLVES):
         g = store.open_partial()
         try:
@@ -454,7 +456,18 @@ def solve_nplayer(
     )
 
 
-def _fill(rules, N, R, D, store, g, watch, progress, batch, final_progress) -> None:
+def _fill(
+    rules: RuleSet,
+    N: int,
+    R: int,
+    D: int,
+    store: LayerStore,
+    g: zarr.Group,
+    watch: Watch,
+    progress: Callable[[int], None] | None,
+    batch: int,
+    final_progress: Callable[[int, int], None] | None,
+) -> None:
     """The final round (unless done) and every score sum below those done, into g."""
     client = watch.client
     run = str(g.attrs["run"])
@@ -476,7 +489,8 @@ def _fill(rules, N, R, D, store, g, watch, progress, batch, final_progress) -> N
         store.write_final(g, keys, rel)
     workers = watch.threads()
     tasks = TASKS_PER_WORKER * workers if workers > 1 else 1
-    for sigma in range(int(g.attrs["done_below"]) - 1, -1, -1):
+    done_below: Any = g.attrs["done_below"]  # (JSON, typed loosely: an int, as written)
+    for sigma in range(int(done_below) - 1, -1, -1):
         layer = NG.layer_states(sigma, R, N)
         batches = NG.orbit_batches(sigma, R, N, batch, tasks)
         k = len(batches)
@@ -501,7 +515,9 @@ def _fill(rules, N, R, D, store, g, watch, progress, batch, final_progress) -> N
             progress(sigma)
 
 
-def _gathered(futs, watch: Watch, progress: Callable[[int, int], None] | None = None) -> list:
+def _gathered(
+    futs: list[Future], watch: Watch, progress: Callable[[int, int], None] | None = None
+) -> list[np.ndarray]:
     """The tasks' results, in order (progress(done, total) as each one ends).  While none
     ends the cluster's workers are looked at (none for the time-out: one line).  A task
     that failed on the cluster for a reason of its own (a worker without this package or

@@ -29,12 +29,17 @@ import stat
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .errors import InputError
 from .store import SOLVER_VERSION
+
+if TYPE_CHECKING:
+    import zarr
+
+    from .rules import RuleSet
 
 LAYOUT = 2  # 2: a checksum per member and per checkpoint layer (1: of `values` only)
 CHUNK = 1 << 16  # states per chunk of `values`
@@ -61,9 +66,11 @@ def layer_offsets(R: int, N: int) -> np.ndarray:
 
 
 Spec = tuple[tuple[int, ...], str, tuple[int, ...]]  # a member's shape, dtype and chunks
+# What a table is (its attributes, as JSON): values of several types by key (Any)
+Meta = dict[str, Any]
 
 
-def members(meta: dict) -> dict[str, Spec]:
+def members(meta: Meta) -> dict[str, Spec]:
     """Every member a table of `meta` holds: name -> (shape, dtype, chunks)."""
     R, N, D, K = (int(meta[k]) for k in ("R", "players", "D", "keys"))
     n = int(layer_sizes(R, N).sum())
@@ -81,7 +88,7 @@ class LayerStore:
     """One N-player table's folder (complete) and its partial twin (while solving)."""
 
     path: Path
-    meta: dict  # what the table is: rules hash, players, target, R, D, batch, keys, ...
+    meta: Meta  # what the table is: rules hash, players, target, R, D, batch, keys, ...
 
     @property
     def partial(self) -> Path:
@@ -92,7 +99,7 @@ class LayerStore:
         """The highest score sum."""
         return int(self.meta["players"]) * (int(self.meta["R"]) - 1)
 
-    def _expect(self) -> dict:
+    def _expect(self) -> Meta:
         return dict(self.meta, layout=LAYOUT, solver=SOLVER_VERSION)
 
     def check_paths(self) -> None:
@@ -103,7 +110,7 @@ class LayerStore:
         in_the_way(self.partial, links=False)
 
     # --- solving -----------------------------------------------------------------------
-    def open_partial(self):
+    def open_partial(self) -> zarr.Group:
         """The partial table to fill: resumed where its attributes match, down to the last
         layer that reads back as it was written; else new."""
         import zarr
@@ -133,10 +140,10 @@ class LayerStore:
         )
         return g
 
-    def _resumable(self, g) -> bool:
+    def _resumable(self, g: zarr.Group) -> bool:
         """Is the partial table at g this table's, its final round whole?  Its layers are
         then checked (the first damaged one and those after it are dropped)."""
-        attrs = g.attrs.asdict()
+        attrs: Meta = g.attrs.asdict()
         if any(attrs.get(k) != v for k, v in self._expect().items()):
             return False
         if not isinstance(attrs.get("layers"), dict) or not isinstance(
@@ -158,11 +165,11 @@ class LayerStore:
             self.truncate(g, good)
         return True
 
-    def _good_below(self, g, attrs: dict) -> tuple[int, np.ndarray]:
+    def _good_below(self, g: zarr.Group, attrs: Meta) -> tuple[int, np.ndarray]:
         """The lowest sum down to which every layer marked done reads back as written, and
         the rows read."""
         done = int(attrs["done_below"])
-        rows = _readable_rows(g["values"], self._rows_above(done))
+        rows = _readable_rows(_member(g, "values"), self._rows_above(done))
         for sigma in range(self.top, done - 1, -1):
             a, b = self._rows_above(sigma + 1), self._rows_above(sigma)
             if b > len(rows) or attrs["layers"].get(str(sigma)) != _digest(rows[a:b]):
@@ -174,22 +181,22 @@ class LayerStore:
         R, N = int(self.meta["R"]), int(self.meta["players"])
         return int(layer_sizes(R, N)[below:].sum())
 
-    def truncate(self, g, below: int) -> None:
+    def truncate(self, g: zarr.Group, below: int) -> None:
         """Keep the layers above `below` only: the rest of `values` is rewritten empty
         (whole chunks: a chunk that no longer decodes is never read), and a new run id
         makes every worker drop what it read of the old layers."""
         N = int(self.meta["players"])
         keep = self._rows_above(below)
-        arr = g["values"]
+        arr = _member(g, "values")
         start = keep - keep % CHUNK
         head = np.asarray(arr[start:keep]) if keep > start else np.empty((0, N))
         tail = np.full((arr.shape[0] - start, N), np.nan)
         tail[: len(head)] = head
         arr[start:] = tail
-        layers = {k: v for k, v in g.attrs["layers"].items() if int(k) >= below}
+        layers = {k: v for k, v in _attr(g, "layers").items() if int(k) >= below}
         g.attrs.update(done_below=below, layers=layers, run=uuid.uuid4().hex)
 
-    def write_final(self, g, keys: np.ndarray, rel: np.ndarray | None) -> None:
+    def write_final(self, g: zarr.Group, keys: np.ndarray, rel: np.ndarray | None) -> None:
         shapes = members(self.meta)
         sums = {}
         for name, data in (("final_keys", keys), ("final_rel", rel)):
@@ -202,19 +209,19 @@ class LayerStore:
             sums[name] = _digest(data)
         g.attrs.update(checksums=sums, final_done=True)
 
-    def write_layer(self, g, sigma: int, values: np.ndarray) -> None:
+    def write_layer(self, g: zarr.Group, sigma: int, values: np.ndarray) -> None:
         """Sum sigma's values (its states in order), then its checksum and the mark that it
         is done."""
         R, N = int(self.meta["R"]), int(self.meta["players"])
         off = int(layer_offsets(R, N)[sigma])
         try:
-            g["values"][off : off + len(values)] = values
+            _member(g, "values")[off : off + len(values)] = values
         except Exception as e:  # noqa: BLE001  (a chunk shared with the sums above, damaged)
             raise Damaged(f"{self.partial}: score sum {sigma} cannot be written ({e})") from e
-        layers = dict(g.attrs["layers"], **{str(sigma): _digest(values)})
+        layers = dict(_attr(g, "layers"), **{str(sigma): _digest(values)})
         g.attrs.update(layers=layers, done_below=sigma)
 
-    def complete(self, g) -> bool:
+    def complete(self, g: zarr.Group) -> bool:
         """Check every layer as it reads back, then checksum the values and move the partial
         table into place (a rename).  False (the damaged layers dropped: solve them again)
         where a layer does not read back as it was written."""
@@ -222,7 +229,7 @@ class LayerStore:
         if good != 0:
             self.truncate(g, good)
             return False
-        g.attrs["checksums"] = dict(g.attrs["checksums"], values=_digest(values))
+        g.attrs["checksums"] = dict(_attr(g, "checksums"), values=_digest(values))
         in_the_way(self.path, links=True)  # (anything put there during the solve)
         if self.path.is_symlink():
             self.path.unlink()
@@ -257,7 +264,7 @@ class LayerStore:
             return None
 
 
-def _readable_rows(arr: Any, stop: int) -> np.ndarray:
+def _readable_rows(arr: zarr.Array, stop: int) -> np.ndarray:
     """Rows [0, stop) of `arr`, chunk by chunk, up to the first chunk that does not decode."""
     out = np.empty((stop,) + tuple(arr.shape[1:]), arr.dtype)
     step = int(arr.chunks[0])
@@ -269,7 +276,7 @@ def _readable_rows(arr: Any, stop: int) -> np.ndarray:
     return out
 
 
-def _fits(g, name: str, spec: tuple) -> bool:
+def _fits(g: zarr.Group, name: str, spec: Spec) -> bool:
     """Is member `name` of g an array of exactly the shape, dtype and chunks it must have
     (from its metadata alone: nothing is read yet)?"""
     import zarr
@@ -287,7 +294,9 @@ def _fits(g, name: str, spec: tuple) -> bool:
     )
 
 
-def _whole(g, shapes: dict, sums: dict, skip: str | None = None) -> dict | None:
+def _whole(
+    g: zarr.Group, shapes: dict[str, Spec], sums: dict[str, Any], skip: str | None = None
+) -> dict[str, np.ndarray] | None:
     """The members of g, read, where g holds exactly the members `shapes` names, each of
     its shape and (but `skip`, not read) of the checksum recorded; else None."""
     if set(g.keys()) != set(shapes):
@@ -350,7 +359,7 @@ def _kind(mode: int) -> str:
     return "a device"
 
 
-def nplayer_meta(rules, players: int, target: int, R: int, D: int, batch: int) -> dict:
+def nplayer_meta(rules: RuleSet, players: int, target: int, R: int, D: int, batch: int) -> Meta:
     """What an N-player table is (its attributes; a table with others is not this one)."""
     from .objectives.nplayer_game import final_key_count
 
@@ -400,13 +409,19 @@ def read_partial_final(path: str) -> tuple[np.ndarray, np.ndarray | None]:
     return got["final_keys"], got.get("final_rel")
 
 
-def _attr_dict(g, name: str) -> dict[str, Any]:
+def _attr_dict(g: zarr.Group, name: str) -> dict[str, Any]:
     """A group's attribute that is a dict (else empty: a damaged one matches nothing)."""
     got = g.attrs.asdict().get(name)
     return dict(got) if isinstance(got, dict) else {}
 
 
-def _member(g, name: str) -> Any:
+def _attr(g: zarr.Group, name: str) -> Any:
+    """An attribute of a Zarr group (JSON: typed loosely, Any; what it must be is checked
+    as the table is opened, _resumable)."""
+    return g.attrs[name]
+
+
+def _member(g: zarr.Group, name: str) -> Any:
     """An array of a Zarr group (typed loosely: the group's members may be groups too)."""
     return g[name]
 

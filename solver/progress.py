@@ -37,6 +37,19 @@ SILENT = Progress()
 
 
 @contextlib.contextmanager
+def steps(progress: Progress, label: str, total: int) -> Iterator[Progress]:
+    """A bar of `total` steps around a piece of work: finished when the work ends, abandoned
+    where it stops early (Ctrl-C, an error: "stopped after", never "done in")."""
+    progress.start(label, total)
+    try:
+        yield progress
+    except BaseException:
+        progress.abandon()
+        raise
+    progress.finish()
+
+
+@contextlib.contextmanager
 def started_by_first_step(
     progress: Progress, label: str, total: Callable[[int], int]
 ) -> Iterator[Callable[[int], None]]:

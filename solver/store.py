@@ -17,6 +17,7 @@ import hashlib
 import json
 import mmap
 import os
+import re
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -44,6 +45,36 @@ def notify(message: str) -> None:
 # checksum and still not be: it is then rebuilt like a corrupt one)
 Check = Callable[[dict, Arrays], bool]
 DTYPES = {"<f8", "<i8", "<i4", "|b1"}  # what tables are made of
+# a table's file (Store.path): NAME-KEY-OBJECTIVE.dst (or .zarr, a folder), + .partial while
+# solving (its checkpoint)
+NAME = re.compile(
+    r"^(?P<rules>.+)-(?P<key>[0-9a-f]{16})-(?P<objective>[A-Za-z0-9-]+)"
+    r"\.(?P<ext>dst|zarr)(?P<partial>\.partial)?$"
+)
+
+
+class Busy(InputError):
+    """Another process holds the table's build lock (it is solving it now)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A table or a checkpoint in the folder, by its file's name."""
+
+    path: Path
+    rules: str
+    objective: str
+    partial: bool
+
+    @property
+    def bytes(self) -> int:
+        """Its size on disk (a folder's files summed; 0 where it cannot be read)."""
+        with contextlib.suppress(OSError):
+            p = self.path
+            if p.is_dir():
+                return sum(f.stat().st_size for f in p.rglob("*") if f.is_file())
+            return p.stat().st_size
+        return 0
 
 
 @dataclass(frozen=True)
@@ -158,6 +189,66 @@ class Store:
             yield
         finally:
             os.close(fd)
+
+    def entries(self) -> list[Entry]:
+        """Every table and checkpoint in the folder, by name (none: no such folder)."""
+        try:
+            paths = sorted(self.folder.iterdir())
+        except OSError:
+            return []
+        found = [(p, NAME.match(p.name)) for p in paths]
+        return [Entry(p, m["rules"], m["objective"], bool(m["partial"])) for p, m in found if m]
+
+    def remove(self, entries: list[Entry]) -> list[str]:
+        """Delete tables and checkpoints, all or none: every one's build lock is taken first
+        (Busy, nothing deleted, where another process is solving one of them now), then each
+        is deleted in turn; the names deleted.  An error on the way (a file that cannot be
+        deleted) says which were deleted before it."""
+        done: list[str] = []
+        with self._locked(
+            [e.path.with_name(e.path.name.removesuffix(".partial")) for e in entries]
+        ):
+            for e in entries:
+                try:
+                    if e.path.is_dir() and not e.path.is_symlink():
+                        import shutil
+
+                        shutil.rmtree(e.path)
+                    else:
+                        e.path.unlink()
+                except OSError as err:
+                    gone = f" (removed before it: {', '.join(done)})" if done else ""
+                    raise InputError(
+                        f"{e.path.name}: cannot remove it ({err.strerror}){gone}"
+                    ) from None
+                done.append(e.path.name)
+        return done
+
+    @contextlib.contextmanager
+    def _locked(self, tables: list[Path]) -> Iterator[None]:
+        """Every table's build lock held (without waiting: Busy names those another process
+        holds); a table without a lock file is being built by nobody."""
+        import fcntl
+
+        fds: list[int] = []
+        busy: list[str] = []
+        try:
+            for table in dict.fromkeys(tables):
+                try:
+                    fd = os.open(table.with_name(table.name + ".lock"), os.O_RDWR)  # (lock()'s)
+                except OSError:
+                    continue
+                fds.append(fd)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    busy.append(table.name)
+            if busy:
+                raise Busy(f"{', '.join(busy)}: another process is solving it now")
+            yield
+        finally:
+            for fd in fds:
+                os.close(fd)
 
     def checkpoint(self, rules_name: str, digest: str, objective: str) -> Checkpoint:
         """Where a long solve of that table saves its progress."""

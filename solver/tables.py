@@ -6,17 +6,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .objectives.score import ScorePolicy, solve_score
+from .objectives.score import Relative, ScorePolicy, solve_score
 from .outcomes.frozen import turn_states
 from .outcomes.model import FORMAT, TurnModel, model_arrays, sound
 from .outcomes.shipped import shipped
 from .progress import SILENT, Progress
 from .rules import RuleSet
-from .store import Check, Store
+from .store import Arrays, Check, Store
 from .turn import TurnLevels, TurnSolution
 from .turn.reach import bucket, sweep
 from .turn.state import TurnState
@@ -27,7 +27,7 @@ CHECKED = 4096  # units at risk up to which a state's reachability is checked (~
 # expected points does not pay for them.
 if TYPE_CHECKING:
     from .objectives.last_turn import LastTurnTable
-    from .variants import GameKey
+    from .variants import GameKey, Solution, Where
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,7 +92,7 @@ class Tables:
         penalty = bool(self.rules.three_zilch_penalty)
         rows, secured_rows = (6, 3) if penalty else (2, 1)
 
-        def build():
+        def build() -> tuple[dict[str, object], Arrays]:
             relative = None
             if penalty:
                 from .objectives.average import solve_average
@@ -108,7 +108,7 @@ class Tables:
             arrays["reach"] = self.reachable(main.roll.shape[2])
             return {"rules_name": self.rules.name, "unit": self.rules.unit}, arrays
 
-        def check(header, a):
+        def check(header: dict[str, object], a: Arrays) -> bool:
             has = self.rules.has_permanent
             return (
                 self._sound("main", a, rows)
@@ -124,8 +124,6 @@ class Tables:
         secured = TurnSolution.from_arrays("secured", arrays) if "secured.cap" in arrays else None
         relative = None
         if penalty:
-            from .objectives.average import Relative
-
             relative = Relative.from_array(arrays["relative"])
         return ScorePolicy(
             self.rules,
@@ -141,7 +139,7 @@ class Tables:
         """P(win) of a last turn for every deficit up to the target, both board flags."""
         from .objectives.last_turn import LastTurnTable, board_flags
 
-        def build():
+        def build() -> tuple[dict[str, object], Arrays]:
             tab = LastTurnTable.solve(self.model)
             arrays: dict[str, np.ndarray] = {}
             for flag in board_flags(self.rules):
@@ -149,8 +147,9 @@ class Tables:
                     arrays.update(sol.to_arrays(f"{int(flag)}.{k}"))
             return {"rules_name": self.rules.name, "max_deficit": tab.max_deficit}, arrays
 
-        def check(header, a):
+        def check(header: dict[str, object], a: Arrays) -> bool:
             D = header["max_deficit"]
+            assert isinstance(D, int) and self.rules.target is not None
             return D == self.rules.target // self.rules.unit and all(
                 f"{int(flag)}.0.cap" in a
                 and all(
@@ -177,23 +176,23 @@ class Tables:
         key: GameKey | None = None,
         progress: Progress = SILENT,
         solve: bool = False,
-        **run: Any,
-    ) -> Any:
+        where: Where | None = None,
+    ) -> Solution | None:
         """The stored table of a game (variants/: the plain two-player game, piggyback,
-        penalty, overtaking, challenge, or among N players), None where it is missing;
-        solve: solved first where missing (estimated, refused beyond this machine; progress
-        by step; run: the N-player solve's workers or scheduler).  key: the game to the
-        rules' target between two players by default."""
+        penalty, overtaking, challenge, or among N players) as the solution the questions
+        read, None where it is missing; solve: solved first where missing (estimated,
+        refused beyond this machine; progress by step; where: the N-player solve's workers
+        or scheduler).  key: the game to the rules' target between two players by default."""
         from . import variants
 
         if self.rules.beat:  # (a game's table is the rules', not one turn's)
             return Tables(replace(self.rules, beat=0), self.store).game_table(
-                key, progress, solve, **run
+                key, progress, solve, where
             )
         variant = variants.of(self.rules, key.players if key else 2)
         key = key or variant.key()
         if solve:
-            return variant.solve(self, key, progress, **run)
+            return variant.solve(self, key, progress, where or variants.Where())
         return variant.open(self, key)
 
 

@@ -2,7 +2,9 @@
 
 from importlib import resources
 
-from dicesolver.objectives import final_round, game, last_turn
+from dicesolver.objectives import final_round, last_turn
+from dicesolver.objectives import plain_game as game
+from dicesolver.objectives.game_run import GameRun
 from dicesolver.progress import Progress
 from dicesolver.store import Store
 from dicesolver.tables import Tables
@@ -38,20 +40,24 @@ def solve_final_round(rs, leader, tied, scores, turn=0):
 def game_table(
     tab, players=2, target=None, lowest=None, solve=True, progress=None, variant=None, **run
 ):
-    """The stored table of a game (Tables.game_table, its variant looked up): solved first
-    where missing unless solve is False; target: another than the rules'; variant: this
-    variant's table instead of the registry's (the N-player path at N = 2)."""
+    """The stored table of a game (Tables.game_table, its variant looked up; the solution's
+    own table: GameTable, PenaltyGame, ... NPlayerGame): solved first where missing unless
+    solve is False; target: another than the rules'; variant: this variant's table instead
+    of the registry's (the N-player path at N = 2); run: variants.Where's fields."""
     from dicesolver import variants
     from dicesolver.progress import SILENT
 
     if target is not None:
         tab = Tables(tab.rules.aimed(target), tab.store)
+    where = variants.Where(**run)
     if variant is not None:
         v = variant(tab.rules)
         key = v.key(players, lowest)
-        return v.solve(tab, key, progress or SILENT, **run) if solve else v.open(tab, key)
-    key = variants.of(tab.rules, players).key(players, lowest)
-    return tab.game_table(key, progress or SILENT, solve, **run)
+        got = v.solve(tab, key, progress or SILENT, where) if solve else v.open(tab, key)
+    else:
+        key = variants.of(tab.rules, players).key(players, lowest)
+        got = tab.game_table(key, progress or SILENT, solve, where)
+    return None if got is None else got.game
 
 
 class Steps:
@@ -80,8 +86,9 @@ class Steps:
         return [b for b in self.bars if b[0] == label]
 
 
-def solve_game(rs, target=None, **options):
-    return game.solve_game(model(rs), tables(rs).reach_bound, target, **options)
+def solve_game(rs, target=None, levels=None, **run):
+    """The plain game's table (run: GameRun's progress, checkpoint, checkpoint_every)."""
+    return game.solve_game(GameRun(model(rs), tables(rs).reach_bound, target, **run), levels)
 
 
 def values(table, deficit, dice, turn, permanent=0, on_board=True):

@@ -166,7 +166,7 @@ def test_a_cold_strategy_query_imports_only_what_it_needs(tmp_path):
     code = (
         "import sys\n"
         "before = set(sys.modules)\n"
-        "from dicesolver.cli.zilch import main\n"
+        "from dicesolver.cli.zilch_commands import main\n"
         f"sys.argv = ['zilch', 'strategy', '--rules', 'farkle', '--tables', {str(tmp_path)!r}]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print([m for m in ('numba', 'numpy.ma', 'importlib.resources')"

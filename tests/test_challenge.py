@@ -25,8 +25,9 @@ from dicesolver.objectives.challenge_game import (
     lowest_sum,
     solve_challenge_game,
 )
-from dicesolver.objectives.game import game_starts
+from dicesolver.objectives.game_run import GameRun
 from dicesolver.objectives.last_turn import reach_bound, solve_last_turn
+from dicesolver.objectives.plain_game import game_starts
 from dicesolver.turn.starts import turn_cuts
 
 from . import challenge_valueiteration as CVI
@@ -45,7 +46,10 @@ def _small(set_aside="any", hot="optional", entry=0, target=500, thr=250, costs=
     [
         _small(end="instant"),
         _small(),
-        _small(entry=150, target=400, thr=200, costs=(50, 100)),
+        # (slow: the largest value iteration)
+        pytest.param(
+            _small(entry=150, target=400, thr=200, costs=(50, 100)), marks=pytest.mark.slow
+        ),
         _small("forced", "mandatory", target=400, thr=200, costs=(50, 100)),
     ],
     ids=["instant", "final-round", "entry-minimum", "forced-mandatory"],
@@ -57,7 +61,7 @@ def test_game_equals_plain_value_iteration(rs):
     measured 2e-14..7e-14.  Instant end, a final round whose last turn may challenge too, an
     entry minimum (board flags with scores at or below zero) and forced mandatory hot dice."""
     m = model(rs)
-    g = solve_challenge_game(m, 0 if rs.end == "instant" else reach_bound(m), lowest=-300)
+    g = solve_challenge_game(GameRun(m, 0 if rs.end == "instant" else reach_bound(m), lowest=-300))
     V = CVI.challenge_game(rs, g.R, g.lo, 24)
     kept = np.isfinite(g.W)  # (an off-board player with a positive score: unreachable)
     assert kept.sum() > 0.8 * g.W.size * (0.5 if rs.entry_minimum else 1)
@@ -73,9 +77,9 @@ def test_the_default_lowest_cuts_nothing():
     rs = _small(end="instant")
     m = model(rs)
     assert exact_lowest(rs) == -(10 - 1) - 2 * (2 + 4)
-    g = solve_challenge_game(m, 0)
-    deep = solve_challenge_game(m, 0, lowest=-3000)
-    cut = solve_challenge_game(m, 0, lowest=-100)
+    g = solve_challenge_game(GameRun(m, 0))
+    deep = solve_challenge_game(GameRun(m, 0, lowest=-3000))
+    cut = solve_challenge_game(GameRun(m, 0, lowest=-100))
     for a, b in [(0, 0), (200, 350), (-400, 450)]:
         for left in range(4):
             assert g.p_win(a, b, left, BOTH) == pytest.approx(
@@ -117,7 +121,7 @@ def test_the_table_keeps_every_state_a_game_reaches():
     moves from 0-0 reaches is kept and solved (its successors too: no unsolved value
     reaches it), and the bound leaves out most of the box of scores."""
     rs = _small(end="instant")
-    g = solve_challenge_game(model(rs), 0)
+    g = solve_challenge_game(GameRun(model(rs), 0))
     thr = rs.units_up(rs.challenge_threshold)
     seen = _reached(g.R, g.lo, thr, {BELOW: 2, ABOVE: 4})
     a, b, fa, fb = np.array(sorted(seen)).T
@@ -134,7 +138,7 @@ def test_settled_cuts_change_no_start_value():
     game = {"target": 1000, "challenge": True, "challenge_threshold": 500}
     rs = small_rules(4, "forced", "mandatory", game=dict(game, challenge_costs=[100, 200]))
     m = model(rs)
-    g = solve_challenge_game(m, reach_bound(m))
+    g = solve_challenge_game(GameRun(m, reach_bound(m)))
     fewer = 0
     for stride in (1, 2):
         codes = (g.st.code(1, True), g.st.code(3, True))
@@ -165,7 +169,7 @@ def test_more_challenges_left_never_hurt():
     and never rises with more left to the opponent."""
     rs = _small()
     m = model(rs)
-    W = solve_challenge_game(m, reach_bound(m), lowest=-300).W
+    W = solve_challenge_game(GameRun(m, reach_bound(m), lowest=-300)).W
     for fewer, more in [(0, 1), (0, 2), (1, 3), (2, 3)]:
         assert np.all(W[more] >= W[fewer] - 1e-12)
         assert np.all(W[:, more] <= W[:, fewer] + 1e-12)
@@ -242,7 +246,7 @@ def small_file(tmp_path_factory):
 def test_game_answers_whether_to_challenge(small_file):
     path, tables = small_file
     rs = rules.load(path)
-    g = solve_challenge_game(model(rs), reach_bound(model(rs)))
+    g = solve_challenge_game(GameRun(model(rs), reach_bound(model(rs))))
     a = ds.game(
         path, scores="300,-100", challenges="above,below", on_board="yes,yes", tables=tables
     )
@@ -387,7 +391,7 @@ def test_simulated_games_reproduce_the_first_players_chance():
 
     rs = _small(entry=150, target=400, thr=200, costs=(50, 100))
     m = model(rs)
-    g = solve_challenge_game(m, reach_bound(m))
+    g = solve_challenge_game(GameRun(m, reach_bound(m)))
     res = play_challenge_games(g, 20_000, np.random.default_rng(14))
     se = res.std() / np.sqrt(len(res))
     assert abs(res.mean() - g.p_win(0, 0)) < 4 * se
@@ -404,13 +408,13 @@ def test_an_interrupted_solve_resumes_to_the_same_table(tmp_path):
     rs = _small(entry=150, target=400, thr=200, costs=(50, 100))
     m = model(rs)
     D = reach_bound(m)
-    full = solve_challenge_game(m, D, lowest=-300).W
+    full = solve_challenge_game(GameRun(m, D, lowest=-300)).W
     ck = Checkpoint(tmp_path / "game.partial")
     seen: list[int] = []
     with pytest.raises(KeyboardInterrupt):
-        solve_challenge_game(m, D, None, -300, interrupted_at(100, seen), ck, checkpoint_every=0)
+        solve_challenge_game(GameRun(m, D, None, -300, interrupted_at(100, seen), ck, 0))
     assert ck.path.exists()
     resumed: list[int] = []
-    W = solve_challenge_game(m, D, None, -300, resumed.append, ck, checkpoint_every=0).W
+    W = solve_challenge_game(GameRun(m, D, None, -300, resumed.append, ck, 0)).W
     assert resumed[0] == seen[-1] - 1 and not ck.path.exists()
     assert np.array_equal(W, full, equal_nan=True)

@@ -53,6 +53,7 @@ def test_every_example_prints_what_its_page_shows(page, shown, monkeypatch):
         assert [x.rstrip() for x in got] == [x.rstrip() for x in lines], command
 
 
+@pytest.mark.slow  # a cold whole process
 def test_the_api_page_runs_as_a_plain_script(tmp_path):
     """docs/api.md's block, saved as a file and run without a __main__ guard (its game
     among three players starts Dask workers): it finishes within the time limit, each of

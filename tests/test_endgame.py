@@ -48,9 +48,13 @@ def test_not_on_board_needs_the_entry_minimum():
 
 
 @pytest.fixture(scope="module")
-def seed_001():
-    """Seed 001: #4 triggered with 5000; #1 2500, #2 4900, #3 4950 play in turn."""
-    return solve_final_round(rules.load("zilch-online"), 5000, 1, [2500, 4900, 4950])
+def seed_001(tmp_path_factory):
+    """Seed 001: #4 triggered with 5000; #1 2500, #2 4900, #3 4950 play in turn.  (Solved
+    into the session's table folder, named here: a module's fixture is set up before
+    conftest's _private_tables sets it for each test, so $DICESOLVER_TABLES is not it yet.)"""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DICESOLVER_TABLES", str(tmp_path_factory.getbasetemp() / "tables"))
+        return solve_final_round(rules.load("zilch-online"), 5000, 1, [2500, 4900, 4950])
 
 
 def test_seed_001_final_round_sums_to_one(seed_001):

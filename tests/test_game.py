@@ -13,6 +13,7 @@ from .clirun import zilch as run
 from .solvers import interrupted_at, model, solve_game
 
 
+@pytest.mark.slow  # the value iteration (the quick run checks the game by the next tests)
 @pytest.mark.parametrize("name, target, Tm", [("zonk-chicago", 1000, 60), ("farkle", 500, 90)])
 def test_fast_solver_equals_plain_value_iteration(name, target, Tm):
     """Issue 6: at a small target the score-sum solver agrees to 1e-9 with a plain value
@@ -28,6 +29,7 @@ def test_fast_solver_equals_plain_value_iteration(name, target, Tm):
     assert np.abs(W - W_vi).max() < 1e-9
 
 
+@pytest.mark.slow  # the value iteration
 def test_piggyback_equals_plain_value_iteration():
     """Issue 6, Zonk's piggyback: with offers (take over the dice left and the total, or
     start fresh) the fast solver agrees to 1e-9 with the plain value iteration, both the
@@ -98,13 +100,14 @@ def test_cli_game_json_and_fairness():
     assert d["head_start"] >= 0 and abs(d["p_win_first"] - 0.5) < 0.1
 
 
+@pytest.mark.slow
 def test_neller_busche_fairest_head_start_is_about_200():
     """T. Neller & M. Busche, "Optimal Play of the Farkle Dice Game" (2017): with singles
     and three of a kind only, hot dice, first to 10000, the fairest head start for the second
     player is about 200 points.  (The full 10000-point game, solved here.)"""
     from pathlib import Path
 
-    from dicesolver.objectives.game import fairest_head_start
+    from dicesolver.objectives.plain_game import fairest_head_start
 
     rs = rules.load(str(Path(__file__).parent / "data" / "farkle-neller-busche.toml"))
     h, p = fairest_head_start(solve_game(rs))
@@ -142,6 +145,7 @@ def test_interrupted_solve_resumes_from_its_checkpoint(tmp_path):
     assert np.array_equal(W, full)
 
 
+@pytest.mark.slow  # a big simulation
 def test_optimal_beats_the_expected_points_player_by_the_predicted_margin():
     """Issue 6: against the core's expected-points strategy the optimal player wins as often
     as the exact versus table says (simulated with physical dice), and more often than
@@ -179,7 +183,8 @@ def test_zilch_online_game_invariants():
     "preset, target, state",
     [
         ("zonk-chicago", 1000, ("3", "200", "100", "200")),
-        ("zilch-online", 1000, ("3", "300", "500", "600")),
+        # (slow: zilch-online's game to 1000)
+        pytest.param("zilch-online", 1000, ("3", "300", "500", "600"), marks=pytest.mark.slow),
     ],
 )
 def test_two_player_advise_uses_the_stored_game(tmp_path, preset, target, state):
@@ -288,13 +293,15 @@ def test_two_player_advise_uses_the_stored_game(tmp_path, preset, target, state)
         assert "impossible offer" in err and "\n" not in err.strip()
 
 
-@pytest.mark.parametrize("preset", ["zonk-chicago", "zilch-online"])
+@pytest.mark.parametrize(
+    "preset", ["zonk-chicago", pytest.param("zilch-online", marks=pytest.mark.slow)]
+)
 def test_plot_game_draws_the_games_own_turn(preset):
     """Issue 11: the game plot's bank thresholds come from the game's one turn builder, the
     turn advise answers from: with Zonk's piggyback offers (banking with n dice left is worth
     less where the opponent would take them over) and zilch-online's permanent levels."""
-    from dicesolver.answers.pictures import bank_from
-    from dicesolver.objectives.game import solve_game_turns
+    from dicesolver.answers.figures import bank_from
+    from dicesolver.objectives.plain_game import solve_game_turns
 
     rs = rules.load(preset)
     g = solve_game(rs, 1000)

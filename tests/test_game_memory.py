@@ -2,7 +2,7 @@
 --rules zilch-pyramiding --target 1000` grew past 5.5 GB (15.2 GB here at target 100: the
 final turns' table, one solve over 1 973 deficits x 82 turn states x 2 077 totals, of which
 only each deficit's start is kept).  The final turns are now solved in batches that fit
-(last_turn.last_turn_start), and objectives/game.py: estimate bounds the peak; a game
+(last_turn.last_turn_start), and objectives/plain_game.py: estimate bounds the peak; a game
 whose estimate exceeds what this machine gives a solve is refused with the figure and the
 option.  No memory is measured here: the figures below were, with the command given."""
 
@@ -11,8 +11,9 @@ import pytest
 
 from dicesolver import limits
 from dicesolver.objectives import last_turn
-from dicesolver.objectives.game import estimate
+from dicesolver.objectives.game_run import GameRun
 from dicesolver.objectives.last_turn import last_turn_start, solve_last_turn
+from dicesolver.objectives.plain_game import estimate
 from dicesolver.rules import load
 
 from .clirun import zilch
@@ -37,7 +38,7 @@ def test_the_game_estimate_bounds_the_measured_peak(name, target, peak_mb):
     """The estimate is at least the measured peak, and within 2.5 times it (an estimate
     that refuses what fits would be no better than none)."""
     tab = tables(load(name))
-    nbytes, _ = estimate(tab.model, target, tab.reach_bound)
+    nbytes, _ = estimate(GameRun(tab.model, tab.reach_bound, target))
     assert peak_mb * 1e6 <= nbytes <= 2.5 * peak_mb * 1e6, nbytes / 1e6
 
 

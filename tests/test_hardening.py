@@ -502,8 +502,8 @@ def test_one_die_and_whole_fractions_read_naturally():
 def test_every_option_has_help():
     import click
 
-    from dicesolver.cli.yahtzee import yahtzee_main
-    from dicesolver.cli.zilch import main
+    from dicesolver.cli.yahtzee_commands import yahtzee_main
+    from dicesolver.cli.zilch_commands import main
 
     def options(cmd):
         if isinstance(cmd, click.Group):
@@ -521,7 +521,7 @@ def test_numba_without_a_writable_cache_still_compiles(monkeypatch):
     kernel is compiled in memory instead."""
     import numba
 
-    from dicesolver.yahtzee import kernel
+    from dicesolver.yahtzee import numba_kernel as kernel
 
     real = numba.njit
 

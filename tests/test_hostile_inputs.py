@@ -334,7 +334,7 @@ def folder(tmp_path_factory):
 @pytest.fixture
 def no_solving(monkeypatch, tmp_path):
     from dicesolver.turn import engine
-    from dicesolver.yahtzee import kernel
+    from dicesolver.yahtzee import numba_kernel as kernel
 
     monkeypatch.setenv("DICESOLVER_TABLES", str(tmp_path / "tables"))  # nothing stored
     monkeypatch.setattr(engine, "backward", _tripwire)
@@ -375,6 +375,7 @@ PROCESS_CASES = [
 ]
 
 
+@pytest.mark.slow  # a cold whole process each
 @pytest.mark.parametrize("args", PROCESS_CASES, ids=[" ".join(a)[:50] for a in PROCESS_CASES])
 def test_a_hostile_input_in_a_whole_process(args, folder, tmp_path):
     env = dict(os.environ, DICESOLVER_TABLES=str(tmp_path / "tables"))

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.slow  # a pip install and cold whole processes: the slow tier
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The step engines of the games (answers/match): whole games to the end through the engine
+"""The step engines of the games (match/): whole games to the end through the engine
 (against computers, hot seat of 2 and 6, companion with typed dice, Yahtzee solitaire), the
 computer's moves as decisions.py's best, simulated games against the game table's P(win),
 illegal moves refused in one line, every state's JSON round trip, seeded games replayed."""
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from dicesolver.answers import decisions as D
-from dicesolver.answers.match import Session, YahtzeeMatch, YahtzeeState, ZilchMatch, ZilchState
 from dicesolver.errors import InputError
+from dicesolver.match import Session, YahtzeeMatch, YahtzeeState, ZilchMatch, ZilchState
 from dicesolver.outcomes.scoring import parse_roll
 from dicesolver.turn.state import TurnState
 
@@ -172,7 +172,7 @@ def test_companion_for_a_computer_types_its_dice_too(farkle1000):
 def test_the_computers_moves_are_decisions_best(farkle500, farkle1000):
     """Every computer decision of games by P(win) (the table stored) and by expected points
     (none stored) is decisions.options' best for the line's situation."""
-    from dicesolver.answers.base import rule_set, tables_of
+    from dicesolver.answers.inputs import rule_set, tables_of
 
     for path, how in ((farkle500, "game"), (farkle1000, "points")):
         eng = ZilchMatch(path)
@@ -198,11 +198,12 @@ def test_the_computers_moves_are_decisions_best(farkle500, farkle1000):
         assert checked >= 10
 
 
+@pytest.mark.slow  # the three-player table solved on Dask
 def test_three_computers_play_by_the_nplayer_table(farkle500, tmp_path_factory):
     """With the 3-player table stored the computers play by P(win) from it: every move of
     two games is decisions.options' best by decisions.game_values (the N-player table, then
     the final round)."""
-    from dicesolver.answers.base import rule_set, tables_of
+    from dicesolver.answers.inputs import rule_set, tables_of
 
     folder = str(tmp_path_factory.getbasetemp() / "tables")
     tab = tables_of(rule_set(farkle500), folder)
@@ -225,6 +226,7 @@ def test_three_computers_play_by_the_nplayer_table(farkle500, tmp_path_factory):
     assert checked >= 10
 
 
+@pytest.mark.slow  # a big simulation
 def test_simulated_games_agree_with_the_game_tables_p_win(farkle500):
     """Two computers by P(win) at farkle to 500: the first seat's share of 1500 games
     through the engine (ties half) is the table's P(win) at 0-0 within 4 standard errors."""
@@ -504,7 +506,7 @@ def test_yahtzee_box_points_and_bonuses_apart():
     reaching 63 score '18 points + 35 upper bonus'; an extra Yahtzee '+ 100 Yahtzee bonus'."""
     from dataclasses import replace
 
-    from dicesolver.yahtzee.scoring import score
+    from dicesolver.yahtzee.box_scores import score
 
     eng = YahtzeeMatch("yahtzee")
     s = eng.start(dice_from="input", seed=1).state
@@ -725,14 +727,14 @@ def test_yahtzee_play_best_says_what_it_kept(tmp_path):
 
 
 def test_the_modules_hot_seat_example_runs(farkle1000, capsys):
-    """The example at the top of answers/match (the API the web drives) runs as written, at
+    """The example at the top of match/ (the API the web drives) runs as written, at
     a small target: a hot seat of two to the end, both reviewed."""
     import textwrap
 
-    from dicesolver.answers import match
+    from dicesolver import match
 
     doc = match.__doc__
-    start = doc.index("    from dicesolver.answers.match import ZilchMatch")
+    start = doc.index("    from dicesolver.match import ZilchMatch")
     end = doc.index("\n", doc.index("    reviews = engine.reviews(step.state)"))
     code = textwrap.dedent(doc[start:end]).replace('ZilchMatch("farkle")', "ZilchMatch(RULES)")
     scope = {"RULES": farkle1000}

@@ -11,6 +11,7 @@ import pytest
 from dicesolver import cluster
 from dicesolver.errors import InputError
 from dicesolver.objectives import nplayer_game as NG
+from dicesolver.objectives.game_run import GameRun
 from dicesolver.rules import load
 from dicesolver.store import Store
 from dicesolver.tables import Tables
@@ -36,7 +37,9 @@ def _serial(rs, N, batch=NG.ORBITS_PER_TASK, game=False):
     return NG.NPlayerGame(tab.model, rs.target, V, fin) if game else V
 
 
-@pytest.mark.parametrize("name, target", [("farkle", 2000), ("zilch", 750)])
+@pytest.mark.parametrize(
+    "name, target", [pytest.param("farkle", 2000, marks=pytest.mark.slow), ("zilch", 750)]
+)  # (slow: farkle's, the larger)
 def test_two_players_through_the_nplayer_path_equal_the_two_player_solver(name, target, tmp_path):
     """N = 2 through the N-player path (a LocalCluster, the Zarr table, the final round
     from final_round.solve_final_round by score differences) equals the two-player game
@@ -53,12 +56,13 @@ def test_two_players_through_the_nplayer_path_equal_the_two_player_solver(name, 
     assert np.abs(g.V.sum(-1) - 1).max() < 1e-12
 
 
+SLOW = pytest.mark.slow  # the larger value iterations (the quickest of each stay quick)
 VI_CASES = [
     ((3, "any", "optional"), {}, "instant", 500),
     ((3, "any", "optional"), {}, "final_round", 500),
     ((3, "forced", "mandatory"), {"entry": 300}, "instant", 500),
     ((3, "forced", "optional"), {"bank": 100}, "final_round", 500),
-    ((3, "any", "optional"), {}, "final_round", 1000),
+    pytest.param((3, "any", "optional"), {}, "final_round", 1000, marks=SLOW),
 ]
 
 
@@ -106,11 +110,22 @@ def _pure_replies(g, states):
 
 
 MANY_CASES = [  # (..., the held states whose movers have two pure best replies)
-    (4, (3, "any", "optional"), {}, {"end": "final_round", "target": 400}, 0),
-    (4, (3, "forced", "optional"), {"bank": 100}, {"end": "final_round", "target": 400}, 0),
+    pytest.param(
+        4, (3, "any", "optional"), {}, {"end": "final_round", "target": 400}, 0, marks=SLOW
+    ),
+    pytest.param(
+        4,
+        (3, "forced", "optional"),
+        {"bank": 100},
+        {"end": "final_round", "target": 400},
+        0,
+        marks=SLOW,
+    ),
     (4, (3, "any", "optional"), {"entry": 100}, {"end": "final_round", "target": 300}, 0),
     (4, (3, "any", "optional"), {}, {"end": "instant", "target": 300}, 0),
-    (6, (3, "any", "optional"), {}, {"end": "final_round", "target": 150}, 2),
+    pytest.param(
+        6, (3, "any", "optional"), {}, {"end": "final_round", "target": 150}, 2, marks=SLOW
+    ),
 ]
 
 
@@ -179,7 +194,7 @@ def test_two_players_with_a_tie_worth_more_than_half_through_the_nplayer_path():
     sum to more than 1, so the two-player solver (the opponent's chance 1 - the mover's)
     refuses the rules in one line (it was 0.089 off); the N-player path carries both
     seats and equals the plain value iteration to 1e-9 (measured 1.2e-13)."""
-    from dicesolver.objectives.game import check_supported
+    from dicesolver.objectives.plain_game import check_supported
 
     rs = small_rules(3, "any", "optional", game={"target": 500, "end": "final_round", "tie": 0.8})
     with pytest.raises(InputError, match="tie worth 0.8"):
@@ -207,6 +222,7 @@ def test_play_and_game_with_a_tie_worth_more_than_half(tmp_path):
     assert "plays by expected points" in res.output and "your review:" in res.output
 
 
+@pytest.mark.slow
 def test_five_players_table_is_an_equilibrium_of_several():
     """Five players (3 dice, final round, target 250): every state's chances are the
     mover's best reply to the table (the value iteration's Bellman update with every
@@ -251,12 +267,14 @@ def _on_cluster(rs, N, folder, workers, batch, progress=None, final_progress=Non
     with cluster.client_for(workers) as client:
         if progress is not None:
             progress = progress(client)
-        cluster.solve_nplayer(rs, N, R, D, store, client, progress, batch, final_progress)
+        run = GameRun(tab.model, D, progress=progress)
+        cluster.solve_nplayer(run, N, store, client, batch, final_progress)
     values, keys, rel = store.read()
     fin = NG.FinalTable.of(rs, R, D, keys, rel)
     return NG.NPlayerGame.from_values(tab.model, rs.target, N, R, values, fin).V
 
 
+@pytest.mark.slow  # Dask, two workers
 def test_one_and_two_workers_give_identical_tables(tmp_path):
     """A LocalCluster of 1 worker and one of 2 give the same table bit for bit (batches of
     4 orbits: up to 7 tasks per score sum, shared by the workers), equal to the solve in this
@@ -275,7 +293,7 @@ def test_one_and_two_workers_give_identical_tables(tmp_path):
     assert np.array_equal(one, _serial(rs, 3, batch=1))
 
 
-@pytest.mark.parametrize("end", ["instant", "final_round"])
+@pytest.mark.parametrize("end", ["instant", pytest.param("final_round", marks=SLOW)])
 def test_simulated_games_reproduce_each_seats_chance(end, tmp_path):
     """10 000 three-player games with physical dice (each turn the mover's solved turn,
     the final round's last turns by their own solvers): each seat's share of wins is within
@@ -290,6 +308,7 @@ def test_simulated_games_reproduce_each_seats_chance(end, tmp_path):
     assert abs(res.sum(1).mean() - 1) < 1e-12
 
 
+@pytest.mark.slow  # big simulations
 @pytest.mark.parametrize("N", [4, 5])
 def test_simulated_final_rounds_reproduce_each_seats_chance(N):
     """The final round among four and five players: 10 000 rounds with physical dice from
@@ -321,6 +340,7 @@ def test_simulated_final_rounds_reproduce_each_seats_chance(N):
     assert abs(exact.sum() - 1) < 1e-12
 
 
+@pytest.mark.slow  # Dask
 def test_interrupted_solve_resumes_at_the_next_score_sum(tmp_path):
     """A solve stopped after some score sums keeps them (the partial Zarr folder); the
     next solve starts below them and gives the identical table."""
@@ -338,6 +358,7 @@ def test_interrupted_solve_resumes_at_the_next_score_sum(tmp_path):
     assert np.array_equal(g.V, _serial(rs, 3))
 
 
+@pytest.mark.slow  # Dask, two workers
 def test_a_worker_lost_mid_solve_changes_nothing(tmp_path):
     """A worker killed in the middle of a solve (SIGKILL, between two score sums: the next
     sum's tasks sent to it are lost with it; batches of 4 orbits, so both workers hold
@@ -360,6 +381,7 @@ def test_a_worker_lost_mid_solve_changes_nothing(tmp_path):
 
 
 @pytest.mark.filterwarnings("ignore:Port .* is already in use")
+@pytest.mark.slow  # Dask
 def test_an_existing_cluster_through_its_scheduler_address(tmp_path):
     """--scheduler: the same solve on a cluster started elsewhere (here a LocalCluster of
     this test, reached by its address only), the table in a folder its worker sees, equal
@@ -375,6 +397,7 @@ def test_an_existing_cluster_through_its_scheduler_address(tmp_path):
     assert np.array_equal(g.V, _serial(rs, 3))
 
 
+@pytest.mark.slow  # Dask
 def test_a_damaged_table_is_not_trusted(tmp_path):
     """A stored table whose values were altered (its checksum no longer matches) is not
     read: a query that never solves gets None, a solve rebuilds the same table."""
@@ -390,6 +413,7 @@ def test_a_damaged_table_is_not_trusted(tmp_path):
     assert np.array_equal(game_table(tab, 3, workers=1).V, g.V)
 
 
+@pytest.mark.slow
 def test_mixed_orbit_leaves_each_mixing_mover_indifferent():
     """farkle, three players to 2000: some orbits' best replies cycle (each mover's best
     policy flips with the other's); the solver's mixed equilibrium there leaves the mover
@@ -439,6 +463,7 @@ def test_cli_game_with_three_players(tmp_path):
     assert "seat 3" in zilch("game", *rs).stdout
 
 
+@pytest.mark.slow
 def test_cli_game_with_four_players_and_a_final_round(tmp_path):
     """zilch game --players 4 under rules with a final round (farkle to 200, a rule file;
     1 worker): every seat's chance from the given scores, as the solve in this process

@@ -20,6 +20,7 @@ import pytest
 from dicesolver import cluster, layer_store
 from dicesolver.errors import InputError
 from dicesolver.layer_store import LayerStore
+from dicesolver.objectives.game_run import GameRun, Where
 from dicesolver.store import Store
 from dicesolver.tables import Tables
 
@@ -70,9 +71,8 @@ def _solve(folder, scheduler, progress=None) -> np.ndarray:
     the cluster reached, the checkpoint resumed) on the module's cluster, progress(sigma)
     after each score sum; its values."""
     tab = _tables(folder)
-    rs = tab.rules
-    cluster.solve(rs, 3, rs.reach_units(), tab.reach_bound, _store(folder), None, scheduler,
-                  progress=progress)  # fmt: skip
+    run = GameRun(tab.model, tab.reach_bound, progress=progress)
+    cluster.solve(run, 3, _store(folder), Where(scheduler=scheduler))
     return _read(folder)
 
 
@@ -420,7 +420,9 @@ KINDS.append("a symbolic link to a file")
 
 
 @pytest.mark.parametrize("where", ["table", "checkpoint"])
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(  # (cold whole processes: a file's in the quick run, the rest slow)
+    "kind", [k if k == "a file" else pytest.param(k, marks=pytest.mark.slow) for k in KINDS]
+)
 def test_a_path_in_the_way_is_refused_before_solving(kind, where, pristine, tmp_path):
     """Finding 3: a file, FIFO, dangling link, link loop or link to a file at the table's
     .zarr path or its .partial path: zilch game says so in one line naming the path, at
@@ -490,6 +492,7 @@ def no_workers():
         yield c.scheduler_address
 
 
+@pytest.mark.slow  # a cold whole process each
 @pytest.mark.parametrize("server", ["silent_port", "http_server", "no_workers"])
 def test_a_bad_scheduler_times_out_in_one_line(server, pristine, tmp_path, request):
     """Finding 4: --scheduler at a port that accepts and never answers, at an HTTP server,
@@ -522,10 +525,13 @@ def test_waiting_for_workers_is_reported_then_times_out(no_workers, pristine, tm
     assert bar.calls[0][2] == 3 and bar.calls[-1] == ("finish",)
 
 
+@pytest.mark.slow  # a Dask worker in a cold process of its own
 def test_the_only_worker_dying_mid_solve_times_out(no_workers, pristine, tmp_path):
     """Finding 4: a cluster whose only worker is killed in the middle of the solve (no
     nanny to restart it): progress says it waits for workers, the score sums' bar is
     finished, and the solve ends in the one-line time-out; the checkpoint is kept."""
+    from distributed import Client
+
     spec = json.dumps({"cls": "distributed.Worker", "opts": {"nthreads": 1}})
     worker = subprocess.Popen(
         [sys.executable, "-m", "distributed.cli.dask_spec", no_workers, "--spec", spec],
@@ -539,6 +545,11 @@ def test_the_only_worker_dying_mid_solve_times_out(no_workers, pristine, tmp_pat
 
     bar = Recorder(kill)
     try:
+        # the worker joins before the solve starts, however long its process takes to start
+        # (seconds on a busy machine: more than the solve's 3 s time-out, which is then
+        # about the worker lost, not about how fast one starts)
+        with Client(no_workers, timeout=f"{LIMIT}s") as c:
+            c.wait_for_workers(1, timeout=LIMIT)
         _times_out(pristine, no_workers, tmp_path, bar)
     finally:
         worker.kill()
@@ -557,6 +568,7 @@ def test_a_bad_timeout_is_refused(timeout, pristine, tmp_path):
 
 
 # --- finding 5: Ctrl-C -------------------------------------------------------------------------
+@pytest.mark.slow  # Dask, two workers, in a whole process
 @pytest.mark.parametrize("moment", ["final round", "score sums"])
 def test_ctrl_c_during_a_dask_solve_prints_only_aborted(moment, tmp_path):
     """Finding 5: Ctrl-C (SIGINT to the terminal's whole process group) during a solve on two
@@ -608,6 +620,7 @@ print(ds.game("farkle", target=500, players=3, scores=[300, 0, 450], workers=2).
 """
 
 
+@pytest.mark.slow  # a cold whole process on Dask
 @pytest.mark.parametrize("how", ["file", "stdin"])
 def test_the_api_in_a_plain_script_without_a_main_guard(how, tmp_path):
     """The README's N-player call in a script with no `if __name__ == "__main__":` guard,

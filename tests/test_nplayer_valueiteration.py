@@ -13,15 +13,18 @@ from .solvers import small_rules
 TM = 40  # turn totals swept (units); >= R
 
 
+SLOW = pytest.mark.slow  # the larger value iterations (the quickest of each stay quick)
+
+
 @pytest.mark.parametrize(
     "args, kw, end",
     [
-        ((3, "any", "optional"), {}, "instant"),
-        ((3, "any", "optional"), {"entry": 300, "bank": 100}, "instant"),
-        ((3, "forced", "mandatory"), {"entry": 300}, "instant"),
+        pytest.param((3, "any", "optional"), {}, "instant", marks=SLOW),
+        pytest.param((3, "any", "optional"), {"entry": 300, "bank": 100}, "instant", marks=SLOW),
+        pytest.param((3, "forced", "mandatory"), {"entry": 300}, "instant", marks=SLOW),
         ((2, "forced", "optional"), {}, "instant"),
-        ((3, "any", "optional"), {}, "final_round"),
-        ((3, "forced", "optional"), {"bank": 100}, "final_round"),
+        pytest.param((3, "any", "optional"), {}, "final_round", marks=SLOW),
+        pytest.param((3, "forced", "optional"), {"bank": 100}, "final_round", marks=SLOW),
     ],
 )
 def test_two_players_equal_the_two_player_value_iteration(args, kw, end):
@@ -47,7 +50,7 @@ def test_last_player_table_is_the_two_player_last_turn():
     assert np.abs(L[1, :, 0] + rs.tie * L[1, :, 1] - X).max() < 1e-14
 
 
-@pytest.mark.parametrize("end", ["instant", "final_round"])
+@pytest.mark.parametrize("end", [pytest.param("instant", marks=SLOW), "final_round"])
 def test_three_players_chances_are_a_distribution(end):
     """N = 3 (3 dice, target 500, R = 10): in every state the three chances lie in [0, 1]
     and sum to 1 (to 1e-12), and from 0-0-0 the first mover has the largest chance of the
@@ -65,6 +68,7 @@ def test_three_players_chances_are_a_distribution(end):
     assert p[0] > p[1] > p[2]
 
 
+@pytest.mark.slow
 def test_three_players_turn_order_matters():
     """N = 3, instant end: at equal scores (every a = b = c) the mover ranks first and the
     next to move second; and a player one unit short is better off moving now
@@ -78,7 +82,7 @@ def test_three_players_turn_order_matters():
     assert V[R - 1, 0, 0, 0] > V[0, R - 1, 0, 1] > 0
 
 
-@pytest.mark.parametrize("N", [2, 3])
+@pytest.mark.parametrize("N", [2, pytest.param(3, marks=SLOW)])
 @pytest.mark.parametrize(
     "args, kw",
     [

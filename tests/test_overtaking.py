@@ -11,6 +11,7 @@ import pytest
 import dicesolver as ds
 from dicesolver import rules
 from dicesolver.errors import InputError
+from dicesolver.objectives.game_run import GameRun
 from dicesolver.objectives.score import solve_score
 from dicesolver.outcomes.model import turn_model
 from dicesolver.turn.reach import sweep
@@ -258,9 +259,10 @@ def _game(rs, target):
     from dicesolver.objectives.overtaking_game import solve_overtaking_game
 
     m = turn_model(rs)
-    return solve_overtaking_game(m, 0 if rs.end == "instant" else reach_bound(m), target)
+    return solve_overtaking_game(GameRun(m, 0 if rs.end == "instant" else reach_bound(m), target))
 
 
+@pytest.mark.slow  # the value iteration (the final round's, below, is quicker)
 def test_game_equals_plain_value_iteration_reaching_the_target_wins():
     """A plain value iteration over every state (scores, the previous bank, dice, turn
     total) agrees to 1e-9 on every state the table keeps (farkle with overtaking where
@@ -355,6 +357,7 @@ def test_game_commands_under_overtaking(tmp_path):
     )
 
 
+@pytest.mark.slow  # a big simulation
 def test_simulated_overtaking_games_match_the_table():
     """Games played with physical dice by the table's turns (each bank the next player's
     total to beat; the last turn by the last-turn solver under the bank to beat): the first
@@ -380,13 +383,13 @@ def test_an_interrupted_game_solve_resumes_to_the_same_table(tmp_path):
     rs = _farkle_overtaking()
     m = turn_model(rs)
     D = reach_bound(m)
-    full = solve_overtaking_game(m, D, 1000).W
+    full = solve_overtaking_game(GameRun(m, D, 1000)).W
     ck = Checkpoint(tmp_path / "game.partial")
     seen: list[int] = []
     with pytest.raises(KeyboardInterrupt):
-        solve_overtaking_game(m, D, 1000, interrupted_at(15, seen), ck, checkpoint_every=0)
+        solve_overtaking_game(GameRun(m, D, 1000, None, interrupted_at(15, seen), ck, 0))
     assert ck.path.exists()
     resumed: list[int] = []
-    W = solve_overtaking_game(m, D, 1000, resumed.append, ck, checkpoint_every=0).W
+    W = solve_overtaking_game(GameRun(m, D, 1000, None, resumed.append, ck, 0)).W
     assert resumed[0] == seen[-1] - 1 and not ck.path.exists()
     assert np.array_equal(W, full, equal_nan=True)

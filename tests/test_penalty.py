@@ -12,6 +12,7 @@ import pytest
 from dicesolver import rules
 from dicesolver.answers.checks import resolve_policy, simulate_long_run, zilch_cost
 from dicesolver.objectives.average import row, solve_average
+from dicesolver.objectives.game_run import GameRun
 from dicesolver.objectives.score import solve_score
 from dicesolver.outcomes.model import turn_model
 from dicesolver.play.evaluate import evaluate
@@ -130,7 +131,9 @@ def test_penalty_zero_gives_the_expected_points_solution(name):
             np.testing.assert_allclose(got, plain.value[b, :, :L], rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("name", [BUSCHE, "zilch-online", "zilch"])
+@pytest.mark.parametrize(
+    "name", [BUSCHE, pytest.param("zilch-online", marks=pytest.mark.slow), "zilch"]
+)  # (slow: zilch-online's, the largest)
 def test_exact_evaluation_of_the_three_cards_gives_the_solver_average(name):
     """A second, independent route to g: the exact distribution of each card's turn
     (play/evaluate.py, a forward pass) and the three-state chain of the count give the
@@ -149,6 +152,7 @@ def test_exact_evaluation_of_the_three_cards_gives_the_solver_average(name):
     np.testing.assert_allclose(h, rel.on, atol=1e-6)
 
 
+@pytest.mark.slow  # a big simulation
 def test_long_run_simulation_matches_the_exact_average():
     """Turns played one after another with physical dice by the three cards (the counter
     moving, the penalty charged): the average per turn within 4 standard errors of the exact
@@ -244,9 +248,10 @@ def _penalty_game(rs, target, lowest):
     from dicesolver.objectives.penalty_game import solve_penalty_game
 
     model = turn_model(rs)
-    return solve_penalty_game(model, reach_bound(model), target, lowest)
+    return solve_penalty_game(GameRun(model, reach_bound(model), target, lowest))
 
 
+@pytest.mark.slow  # the value iteration
 @pytest.mark.parametrize("penalty, lowest", [(100, -200), (150, None)])
 def test_penalty_game_equals_plain_value_iteration(penalty, lowest):
     """Issue 13: at a small target (farkle to 200, its final round included) the sweeps'
@@ -280,6 +285,7 @@ def test_penalty_game_without_penalty_is_the_game():
             np.testing.assert_allclose(g.W[ka, kb, -g.lo :, -g.lo :], W, rtol=0, atol=1e-12)
 
 
+@pytest.mark.slow  # three penalty games solved
 def test_first_players_chance_converges_as_the_lowest_score_is_lowered():
     """Where the penalty may take a score below zero the table keeps scores down to a
     bound; lowering it by 500 points moves the first player's chance by 3e-4 (0 to -500),
@@ -290,6 +296,7 @@ def test_first_players_chance_converges_as_the_lowest_score_is_lowered():
     assert 1e-5 < d1 < 1e-3 and d2 < 1e-7 and d2 < d1 / 1000, (p, d1, d2)
 
 
+@pytest.mark.slow  # a big simulation
 def test_simulated_penalty_games_match_the_table():
     """Games played with physical dice by the table's turns (the counts moving, the
     penalty charged, the lowest score kept, the opponent's last turn): the first player's

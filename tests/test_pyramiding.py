@@ -226,6 +226,7 @@ def test_evaluation_from_a_frozen_state_is_the_solvers_value():
 
 
 # --- simulation with physical dice ----------------------------------------------------------
+@pytest.mark.slow  # a big simulation
 def test_physical_dice_scored_independently_reproduce_the_exact_value():
     """zilch-pyramiding's optimal turn played with physical dice, each roll scored by the
     brute force's own reading of the rules (raw frozen counts, six-dice patterns) and only
@@ -267,6 +268,7 @@ def test_user_policy_thresholds_by_dice_apply_to_frozen_states(tmp_path):
     assert abs(res.mean() - d.mean) < 4 * se
 
 
+@pytest.mark.slow  # simulated turns verified twice
 def test_verify_accepts_the_simulators_turns_and_rejects_them_without_pyramiding(tmp_path):
     """zilch verify cross-checks the solver under the option: the simulated turns of
     zilch-pyramiding are consistent with its exact distribution, not with zilch's."""
@@ -408,3 +410,71 @@ def test_evaluate_simulate_and_export_honour_the_option():
 def test_commands_that_cannot_carry_frozen_groups_refuse_in_one_line(args):
     res = run(*args, code=2)
     assert "pyramiding" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(  # (slow: the free set-aside's, a game table of its own)
+    "free",
+    [False, pytest.param(True, marks=pytest.mark.slow)],
+    ids=["zilch-pyramiding", "free-set-aside"],
+)
+def test_a_pyramiding_game_is_played_with_hints_and_reviewed_as_advise_values_it(tmp_path, free):
+    """Issue 35: `zilch play` and `zilch review` take pyramiding.  A hot seat of two to its
+    end (the game table stored: hints by P(win)), every decision checked against `advise
+    --roll` (and `advise` after the set-aside) with the frozen dice: the hint's rows are
+    its ranking, row for row; some moves are not the best, and the review grades them
+    with the same values, read back from the log file.  The preset forces the set-aside
+    (the engine takes it); with a free set-aside every keep is the player's."""
+    import dicesolver as ds
+    from dicesolver.match import Session, ZilchMatch
+    from dicesolver.outcomes.frozen import faces_of
+
+    rs = rules.load(ZP).aimed(1000)
+    if free:
+        rs = dataclasses.replace(rs, set_aside="free", name="zilch-pyramiding-free")
+    folder = str(tmp_path / "tables")
+    ds.game(rs, tables=folder)  # (solved and stored: the hints and the review by P(win))
+    engine = ZilchMatch(rs, folder)
+    keeps = moves = losses = frozen = 0
+    for seed in range(35, 60):  # (games until enough decisions of each kind)
+        log = tmp_path / f"game{seed}.jsonl"
+        with open(log, "w") as out:
+            session = Session(engine, engine.start(["Ann", "Bob"], 0, seed=seed).state, out)
+            while session.state.phase != "over":
+                s = session.state
+                scores = dict(score=s.seats[s.seat].score, opponents=s.others())
+                if s.phase == "keep":
+                    h = engine.hint(s)
+                    a = ds.advise(rs, s.at.dice, s.at.turn, s.at.permanent, roll=list(s.roll),
+                                  frozen=faces_of(s.at.frozen) or None, tables=folder,
+                                  **scores)  # fmt: skip
+                    assert h.objective == "game"
+                    assert [r["keep"] for r in h.options] == [o.keep for o in a.options]
+                    assert [r["value"] for r in h.options] == [o.value for o in a.options]
+                    keeps += 1
+                    pick = h.options[-1] if keeps % 3 == 0 else h.options[0]  # (not best)
+                    session.apply({"action": "keep", "dice": pick["keep"]})
+                elif s.phase == "move":
+                    after = s.after
+                    row = engine.hint(s).options[0]
+                    a = ds.advise(rs, after.dice, after.turn, after.permanent, tables=folder,
+                                  frozen=faces_of(after.frozen) or None, **scores)  # fmt: skip
+                    assert (row["roll"], row["bank"]) == (a.p_win.roll, a.p_win.bank)
+                    moves += 1
+                    other = "roll" if row["then"] == "bank" else "bank"
+                    worse = moves % 4 == 0 and other in engine.allowed(s) and row["bank"]
+                    session.apply(other if worse else "best")
+                else:
+                    session.apply("roll")
+        frozen += sum('"frozen"' in ln for ln in log.read_text().splitlines())
+        mine = engine.reviews(session.state, str(log))
+        for name, (played,) in mine.items():
+            read = ds.review(str(log), rs, player=name, tables=folder)
+            assert read.objective == played.objective == "game"
+            assert [(i.value_best, i.value_chosen) for i in read.items] == [
+                (i.value_best, i.value_chosen) for i in played.items
+            ]
+            losses += sum(i.loss > 0 for i in played.items)
+        if moves > 12 and (keeps > 12 or not free):
+            break
+    assert moves > 12 and (keeps > 12 if free else keeps == 0) and losses > 0
+    assert frozen > 0  # (decisions with frozen dice were logged and reviewed)

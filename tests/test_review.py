@@ -92,7 +92,12 @@ def test_loss_by_the_probability_of_winning_is_advises_difference(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "preset, not_on_board", [("farkle", False), ("zilch", False), ("zilch-online", True)]
+    "preset, not_on_board",
+    [
+        ("farkle", False),
+        ("zilch", False),
+        pytest.param("zilch-online", True, marks=pytest.mark.slow),  # (the largest)
+    ],
 )
 def test_a_log_of_optimal_play_loses_nothing(preset, not_on_board, tmp_path):
     """2 000 turns of the optimal policy (zilch simulate --log): every decision is the
@@ -404,9 +409,9 @@ def test_yahtzee_box_points_are_the_widgets():
     """score_box reads the points and the next state from the widget; its points plus the
     next state's value are the widget's value of scoring there (bonuses, jokers)."""
     from dicesolver.store import Store
-    from dicesolver.yahtzee import game as Y
-    from dicesolver.yahtzee.dice import keep_graph
-    from dicesolver.yahtzee.rules import UPPER, load
+    from dicesolver.yahtzee import solitaire as Y
+    from dicesolver.yahtzee.hands import keep_graph
+    from dicesolver.yahtzee.yahtzee_rules import UPPER, load
 
     rng = np.random.default_rng(0)
     for name in ("yahtzee", "yatzy"):

@@ -9,6 +9,7 @@ import pytest
 
 from dicesolver import rules
 from dicesolver.objectives import nplayer_game as NG
+from dicesolver.objectives.game_run import GameRun
 from dicesolver.objectives.last_turn import reach_bound
 from dicesolver.objectives.penalty_game import solve_penalty_game
 from dicesolver.outcomes.model import turn_model
@@ -21,7 +22,9 @@ def _whole_turns(monkeypatch):
     monkeypatch.setattr(starts, "solve_starts", lambda *a, **k: None)
 
 
-@pytest.mark.parametrize("name", ["farkle", "zilch"])
+@pytest.mark.parametrize(
+    "name", ["farkle", pytest.param("zilch", marks=pytest.mark.slow)]
+)  # (slow: zilch's, the larger)
 def test_three_players_start_values_equal_whole_turns(name, monkeypatch):
     rs = dataclasses.replace(rules.load(name), target=500)
     model = turn_model(rs)
@@ -39,15 +42,16 @@ def test_three_players_start_values_equal_whole_turns(name, monkeypatch):
     [
         ("farkle", {}),
         # one choice per outcome and mandatory hot dice: the chain tables past the target
-        ("zilch", {"entry_minimum": 0}),
+        # (slow: the larger)
+        pytest.param("zilch", {"entry_minimum": 0}, marks=pytest.mark.slow),
     ],
 )
 def test_the_penalty_games_start_values_equal_whole_turns(name, extra, monkeypatch):
     rs = dataclasses.replace(rules.load(name), three_zilch_penalty=500, **extra)
     model = turn_model(rs)
     D = reach_bound(model)
-    fast = solve_penalty_game(model, D, 1000, -500)
+    fast = solve_penalty_game(GameRun(model, D, 1000, -500))
     _whole_turns(monkeypatch)
-    whole = solve_penalty_game(model, D, 1000, -500)
+    whole = solve_penalty_game(GameRun(model, D, 1000, -500))
     assert fast.sweeps == whole.sweeps
     assert np.abs(fast.W - whole.W).max() < 1e-12

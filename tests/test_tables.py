@@ -1,7 +1,9 @@
 """Table files: reload, integrity (corrupt, truncated, stale), atomic writes, locations."""
 
+import errno
 import multiprocessing as mp
 import os
+from pathlib import Path
 
 import numpy as np
 
@@ -104,13 +106,48 @@ def test_table_dir_env_option_and_cache_fallback(tmp_path, monkeypatch):
     assert Store.resolve().folder == tmp_path / "cache" / "dicesolver" / "tables"
 
 
-def test_unwritable_folder_still_answers(tmp_path):
+def _refused_under(folder, monkeypatch) -> list:
+    """Writing under `folder` refused as the kernel refuses a user without write permission
+    on it: making a folder, or opening a file to write, raises PermissionError (EACCES).
+    For root, who writes whatever the mode says.  The paths refused, as they are tried."""
+    real_mkdir, real_open = os.mkdir, os.open
+    writes = os.O_WRONLY | os.O_RDWR | os.O_CREAT
+    tried = []
+
+    def refuse(path):
+        if not Path(os.fsdecode(path)).absolute().is_relative_to(folder):
+            return
+        tried.append(path)
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fsdecode(path))
+
+    def mkdir(path, *args, **kw):
+        refuse(path)
+        return real_mkdir(path, *args, **kw)
+
+    def open_(path, flags, *args, **kw):
+        if flags & writes:
+            refuse(path)
+        return real_open(path, flags, *args, **kw)
+
+    monkeypatch.setattr(os, "mkdir", mkdir)
+    monkeypatch.setattr(os, "open", open_)
+    return tried
+
+
+def test_unwritable_folder_still_answers(tmp_path, monkeypatch):
+    """A table folder inside a folder the user cannot write: the answer is still computed,
+    nothing is stored.  Root writes into a folder of mode 0500 anyway, so as root the refusal
+    is patched in (os.mkdir and os.open raise PermissionError under it, _refused_under), and
+    the test checks that the store did try to write there and was refused."""
     ro = tmp_path / "ro"
     ro.mkdir()
     ro.chmod(0o500)
+    tried = _refused_under(ro, monkeypatch) if os.geteuid() == 0 else None
     try:
         pol = score_policy(rules.load("zonk-chicago"), str(ro / "sub"))
         assert pol.expected_turn_score() > 0
+        assert not any(ro.iterdir())  # nothing stored
+        assert tried is None or tried  # (as root: the writes were tried, and refused)
     finally:
         ro.chmod(0o700)
 

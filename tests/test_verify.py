@@ -22,7 +22,13 @@ rule = "%s"
 """
 
 
-@pytest.mark.parametrize("name", rules.preset_names())
+@pytest.mark.parametrize(  # (slow: the largest turn, zilch-online's permanent points)
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.slow) if n == "zilch-online" else n
+        for n in rules.preset_names()
+    ],
+)
 def test_exact_evaluation_of_the_optimum_is_the_solvers_value(name):
     """Two independent computations: backward induction (solver) and forward mass (here)."""
     rs = rules.load(name)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from dicesolver import rules
+from dicesolver.objectives.game_run import GameRun
 from dicesolver.objectives.policy_game import OptimalSide, solve_policy_game
 from dicesolver.play.fixed_side import FixedSide
 from dicesolver.play.policies import load_policy
@@ -68,7 +69,7 @@ CASES = [
         [("points", "optimal"), (HOLD, "points"), (WIDE, "optimal")],
     ),
     # forced set-aside, an entry minimum, reaching the target wins at once
-    (
+    pytest.param(  # (slow: this and the next, the larger value iterations)
         dict(
             dice=3,
             set_aside="forced",
@@ -77,10 +78,11 @@ CASES = [
             game={"target": 450, "end": "instant"},
         ),
         [("points", "optimal"), (ENTRY, "optimal"), ("optimal", HOLD)],
+        marks=pytest.mark.slow,
     ),
     # an entry minimum and a bank minimum in a final round (fixed policies: the value
     # iteration's optimal last turn is for players on the board)
-    (
+    pytest.param(
         dict(
             dice=3,
             set_aside="any",
@@ -90,6 +92,7 @@ CASES = [
             game={"target": 450, "end": "final_round"},
         ),
         [(ENTRY, "points"), ("points", WIDE)],
+        marks=pytest.mark.slow,
     ),
 ]
 
@@ -119,7 +122,7 @@ def test_fixed_policies_equal_a_plain_value_iteration(spec, pairs, tmp_path):
         (dP, fP), (dQ, fQ) = _vi_side(G, P, W, fin_opt, D), _vi_side(G, Q, W, fin_opt, D)
         V = G.play([dP, dQ], [fP, fQ])
         sides = [_product_side(rs, x, g, tmp_path) for x in (P, Q)]
-        pg = solve_policy_game(tables(rs).model, *sides, target)
+        pg = solve_policy_game(GameRun(tables(rs).model, target=target), *sides)
         assert np.abs(V[0] - pg.X).max() < 1e-9, (P, Q)
         assert np.abs(V[1] - pg.Y).max() < 1e-9, (P, Q)
 
@@ -127,12 +130,17 @@ def test_fixed_policies_equal_a_plain_value_iteration(spec, pairs, tmp_path):
 def _solve(rs, target, P, Q, tmp_path=None):
     g = game_table(tables(rs), target=target)
     sides = [_product_side(rs, x, g, tmp_path) for x in (P, Q)]
-    return g, solve_policy_game(tables(rs).model, *sides, target)
+    return g, solve_policy_game(GameRun(tables(rs).model, target=target), *sides)
 
 
 @pytest.mark.parametrize(
     "name, target",
-    [("farkle", 1000), ("zilch-5000", 1000), ("zilch-online", 300), ("zonk-detroit", 500)],
+    [
+        ("farkle", 1000),
+        ("zilch-5000", 1000),
+        pytest.param("zilch-online", 300, marks=pytest.mark.slow),  # (its levels: the largest)
+        ("zonk-detroit", 500),
+    ],
 )
 def test_optimal_against_optimal_is_the_game_table(name, target):
     """Issue 28: P = Q = optimal through the policy game's linear solve (each turn the game
@@ -165,13 +173,13 @@ def test_the_two_sides_mirror_each_other(tmp_path):
 
 @pytest.mark.parametrize("name", ["farkle", "zilch", "zilch-online"])
 def test_a_fixed_last_turn_equals_its_forward_evaluation(name):
-    """play/last_turn.py (backward, every deficit at once) against the product's forward
+    """play/policy_last_turn.py (backward, every deficit at once) against the product's forward
     evaluator of the same play (the card's choices, banking as soon as the total beats
     the deficit: GoalPolicy) deficit by deficit: mandatory hot dice (zilch), permanent
     points and an entry minimum (zilch-online)."""
     from dicesolver.play.evaluate import evaluate
-    from dicesolver.play.last_turn import beat_chances
     from dicesolver.play.policies import GoalPolicy
+    from dicesolver.play.policy_last_turn import beat_chances
 
     rs = rules.load(name)
     model = tables(rs).model
@@ -191,7 +199,7 @@ def test_a_fixed_last_turn_equals_its_forward_evaluation(name):
     [
         ("farkle", 1000, "points", "optimal", 20_000),
         ("zilch-5000", 1000, "optimal", "points", 10_000),
-        ("zilch-online", 300, HOLD6, "points", 10_000),
+        pytest.param("zilch-online", 300, HOLD6, "points", 10_000, marks=pytest.mark.slow),
     ],
 )
 def test_simulated_games_land_within_4_standard_errors(name, target, P, Q, games, tmp_path):
@@ -265,7 +273,7 @@ def test_export_game_policy_is_the_plots_banking_total(tmp_path):
     """export --objective game-policy: per score pair and dice count the total from which
     the game's optimal play banks, the same as the game plot's (pictures.bank_from); where
     banking is not monotone the set of totals; CSV, JSON and Parquet."""
-    from dicesolver.answers.pictures import bank_from
+    from dicesolver.answers.figures import bank_from
 
     rs = rules.load("farkle")
     g = game_table(tables(rs), target=1000)

@@ -270,7 +270,8 @@ def test_every_api_name_is_reachable(client):
 
 def test_a_game_builds_estimate_is_the_solvers(tables):
     """The offer's estimate is the solver's own (the figures the command line refuses by)."""
-    from dicesolver.objectives.game import estimate as solver_estimate
+    from dicesolver.objectives.game_run import GameRun
+    from dicesolver.objectives.plain_game import estimate as solver_estimate
     from dicesolver.store import Store
     from dicesolver.tables import Tables
     from dicesolver.web.jobs import estimate, estimate_text
@@ -278,6 +279,6 @@ def test_a_game_builds_estimate_is_the_solvers(tables):
     store = Store(tables)
     got = estimate("game", {"rules": "farkle", "target": 1000}, store)
     tab = Tables(ds.rules.load("farkle"), store)
-    assert got == solver_estimate(tab.model, 1000, tab.reach_bound)
+    assert got == solver_estimate(GameRun(tab.model, tab.reach_bound, 1000))
     assert estimate_text(got).startswith("under a minute on this machine")
     assert estimate("yahtzee_advise", {}, store) is None

@@ -18,6 +18,7 @@ from .webserver import CHROMIUM, running
 
 SCREENS = Path(__file__).resolve().parent / "screens"
 PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
+pytestmark = pytest.mark.slow  # the browser tests (Chromium): the slow tier
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 if shutil.which(CHROMIUM) is None:

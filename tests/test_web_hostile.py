@@ -3,7 +3,9 @@ traceback: malformed JSON, wrong types, huge numbers, impossible dice, oversize 
 uploads, unknown names, session ids and jobs, many requests at once.  And the sessions:
 unguessable ids, bounded in number and idle time, none seeing another's."""
 
+import html
 import random
+import re
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx2 as httpx
@@ -37,30 +39,63 @@ def calm(r: httpx.Response) -> None:
         assert body["exit_code"] in (2, 3)
 
 
+NOT_JSON = "the request body is not valid JSON ("
+NOT_UTF8 = "the request body is not UTF-8 text"
+NOT_AN_OBJECT = "the request body must be a JSON object of keyword arguments"
+NOT_A_QUESTION = 'the body is {"name": NAME, "kwargs": {...}}: the question'  # (/api/jobs)
+TWICE = "rules"  # a keyword given twice (test_a_keyword_given_twice_is_refused)
+# each body and the words of its refusal (400, one line); None: no body at all, which asks
+# as {} does.  /api/jobs refuses a body it cannot read as the others do, any other with
+# NOT_A_QUESTION
 BODIES = [
-    b"",
-    b"{",
-    b"[1, 2",
-    b"null",
-    b"[]",
-    b'"advise"',
-    b"42",
-    b'{"rules": "farkle",}',
-    b"\xff\xfe\x00\x01",
-    b'{"dice": NaN}',
-    b'{"dice": Infinity}',
-    b"[" * 100_000 + b"]" * 100_000,
-    b'{"a": ' * 5000 + b"1" + b"}" * 5000,
-    b'{"turn": 1' + b"0" * 5000 + b"}",
-    b'{"rules": "farkle", "rules": "zilch"}',
-    '{"rules": "f\u00e4rkle"}'.encode(),
+    (b"", None),
+    (b"{", NOT_JSON),
+    (b"[1, 2", NOT_JSON),
+    (b"null", NOT_AN_OBJECT),
+    (b"[]", NOT_AN_OBJECT),
+    (b'"advise"', NOT_AN_OBJECT),
+    (b"42", NOT_AN_OBJECT),
+    (b'{"rules": "farkle",}', NOT_JSON),
+    (b"\xff\xfe\x00\x01", NOT_UTF8),
+    (b'{"dice": NaN}', "dice"),
+    (b'{"dice": Infinity}', "dice"),
+    (b"[" * 100_000 + b"]" * 100_000, NOT_JSON),
+    (b'{"a": ' * 5000 + b"1" + b"}" * 5000, NOT_JSON),
+    (b'{"turn": 1' + b"0" * 5000 + b"}", NOT_JSON),
+    (b'{"rules": "farkle", "rules": "zilch"}', TWICE),
+    ('{"rules": "f\u00e4rkle"}'.encode(), "not a preset"),
 ]
+READ_FIRST = (NOT_JSON, NOT_UTF8, TWICE)  # (refused before the body is looked into)
 
 
-@pytest.mark.parametrize("body", BODIES, ids=range(len(BODIES)))
-def test_malformed_bodies(http, body):
+@pytest.mark.parametrize("body, words", BODIES, ids=range(len(BODIES)))
+def test_malformed_bodies(http, body, words):
     for name in ("advise", "review", "yahtzee_advise", "jobs"):
-        calm(http.post(f"/api/{name}", content=body, headers={"content-type": "application/json"}))
+        r = http.post(f"/api/{name}", content=body, headers={"content-type": "application/json"})
+        calm(r)
+        if words is None:
+            empty = http.post(f"/api/{name}", json={})
+            assert (r.status_code, r.json()) == (empty.status_code, empty.json()), name
+        elif words != TWICE:  # (advise answers that one today: the test below, xfail)
+            said = NOT_A_QUESTION if name == "jobs" and words not in READ_FIRST else words
+            assert r.status_code == 400 and said in r.json()["error"], (name, r.text)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 36: a JSON body naming a keyword twice is answered by its last value "
+    "(/api/advise: 200 with zilch's advice), where it should be refused (400)",
+)
+def test_a_keyword_given_twice_is_refused(http):
+    """{"rules": "farkle", "rules": "zilch"}: which rules were meant is not known; refused
+    with a line naming the keyword (the other names refuse it today for another reason)."""
+    body = b'{"rules": "farkle", "rules": "zilch"}'
+    for name in ("advise", "review", "yahtzee_advise", "jobs"):
+        r = http.post(f"/api/{name}", content=body, headers={"content-type": "application/json"})
+        calm(r)
+        assert r.status_code == 400, (name, r.text)
+    r = http.post("/api/advise", content=body, headers={"content-type": "application/json"})
+    assert TWICE in r.json()["error"], r.text
 
 
 WRONG = [
@@ -119,10 +154,34 @@ DICE = [
 ]
 
 
+# what a name needs before it looks at anything else: its refusal of a body without it
+NEEDS = {
+    "endgame": "give --deficit D (or --table, or --final-round --scores ...)",
+    "review": "review needs the log's text: log_text",
+    "yahtzee_advise": "--dice: no dice given",
+}
+
+
+def _names(body: dict, error: str) -> bool:
+    """The error line names a keyword of the body (as a flag too), or a box it gave."""
+    for k, v in body.items():
+        if k in error or k.replace("_", "-") in error:
+            return True
+        if isinstance(v, list) and any(isinstance(x, str) and f"'{x}'" in error for x in v):
+            return True
+    return False
+
+
 @pytest.mark.parametrize("body", WRONG + HUGE + DICE, ids=range(len(WRONG + HUGE + DICE)))
 def test_wrong_types_huge_numbers_impossible_dice(http, body):
+    """Every name refuses each body: 400 and one line naming what is wrong (or what the name
+    needs first)."""
     for name in NAMES:
-        calm(http.post(f"/api/{name}", json=body))
+        r = http.post(f"/api/{name}", json=body)
+        calm(r)
+        assert r.status_code == 400, (name, body, r.text)
+        error = r.json()["error"]
+        assert _names(body, error) or error == NEEDS.get(name), (name, body, error)
 
 
 def test_random_values_for_every_keyword_of_every_name(http):
@@ -166,38 +225,50 @@ def test_random_values_for_every_keyword_of_every_name(http):
             calm(http.post(f"/api/{name}", json=body))
 
 
+UNKNOWN = (400, "unknown name '")  # (the line goes on: "; names: advise, strategy, ...")
+NOT_ALLOWED = (405, "Method Not Allowed")
+NOT_FOUND = (404, "Not Found")
+
+
 def test_unknown_names_and_methods(http):
-    for path in (
-        "/api/nope",
-        "/api/__init__",
-        "/api/play_game",
-        "/api/simulate",
-        "/api/export",
-        "/api/verify",
-        "/api/Advise",
-        "/api/advise%00",
-        "/api/",
-        "/api/jobs/nope",
-        "/api/..%2F..%2Fetc%2Fpasswd",
+    for path, post, get in (
+        ("/api/nope", UNKNOWN, NOT_ALLOWED),
+        ("/api/__init__", UNKNOWN, NOT_ALLOWED),
+        ("/api/play_game", UNKNOWN, NOT_ALLOWED),
+        ("/api/simulate", UNKNOWN, NOT_ALLOWED),
+        ("/api/export", UNKNOWN, NOT_ALLOWED),
+        ("/api/verify", UNKNOWN, NOT_ALLOWED),
+        ("/api/Advise", UNKNOWN, NOT_ALLOWED),
+        ("/api/advise%00", UNKNOWN, NOT_ALLOWED),
+        ("/api/", NOT_FOUND, NOT_FOUND),
+        ("/api/jobs/nope", NOT_ALLOWED, (404, "no such job (finished long ago, or never)")),
+        ("/api/..%2F..%2Fetc%2Fpasswd", NOT_FOUND, NOT_FOUND),
     ):
-        calm(http.post(path, json={}))
-        calm(http.get(path))
+        for r, (status, said) in ((http.post(path, json={}), post), (http.get(path), get)):
+            calm(r)
+            assert r.status_code == status and r.json()["error"].startswith(said), (path, r.text)
+    # (/jobs/nope: 200 today, test_a_refused_page_is_not_200)
     for path in ("/nope", "/static/../app.py", "/static/%2e%2e/app.py", "/jobs/nope", "/roll/x"):
         r = http.get(path)
         calm(r)
         assert "def create_app" not in r.text
+        assert r.status_code == 404 or path == "/jobs/nope", (path, r.status_code)
+
+
+LARGER = "the request is larger than this server takes (5 MB)"
 
 
 def test_oversize_bodies_are_refused(http):
     big = b"{" + b" " * (6 << 20) + b"}"
     r = http.post("/api/advise", content=big, headers={"content-type": "application/json"})
-    assert r.status_code == 413
+    assert r.status_code == 413 and r.json()["error"] == LARGER
     calm(r)
     r = http.post("/api/advise", json={"rules_text": "x" * ((1 << 20) + 1)})
     assert r.status_code == 400
+    assert r.json()["error"] == "rules_text: 1048577 characters, more than it can be (1048576)"
     calm(r)
     r = http.post("/review", files={"log_file": ("big.jsonl", b"x" * (6 << 20))}, data={"ask": "1"})
-    assert r.status_code == 413
+    assert r.status_code == 413 and r.text == LARGER
     calm(r)
 
 
@@ -208,24 +279,28 @@ def _chunks():
 
 def test_a_body_without_length_is_counted_as_it_comes(http):
     r = http.post("/api/advise", content=_chunks(), headers={"content-type": "application/json"})
-    assert r.status_code == 413
+    assert r.status_code == 413 and r.json()["error"] == LARGER
     calm(r)
+
+
+JUNK = bytes(range(256)) * 64
 
 
 def test_binary_uploads(http):
-    junk = bytes(range(256)) * 64
+    """Refused, each with its line (the pages' status: test_a_refused_page_is_not_200)."""
     for field, path in (("log_file", "/review"), ("rules_file", "/rules")):
-        r = http.post(path, files={field: ("x.bin", junk)}, data={"ask": "1"})
+        r = http.post(path, files={field: ("x.bin", JUNK)}, data={"ask": "1"})
         calm(r)
-        assert r.status_code == 200 and "not UTF-8 text" in r.text
-    r = http.post("/api/review", json={"log_text": junk.decode("latin-1")})
-    calm(r)
-    r = http.post("/api/advise", json={"rules_text": "\x00\x01 = 2"})
-    calm(r)
-    r = http.post("/api/advise", json={"rules_text": "[a]\n" * 10_000})
-    calm(r)
-    r = http.post("/api/advise", json={"rules_text": "a = " + "[" * 10_000})
-    calm(r)
+        assert "not UTF-8 text" in r.text
+    for body, said in (
+        ({"log_text": JUNK.decode("latin-1")}, "log_text: a NUL character in it"),
+        ({"rules_text": "\x00\x01 = 2"}, "rules_text: a NUL character in it"),
+        ({"rules_text": "[a]\n" * 10_000}, "rules file uploaded rules: not valid TOML ("),
+        ({"rules_text": "a = " + "[" * 10_000}, "rules file uploaded rules: nested too deeply"),
+    ):
+        r = http.post("/api/review" if "log_text" in body else "/api/advise", json=body)
+        calm(r)
+        assert r.status_code == 400 and r.json()["error"].startswith(said), r.text
     r = http.post("/rules", files={"rules_file": ("r.toml", b"dice = 'six'")}, data={})
     calm(r)
 
@@ -253,12 +328,86 @@ def test_hostile_pages(http):
     calm(r)
     r = http.post("/roll", content=b"\xff" * 100, headers={"content-type": "multipart/form-data"})
     calm(r)
+    assert r.status_code == 400 and "Missing boundary in multipart." in r.text
     r = http.post(
         "/review",
         content=b"--x\r\nbroken",
         headers={"content-type": "multipart/form-data; boundary=x"},
     )
     calm(r)
+
+
+def _refusal(r) -> str | None:
+    """The error line a page shows."""
+    m = re.search(r'role="alert"><strong>Cannot answer:</strong> (.*?)</div>', r.text)
+    return m and html.unescape(m.group(1))
+
+
+PAGE_REFUSALS = [  # (method, path, what it sends, the status it should get, its line)
+    ("GET", "/roll?ask=1&dice=abc&turn=1e9", {}, 400, "Dice left must be a whole number"),
+    (
+        "GET",
+        "/roll?ask=1&dice=3&turn=99999999999999999999&score=1&opponents=a,b",
+        {},
+        400,
+        "Turn total must be a whole number, got '99999999999999999999'",
+    ),
+    ("GET", "/roll?ask=1&rules=upload:nothing", {}, 400, "the uploaded rules are gone"),
+    ("GET", "/roll?ask=1&rules=../../etc/passwd", {}, 400, "'../../etc/passwd': not a preset"),
+    ("GET", "/dice?ask=1&roll=999999", {}, 400, "--roll: a die shows 1..6, got 9"),
+    ("GET", "/dice?ask=1&roll=" + "1" * 10_000, {}, 400, "roll: 10000 characters, more than"),
+    (
+        "GET",
+        "/dice?ask=1&roll=<script>alert(1)</script>",
+        {},
+        400,
+        "--roll must be comma-separated die faces",
+    ),
+    ("GET", "/yahtzee?ask=1&filled=nonsense&dice=1,2", {}, 400, "a hand of yahtzee has 5 dice"),
+    ("GET", "/yahtzee?ask=1&yahtzee_rules=<b>x</b>", {}, 400, "'<b>x</b>': not a preset"),
+    ("GET", "/card?rules=../../etc/passwd", {}, 400, "'../../etc/passwd': not a preset"),
+    ("GET", "/jobs/nope", {}, 404, "no such build (finished long ago, or never)"),
+    ("GET", "/jobs/<script>?back=//evil.example", {}, 404, "no such build"),
+    ("POST", "/build", {"data": {"token": "forged"}}, 400, "this offer has expired"),
+    (
+        "POST",
+        "/review",
+        {"files": {"log_file": ("x.bin", JUNK)}, "data": {"ask": "1"}},
+        400,
+        "the log file x.bin: not UTF-8 text",
+    ),
+    (
+        "POST",
+        "/rules",
+        {"files": {"rules_file": ("x.bin", JUNK)}, "data": {"ask": "1"}},
+        400,
+        "the rules file x.bin: not UTF-8 text",
+    ),
+    (
+        "POST",
+        "/rules",
+        {"files": {"rules_file": ("r.toml", b"dice = 'six'")}},
+        400,
+        "key 'dice': expected an integer in [1, 6], got 'six'",
+    ),
+]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 36: a page answers a question it refuses with 200 and the error line in "
+    "the page (the API refuses the same with 400)",
+)
+@pytest.mark.parametrize(
+    "method, path, sent, status, said", PAGE_REFUSALS, ids=[c[1][:40] for c in PAGE_REFUSALS]
+)
+def test_a_refused_page_is_not_200(http, method, path, sent, status, said):
+    """A page that cannot answer says why in one line, with the status of the refusal (bad
+    input 400, no such build 404), as the API does: not 200, as if it had answered."""
+    r = http.request(method, path, **sent)
+    calm(r)
+    assert said in (_refusal(r) or ""), r.text[:2000]
+    assert r.status_code == status
 
 
 def test_unknown_and_forged_session_ids(http):

@@ -14,6 +14,8 @@ import dicesolver as ds
 
 from .test_web_browser import LOW_CONTRAST, UNLABELLED, Phone, submit
 
+pytestmark = pytest.mark.slow  # the browser games (Chromium): the slow tier
+
 TARGET = 500  # farkle to 500: its two-player game table is solved in about a second
 
 

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 import dicesolver
-from dicesolver.answers.progress import Progress
+from dicesolver.progress import Progress
 from dicesolver.store import Store
-from dicesolver.yahtzee.dice import keep_graph
 from dicesolver.yahtzee.distribution import distribution, moments
-from dicesolver.yahtzee.game import (
+from dicesolver.yahtzee.hands import keep_graph
+from dicesolver.yahtzee.solitaire import (
     SheetState,
     game_table,
     hand_index,
@@ -19,8 +19,8 @@ from dicesolver.yahtzee.game import (
     policy,
     run_widget,
 )
-from dicesolver.yahtzee.rules import BOX_KEYS, KEYS, PRESETS, UPPER, from_dict
 from dicesolver.yahtzee.solve import level_states, reachable_upper, solve
+from dicesolver.yahtzee.yahtzee_rules import BOX_KEYS, KEYS, PRESETS, UPPER, from_dict
 
 from . import yahtzee_bruteforce
 from .clirun import yahtzee as run
@@ -31,7 +31,8 @@ from .clirun import yahtzee as run
     [
         ("yahtzee", 254.5877287),  # official forced joker
         ("yahtzee-free-joker", 254.5896095),  # T. Verhoeff's free joker
-        ("yatzy", 248.4399894),  # Scandinavian, 15 boxes (not the buggy 248.63)
+        # Scandinavian, 15 boxes (not the buggy 248.63); slow: one more whole table
+        pytest.param("yatzy", 248.4399894, marks=pytest.mark.slow),
     ],
 )
 def test_published_optimum(name, published):
@@ -113,7 +114,15 @@ REDUCED = [
 ]
 
 
-@pytest.mark.parametrize("rules", REDUCED, ids=lambda r: r.name)
+# the reduced games, the quickest (mini-forced-order) in the quick run, the others slow (the
+# brute force and the plain recursion at their larger sizes)
+TIERED = [
+    r if r.name == "mini-forced-order" else pytest.param(r, marks=pytest.mark.slow, id=r.name)
+    for r in REDUCED
+]
+
+
+@pytest.mark.parametrize("rules", TIERED, ids=lambda r: r.name)
 def test_widget_equals_exact_brute_force_on_every_reachable_state(rules):
     """DESIGN.md: a naive solver in Fractions agrees on every state of a reduced game (the
     thresholds are lowered so the upper bonus, the Yahtzee bonus and the joker all occur)."""
@@ -138,7 +147,7 @@ def test_widget_outputs_agree_with_the_state_value():
     state = parse_state(rs, "ones,full_house", 3, False)
     VB, A1, A2, v = run_widget(rs, E, state)
     assert v == pytest.approx(E[state.mask, 3, 0], abs=1e-9)
-    from dicesolver.yahtzee.dice import keep_graph
+    from dicesolver.yahtzee.hands import keep_graph
 
     kg = keep_graph()
     assert np.allclose(VB.max(axis=1), A1[kg.roll_keep])
@@ -202,6 +211,7 @@ def test_cli_forced_joker_goes_to_its_upper_box():
     assert len(d["options"]) == 12
 
 
+@pytest.mark.slow  # a big simulation
 def test_cli_value_and_simulate():
     assert json.loads(run("value", "--json").stdout)["value"] == pytest.approx(
         254.5877287, abs=1e-6
@@ -214,6 +224,7 @@ def test_cli_value_and_simulate():
     assert abs(d["mean"] - d["exact_mean"]) < 4 * d["stderr"]
 
 
+@pytest.mark.slow  # a whole table of another preset, written as CSV
 def test_cli_export(tmp_path):
     out = tmp_path / "y.csv"
     run("export", "--rules", "yahtzee-free-joker", "--out", str(out))
@@ -268,7 +279,7 @@ def test_rules_format_doc_equals_the_schema(marker, schema):
 def test_presets_are_files_and_load_by_path(tmp_path):
     """Every preset is a rule file; a copy of one under another name is the same rule set
     (the same hash: the same stored table)."""
-    from dicesolver.yahtzee.rules import load, preset_names
+    from dicesolver.yahtzee.yahtzee_rules import load, preset_names
 
     assert {"yahtzee", "yahtzee-free-joker", "yatzy", "yatzy-forced", "maxi-yatzy"} <= set(
         preset_names()
@@ -350,7 +361,7 @@ def test_cli_rule_file_and_six_dice(tmp_path):
 
 
 def _choose(rules, E):
-    """The solver's policy (yahtzee.game.policy) as functions of sorted hands, by state."""
+    """The solver's policy (yahtzee.solitaire.policy) as functions of sorted hands, by state."""
     kg = keep_graph(rules.dice)
     face = lambda c: tuple(f + 1 for f in range(6) for _ in range(c[f]))  # noqa: E731
     keeps = [face(c) for c in kg.counts.tolist()]
@@ -368,7 +379,7 @@ def _choose(rules, E):
     return choose
 
 
-@pytest.mark.parametrize("rules", REDUCED, ids=lambda r: r.name)
+@pytest.mark.parametrize("rules", TIERED, ids=lambda r: r.name)
 def test_exact_distribution_equals_a_plain_recursion(rules):
     """issue 28: the forward pass's distribution of the final score equals, to 1e-12 at
     every score, a plain recursion over every roll of every turn along the same policy (the
@@ -389,6 +400,7 @@ def test_exact_distribution_equals_a_plain_recursion(rules):
     assert np.sqrt(((x - mean) ** 2) @ d.p) == pytest.approx(s, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_glenn_standard_deviation_of_optimal_yahtzee():
     """J. Glenn, "An Optimal Strategy for Yahtzee", Loyola College in Maryland, CS-TR-0002
     (May 2006), Table 3: the optimal strategy's expected score 254.59, standard deviation

@@ -8,7 +8,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dicesolver.objectives.game import NEWTON_TOL, _bank_minimums, check_supported, turn_payoff
+from dicesolver.objectives.plain_game import (
+    NEWTON_TOL,
+    bank_minimums,
+    check_supported,
+    turn_payoff,
+)
 from dicesolver.play.policies import OptimalPolicy
 from dicesolver.play.simulate import play_turns
 from dicesolver.turn import TurnLevels, solve_turn
@@ -59,7 +64,7 @@ def solve_versus(model, turn_points: dict[int, float], target: int | None = None
         w = np.array([X[aa, bb + 1] if bb + 1 < R else 0.5 for aa, bb in rows])
         for _ in range(60):
             z = c + p0 * w
-            sol = solve_turn(model, turn_payoff(model, U, z, _bank_minimums(rules, a)))
+            sol = solve_turn(model, turn_payoff(model, U, z, bank_minimums(rules, a)))
             val = sol.roll[:, 0, 0]
             if np.max(np.abs(val - w)) < NEWTON_TOL:
                 break
@@ -86,7 +91,7 @@ def play_versus(
     inside = final < R
     U = np.ones(final.shape)
     U[inside] = v.Y[np.broadcast_to(b[:, None], final.shape)[inside], final[inside]]
-    sol = solve_turn(model, turn_payoff(model, U, v.Y[b, a], _bank_minimums(rules, a)))
+    sol = solve_turn(model, turn_payoff(model, U, v.Y[b, a], bank_minimums(rules, a)))
     optimal = OptimalPolicy(TurnLevels(rules, (sol,)).values, None, sol.cap, 1)
     other = strategy.compile(model)
     score = np.zeros((n_games, 2), np.int64)  # [optimal, other]

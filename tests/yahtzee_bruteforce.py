@@ -12,7 +12,7 @@ from functools import cache
 from itertools import combinations_with_replacement
 from math import factorial, prod
 
-from dicesolver.yahtzee.scoring import score
+from dicesolver.yahtzee.box_scores import score
 
 
 def multisets(j):

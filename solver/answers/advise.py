@@ -15,22 +15,13 @@ from ..position import Position
 from ..progress import SILENT, Progress
 from ..rules import RuleSet
 from ..turn.state import StateValues, TurnState
-from .base import (
-    Answer,
-    Rules,
-    Tables_,
-    dice_list,
-    hidden,
-    optional,
-    rule_set,
-    solving,
-    tables_of,
-    turn_state,
-)
-from .position import advice_scores, aimed, mode_of, position_of
+from .answer import Answer, hidden, optional
+from .decisions import score_values
+from .game_tables import solving
+from .inputs import Rules, Tables_, dice_list, rule_set, tables_of, turn_state
+from .position_options import advice_scores, aimed, mode_of, position_of
 
 if TYPE_CHECKING:
-    from ..objectives.score import ScorePolicy
     from ..tables import Tables
     from .endgame_advice import EndgameAdvice
     from .piggyback import GameTakeOver, TakeOver
@@ -56,23 +47,6 @@ class Advice(Answer):
     beat: int | None = optional()  # (overtaking: the turn total a bank must beat)
     frozen: list[int] | None = optional()  # (pyramiding: dice frozen since the pick-up)
     ruleset: RuleSet = hidden()
-
-
-def _score_values(
-    pol: ScorePolicy, state: TurnState, on_board: bool
-) -> tuple[StateValues, str | None]:
-    """The values of a state by expected points, and why banking is not allowed."""
-    v = pol.value_at(state, on_board)
-    note = None
-    if v.bank is None:
-        rs = pol.rules
-        if state.index(rs) == 0:
-            note = "a turn starts with a roll" if state.turn == 0 else "hot dice must be rolled"
-        elif rs.beat and rs.min_bank(on_board) == rs.beat + rs.unit:
-            note = f"a bank must beat {rs.beat}, the previous player's (overtaking)"
-        else:
-            note = f"the minimum to bank is {rs.min_bank(on_board)}"
-    return v, note
 
 
 def advise(
@@ -115,52 +89,59 @@ def advise(
     TableMissing says how)."""
     rs = aimed(rule_set(rules), target).beating(beat)
     faces = None if roll is None else dice_list(roll, "--roll")
-    if dice is None and faces is not None:  # (the dice rolled are the dice to roll)
-        dice = len(faces)
-        if not turn and dice != rs.dice and take_over is None:
-            raise InputError(
-                f"--roll has {dice} dice: a turn starts with all {rs.dice} under {rs.name}, "
-                "and a roll of fewer comes after set-asides: give the turn total so far "
-                "with --turn (and --dice)"
-            )
+    dice = _dice_rolled(rs, dice, faces, turn, take_over is not None)
     if frozen is not None:  # (checked first: no answer is given without it)
         turn_state(rs, dice, turn, permanent, frozen)
     mode = mode_of(final_round, last_turn)
     if matched and roll is None:
         raise InputError("--matched describes a roll: give it with --roll")
-    offer = None
-    if take_over is not None:
-        if roll is not None or dice is not None or turn or permanent:
-            raise InputError(
-                "--take-over is the state the turn starts from: leave out --dice, "
-                "--turn, --permanent and --roll"
-            )
-        if mode is not None:
-            raise InputError(
-                f"--take-over and --{mode}: a piggyback offer is taken in a game "
-                "where reaching the target wins at once"
-            )
+    if take_over is not None:  # (where the turn starts, in a game that ends at the target)
+        _check_take_over(faces is not None or dice is not None or bool(turn or permanent), mode)
     scores = advice_scores(score, opponents, mode)
     pos = position_of(
-        rs,
-        scores,
-        mode,
-        zilches,
-        opp_zilches,
-        beat,
-        challenges,
-        on_board,
-        challenging,
+        rs, scores, mode, zilches, opp_zilches, beat, challenges, on_board, challenging,
         not_on_board=not_on_board,
-    )
+    )  # fmt: skip
     tab = tables_of(rs, tables)
+    state = None if take_over is not None else turn_state(rs, dice, turn, permanent, frozen)
     if take_over is not None:
-        from .piggyback import offer as offer_of
-
-        offer = offer_of(tab, take_over)
-        pos = replace(pos, offer=offer)
-    state = None if offer else turn_state(rs, dice, turn, permanent, frozen)
+        pos = replace(pos, offer=_offer(tab, take_over))
     return solving(solve, progress, lambda: advise_at(tab, state, pos, faces, matched))
+
+
+def _offer(tab: Tables, take_over: str | Sequence[int]) -> tuple[int, int]:
+    from .piggyback import offer
+
+    return offer(tab, take_over)
+
+
+def _dice_rolled(
+    rs: RuleSet, dice: int | None, faces: list[int] | None, turn: int, offer: bool
+) -> int | None:
+    """The dice to roll, where only the roll gives them (a turn starts with all dice)."""
+    if dice is not None or faces is None:
+        return dice
+    dice = len(faces)
+    if not turn and dice != rs.dice and not offer:
+        raise InputError(
+            f"--roll has {dice} dice: a turn starts with all {rs.dice} under {rs.name}, "
+            "and a roll of fewer comes after set-asides: give the turn total so far "
+            "with --turn (and --dice)"
+        )
+    return dice
+
+
+def _check_take_over(with_state: bool, mode: str | None) -> None:
+    if with_state:
+        raise InputError(
+            "--take-over is the state the turn starts from: leave out --dice, "
+            "--turn, --permanent and --roll"
+        )
+    if mode is not None:
+        raise InputError(
+            f"--take-over and --{mode}: a piggyback offer is taken in a game "
+            "where reaching the target wins at once"
+        )
 
 
 def advise_at(
@@ -193,7 +174,7 @@ def advise_at(
     tab.check(state)
     k = pos.zilches[0]
     pol = tab.score.card(k)
-    v, note = _score_values(pol, state, pos.on_board)
+    v, note = score_values(pol, state, pos.on_board)
     penalty = pol.relative is not None
     objective = "long-run average points per turn" if penalty else "expected points"
     return Advice(

@@ -9,15 +9,8 @@ from ..errors import InputError
 from ..objectives.score import FrozenThreshold
 from ..rules import RuleSet, preset_names
 from ..rules import load as load_rules
-from .base import (
-    Answer,
-    Rules,
-    Tables_,
-    hidden,
-    optional,
-    rule_set,
-    tables_of,
-)
+from .answer import Answer, hidden, optional
+from .inputs import Rules, Tables_, rule_set, tables_of
 
 
 # --- zilch rules ---------------------------------------------------------------------------
@@ -43,7 +36,7 @@ class RuleSetInfo(Answer):
 
     def to_dict(self) -> dict:
         rs = self.ruleset
-        from .base import plain
+        from .answer import plain
 
         return dict(
             name=rs.name,

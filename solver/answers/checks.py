@@ -6,57 +6,31 @@ from __future__ import annotations
 import contextlib
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 
 from ..errors import InputError
+from ..files import atomic_file
 from ..limits import TURNS_PER_SECOND, check_time
 from ..outcomes.frozen import faces_of
+from ..play.batches import count_turns
 from ..play.evaluate import Distribution
 from ..play.evaluate import evaluate as exact_distribution
-from ..play.log import TurnRecorder
-from ..play.policies import OptimalPolicy, Policy, load_policy
-from ..play.simulate import play_turns
+from ..play.named_policies import resolve_policy, zilch_cost
+from ..play.simulate import sample_moments
 from ..play.verify import read_rolls, read_scores, verify_rolls, verify_scores
-from ..tables import Tables
-from .base import (
-    Answer,
-    Rules,
-    Tables_,
-    hidden,
-    optional,
-    refuse_pyramiding,
-    rule_set,
-    sample_moments,
-    tables_of,
-    turn_state,
-    zilches_of,
-)
-from .export import atomic_file
-from .progress import SILENT, Progress
+from ..progress import SILENT, Progress
+from ..rules import RuleSet
+from .answer import Answer, hidden, optional
+from .inputs import Rules, Tables_, refuse_pyramiding, rule_set, tables_of, turn_state, zilches_of
 
 if TYPE_CHECKING:
+    from ..outcomes.model import TurnModel
+    from ..play.policies import Policy
     from .versus import GamesSimulation, GamesVerdict
 
 QUANTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
-
-
-def resolve_policy(name: str, tab: Tables, on_board: bool = True, zilches: int = 0) -> Policy:
-    """'optimal' (the expected-points optimum; with a penalty for the third zilch in a row,
-    the long-run card for `zilches` in a row) or a policy file (docs/policies.md)."""
-    if name == "optimal":
-        pol = tab.score.card(zilches)
-        return OptimalPolicy(pol.values, int(on_board), pol.cap)
-    return load_policy(name, tab.rules, on_board, zilches)
-
-
-def zilch_cost(rules, zilches: int, on_board: bool) -> tuple[int, int]:
-    """Points a zilch costs on top in a turn after `zilches` zilches in a row: as it records
-    nothing, and as it records permanent points (that puts the player on the board)."""
-    if zilches != 2:
-        return 0, 0
-    return rules.penalty(on_board), rules.penalty(True)
 
 
 # --- zilch evaluate ------------------------------------------------------------------------
@@ -117,7 +91,6 @@ def evaluate(
 
 
 # --- zilch simulate ------------------------------------------------------------------------
-BATCH = 250_000
 
 
 @dataclass(frozen=True)
@@ -170,93 +143,87 @@ def simulate(
         if append:
             raise InputError("--append adds to a file of turn scores: --games writes its own")
         out, _ = _results_files(out, None, force, append, [rules, policy, vs])
+        turn_options: dict[str, object] = dict(
+            not_on_board=not_on_board, zilches=zilches, beat=beat, log=log
+        )
         return _games(
-            rules,
-            games,
-            policy,
-            vs,
-            seed,
-            scores,
-            target,
-            out,
-            tables,
-            progress,
-            given=dict(not_on_board=not_on_board, zilches=zilches, beat=beat, log=log),
+            rules, games, policy, vs, seed, scores, target, out, tables, progress, turn_options
         )
     rs = rule_set(rules).beating(beat)
     out, log = _results_files(out, log, force, append, [rules, policy])
     k = zilches_of(rs, zilches)
+    _check_turns(rs, turns, log)
+    tab = tables_of(rs, tables)
+    on = not not_on_board
+    strat = resolve_policy(policy, tab, on, k)
+    cost = zilch_cost(rs, k, on)
+    fields = _log_fields(rules if isinstance(rules, str) else rs.name, on, k, beat)
+    units = (cost[0] // rs.unit, cost[1] // rs.unit)
+    fast = strat.compile(tab.model)  # type: ignore[attr-defined]
+    counts = _counted(tab.model, fast, turns, seed, on, units, progress, out, log, append, fields)
+    exact = exact_distribution(tab.model, strat, on, None, cost)
+    mean, std, se = sample_moments(list(counts), list(counts.values()))
+    dist = {v: c / turns for v, c in sorted(counts.items())}
+    z = (mean - exact.mean) / se if se else 0.0
+    zilch_count = k if rs.three_zilch_penalty else None
+    return Simulation(
+        rs.name, policy, turns, seed, mean, se, exact.mean, z, std, exact.std, exact.p_zilch,
+        dist, zilch_count, exact, dict(sorted(counts.items())),
+    )  # fmt: skip
+
+
+def _check_turns(rs: RuleSet, turns: int, log: str | None) -> None:
+    """The turns to simulate: at least one, within the time a query may take; a decision
+    log where the log can say every decision."""
     if turns < 1:
         raise InputError(f"--turns must be at least 1, got {turns}")
     if log is not None:
         refuse_pyramiding(rs, "--log (the decision log)")
     check_time(turns / TURNS_PER_SECOND, f"simulating {turns} turns", "ask for fewer --turns")
-    tab = tables_of(rs, tables)
-    on = not not_on_board
-    strat = resolve_policy(policy, tab, on, k)
-    cost = zilch_cost(rs, k, on)
-    units = tuple(c // rs.unit for c in cost)
-    model = tab.model
-    fast = strat.compile(model)  # type: ignore[attr-defined]
-    rng = np.random.default_rng(seed)
-    counts: dict[int, int] = {}
-    fields: dict = {"rules": rules if isinstance(rules, str) else rs.name}
+
+
+def _log_fields(rules: str, on: bool, k: int, beat: int) -> dict[str, object]:
+    """What every line of a simulated turn's log carries besides its roll."""
+    fields: dict[str, object] = {"rules": rules}
     fields.update({"on_board": False} if not on else {})
     fields.update({"zilches": k} if k else {}, **({"beat": beat} if beat else {}))
+    return fields
+
+
+def _counted(
+    model: TurnModel,
+    fast: Policy,
+    turns: int,
+    seed: int,
+    on: bool,
+    units: tuple[int, int],
+    progress: Progress,
+    out: str | None,
+    log: str | None,
+    append: bool,
+    fields: dict[str, object],
+) -> dict[int, int]:
+    """The turns played (play/batches.py), each turn's score to `out` (a header line
+    first) and each decision to `log` as they come."""
     with contextlib.ExitStack() as stack:
         score_file = stack.enter_context(_results(out, append)) if out else None
         if score_file is not None and not (append and score_file.tell()):
             score_file.write(b"score\n")
         decisions = stack.enter_context(_results(log, append)) if log else None
-        progress.start("simulating", turns)
-        stack.callback(progress.finish)
-        done = 0
-        while done < turns:
-            n = min(BATCH, turns - done)
-            rec = None if decisions is None else TurnRecorder(model, fields, done + 1)
-            played = play_turns(
-                model, fast, n, rng, on, penalty=units[0], penalty_held=units[1], record=rec
-            )
-            if rec is not None and decisions is not None:
-                decisions.writelines(x.encode() for x in rec.lines())
-            pts = played.points * rs.unit
-            vals, cnt = np.unique(pts, return_counts=True)
-            for v, c in zip(vals.tolist(), cnt.tolist()):
-                counts[v] = counts.get(v, 0) + c
-            if score_file is not None:
-                score_file.write(("\n".join(map(str, pts.tolist())) + "\n").encode())
-            done += n
-            progress.advance(n)
-    exact = exact_distribution(model, strat, on, None, cost)
-    mean, std, se = sample_moments(list(counts), list(counts.values()))
-    dist = {v: c / turns for v, c in sorted(counts.items())}
-    return Simulation(
-        rs.name,
-        policy,
-        turns,
-        seed,
-        mean,
-        se,
-        exact.mean,
-        (mean - exact.mean) / se if se else 0.0,
-        std,
-        exact.std,
-        exact.p_zilch,
-        dist,
-        k if rs.three_zilch_penalty else None,
-        exact,
-        dict(sorted(counts.items())),
-    )
+        rng = np.random.default_rng(seed)
+        return count_turns(
+            model, fast, turns, rng, on, units, progress, score_file, decisions, fields
+        )
 
 
 def _results_files(
     out: str | None, log: str | None, force: bool, append: bool, reading: list
 ) -> tuple[str | None, str | None]:
-    """simulate's --out and --log, checked before any work (base.new_file)."""
-    from .base import new_file
+    """simulate's --out and --log, checked before any work (files.new_file)."""
+    from ..files import new_file
 
-    out = None if out is None else new_file(out, "--out", force, append, reading)
-    log = None if log is None else new_file(log, "--log", force, append, reading)
+    out = None if out is None else new_file(out, "out", force, append, reading)
+    log = None if log is None else new_file(log, "log", force, append, reading)
     if (
         out is not None
         and log is not None
@@ -267,7 +234,7 @@ def _results_files(
     return out, log
 
 
-def _results(path: str, append: bool):
+def _results(path: str, append: bool) -> contextlib.AbstractContextManager[BinaryIO]:
     """A results file: added to as it comes (append), else written whole, atomically."""
     if not append:
         return atomic_file(path)
@@ -277,7 +244,19 @@ def _results(path: str, append: bool):
         raise InputError(f"{path}: cannot write it ({e.strerror})") from None
 
 
-def _games(rules, games, policy, vs, seed, scores, target, out, tables, progress, given):
+def _games(
+    rules: Rules,
+    games: int | None,
+    policy: str,
+    vs: str | None,
+    seed: int,
+    scores: str | list[int] | None,
+    target: int | None,
+    out: str | None,
+    tables: Tables_,
+    progress: Progress,
+    given: dict[str, object],
+) -> GamesSimulation:
     """simulate --games: whole games (answers/versus.py); the turn's options refused."""
     from .versus import simulate_games
 
@@ -327,7 +306,7 @@ def simulate_long_run(
     row), the third zilch in a row costing the penalty: the average points per turn next
     to the policy's exact long-run average.  A player's (points + h(last k)) / turns is
     exactly unbiased (play/long_run.py), so few turns per player suffice."""
-    from ..play.long_run import chain, play_long_run
+    from ..play.long_run import chain, play_players
 
     rs = rule_set(rules)
     if not rs.three_zilch_penalty:
@@ -352,17 +331,8 @@ def simulate_long_run(
     rng = np.random.default_rng(seed)
     fast = [s.compile(model) for s in strats]  # type: ignore[attr-defined]
     u = rs.unit
-    points = np.zeros(players, np.int64)
-    k_end = np.zeros(players, np.int64)
-    progress.start("simulating", players * each)
-    try:
-        for lo in range(0, players, 2000):  # (players in groups: the bar moves)
-            n = min(2000, players - lo)
-            pts, ks = play_long_run(model, fast, n, each, rng, rs.three_zilch_penalty // u)
-            points[lo : lo + n], k_end[lo : lo + n] = pts, ks
-            progress.advance(n * each)
-    finally:
-        progress.finish()
+    points, k_end = play_players(model, fast, players, each, rng, rs.three_zilch_penalty // u,
+                                 progress)  # fmt: skip
     est = (points * u + h[k_end]) / each
     mean = float(est.mean())
     se = float(est.std(ddof=1) / np.sqrt(players))
@@ -409,6 +379,47 @@ class RollVerdict(Answer):
     alpha: float
 
 
+def _verify_games(
+    rules: Rules,
+    games: str | None,
+    policy: str,
+    vs: str | None,
+    scores: str | list[int] | None,
+    target: int | None,
+    column: str | None,
+    alpha: float,
+    tables: Tables_,
+    turn_only: dict[str, object],
+) -> GamesVerdict:
+    """verify --games: whole games' results (answers/versus.py); the turn's options refused."""
+    from .versus import verify_games
+
+    if games is None:
+        raise InputError("--vs, --scores and --target are for --games (whole games)")
+    for key, value in turn_only.items():
+        if value:
+            flag = "--" + key.replace("_", "-")
+            raise InputError(f"{flag} is an option of turn scores, not of --games")
+    return verify_games(rules, games, policy, vs, scores, target, column, alpha, tables)
+
+
+def _verify_rolls(rs: RuleSet, results: str, alpha: float, given: bool) -> RollVerdict:
+    """verify --rolls: single rolls against their exact chances (given: a turn's options,
+    refused)."""
+    if rs.pyramiding:
+        raise InputError(
+            f"--rolls under pyramiding ({rs.name}): whether a roll zilches depends on "
+            "the dice frozen before it, which a roll file does not say"
+        )
+    if given:
+        raise InputError(
+            "--rolls checks single rolls, which no policy plays: leave out "
+            "--column, --policy, --not-on-board, --zilches and --beat"
+        )
+    rep = verify_rolls(rs, read_rolls(results, rs.dice), alpha)
+    return RollVerdict(rep["n"], rep["consistent"], rep["p_value"], rep["by_dice"], rs.name, alpha)
+
+
 def verify(
     rules: Rules = "farkle",
     results: str = "",
@@ -430,17 +441,10 @@ def verify(
     banks must beat `beat`).  games: a file of whole games' results instead, `policy`
     moving first at `scores` against `vs` (answers/versus.py)."""
     if games is not None or vs is not None or scores is not None or target is not None:
-        from .versus import verify_games
-
-        if games is None:
-            raise InputError("--vs, --scores and --target are for --games (whole games)")
         turn_only = dict(results=results, rolls=rolls, not_on_board=not_on_board)
         turn_only.update(zilches=zilches, beat=beat)
-        for key, value in turn_only.items():
-            if value:
-                flag = "--" + key.replace("_", "-")
-                raise InputError(f"{flag} is an option of turn scores, not of --games")
-        return verify_games(rules, games, policy, vs, scores, target, column, alpha, tables)
+        return _verify_games(rules, games, policy, vs, scores, target, column, alpha, tables,
+                             turn_only)  # fmt: skip
     if not results:
         raise InputError("give --results FILE (turn scores) or --games FILE (game results)")
     rs = rule_set(rules).beating(beat)
@@ -448,20 +452,8 @@ def verify(
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InputError(f"--alpha must be a number strictly between 0 and 1, got {alpha!r}")
     if rolls:
-        if rs.pyramiding:
-            raise InputError(
-                f"--rolls under pyramiding ({rs.name}): whether a roll zilches depends on "
-                "the dice frozen before it, which a roll file does not say"
-            )
-        if column is not None or policy != "optimal" or not_on_board or k or beat:
-            raise InputError(
-                "--rolls checks single rolls, which no policy plays: leave out "
-                "--column, --policy, --not-on-board, --zilches and --beat"
-            )
-        rep = verify_rolls(rs, read_rolls(results, rs.dice), alpha)
-        return RollVerdict(
-            rep["n"], rep["consistent"], rep["p_value"], rep["by_dice"], rs.name, alpha
-        )
+        given = column is not None or policy != "optimal" or not_on_board or bool(k or beat)
+        return _verify_rolls(rs, results, alpha, given)
     tab = tables_of(rs, tables)
     samples = read_scores(results, column)
     on = not not_on_board

@@ -10,19 +10,10 @@ from typing import TYPE_CHECKING
 from ..errors import InputError
 from ..limits import check_players
 from ..outcomes.frozen import faces_of
-from ..turn.state import StateValues
-from .base import (
-    Answer,
-    Rules,
-    Tables_,
-    int_list,
-    optional,
-    refuse_challenge,
-    rule_set,
-    tables_of,
-    turn_state,
-)
-from .position import aimed
+from ..turn.state import StateValues, TurnState
+from .answer import Answer, optional
+from .inputs import Rules, Tables_, int_list, refuse_challenge, rule_set, tables_of, turn_state
+from .position_options import aimed
 
 if TYPE_CHECKING:
     from ..tables import Tables
@@ -85,7 +76,6 @@ def endgame(
     challenge rule, the last turn challenges the leader (its bank also comes off him).
     target: the game's (the last-turn table covers deficits up to it; the final round
     starts where a score reaches it)."""
-    from ..objectives.last_turn import check_deficit
     from .export import last_turn_rows
 
     rs = aimed(rule_set(rules), target).beating(beat)
@@ -117,15 +107,24 @@ def endgame(
         return last_turn_rows(tab)
     if deficit is None:
         raise InputError("give --deficit D (or --table, or --final-round --scores ...)")
+    return _last_turn(tab, deficit, turn_state(rs, dice, turn, permanent, frozen),
+                      not not_on_board, challenging)  # fmt: skip
+
+
+def _last_turn(
+    tab: Tables, deficit: int, state: TurnState, on: bool, challenging: bool
+) -> LastTurnAdvice:
+    """A last turn `deficit` points behind the leader, from `state` (challenging him)."""
+    from ..objectives.last_turn import check_deficit
+
+    rs = tab.rules
     if deficit % rs.unit or deficit < 0:
         raise InputError(
             f"deficit {deficit} is impossible under {rs.name}: a last turn starts "
             f"0 or more points behind, in multiples of {rs.unit}"
         )
-    state = turn_state(rs, dice, turn, permanent, frozen)
     tab.check(state)
     check_deficit(rs, deficit)
-    on = not not_on_board
     if challenging:
         from .endgame_advice import challenge_last_turn
 
@@ -134,18 +133,9 @@ def endgame(
         v = tab.last_turn.value_at(deficit, state, on)
     held = faces_of(state.frozen) if rs.pyramiding else None
     return LastTurnAdvice(
-        rs.name,
-        deficit,
-        state.dice,
-        turn,
-        permanent,
-        on,
-        v.best,
-        v,
-        v.action,
-        held,
-        challenging if rs.challenge else None,
-    )
+        rs.name, deficit, state.dice, state.turn, state.permanent, on, v.best, v, v.action,
+        held, challenging if rs.challenge else None,
+    )  # fmt: skip
 
 
 def _final_round_report(tab: Tables, scores: list[int]) -> FinalRoundReport:

@@ -11,9 +11,12 @@ from ..outcomes.frozen import faces_of
 from ..position import Position
 from ..rules import RuleSet
 from ..turn.state import StateValues, TurnState
-from .base import Answer, optional
+from .answer import Answer, optional
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..objectives.situation import Situation
     from ..tables import Tables
     from ..variants import Turn
 
@@ -123,7 +126,7 @@ def _game_turn(tab: Tables, state: TurnState, pos: Position, kind: str) -> Turn 
     """A turn of the game going on, from its stored table; None where reaching the target
     wins at once and no table is stored (that turn is then asked alone)."""
     from .. import variants
-    from .base import missing
+    from .game_tables import missing
 
     rs = replace(tab.rules, beat=0)
     try:
@@ -140,7 +143,7 @@ def _game_turn(tab: Tables, state: TurnState, pos: Position, kind: str) -> Turn 
         if kind == "reach target":
             return None
         raise missing(tab, v, key)
-    return v.turn(g, pos, state)
+    return g.turn(pos, state)
 
 
 def _end_of_game(tab: Tables, state: TurnState, pos: Position, sit: Any) -> tuple:
@@ -177,7 +180,13 @@ def _end_of_game(tab: Tables, state: TurnState, pos: Position, sit: Any) -> tupl
     return v, more
 
 
-def _challenge_last_turn(tab: Tables, state: TurnState, pos: Position, sit: Any, answer):
+def _challenge_last_turn(
+    tab: Tables,
+    state: TurnState,
+    pos: Position,
+    sit: Situation,
+    answer: Callable[..., EndgameAdvice],
+) -> EndgameAdvice:
     """The last turn behind one leader under the challenge rule: plain, or challenging him
     (its bank also comes off him: a challenge needs half the deficit); at the start of the
     turn, whether to challenge."""
@@ -188,7 +197,7 @@ def _challenge_last_turn(tab: Tables, state: TurnState, pos: Position, sit: Any,
     left = pos.challenges or (3, 3)
     boards = pos.boards or (rs.on_board(score), rs.on_board(pos.opponents[0]))
     can = usable(rs, score, left[0])
-    if sit.tied != 1:
+    if sit.tied != 1 or sit.leader is None:
         raise InputError("a last turn under the challenge rule is solved behind one leader")
     d = sit.leader - score
     plain = tab.last_turn.value_at(d, state, boards[0], 1)
@@ -215,7 +224,7 @@ def check_challenging(rs: RuleSet, pos: Position, can: int) -> None:
         )
 
 
-def challenge_last_turn(tab: Tables, deficit: int, state: TurnState, on_board: bool):
+def challenge_last_turn(tab: Tables, deficit: int, state: TurnState, on_board: bool) -> StateValues:
     """Rolling and banking in a last turn that challenges the leader `deficit` points ahead:
     its bank x also comes off him, so it wins where 2x beats the deficit (solved on
     demand: one row)."""

@@ -3,26 +3,25 @@ deficit, the two-player game, Yahtzee's states."""
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
-import os
-from collections.abc import Iterator
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import BinaryIO
 
 import numpy as np
 
 from ..errors import InputError
-from ..files import replacing
+from ..files import write_atomic
 from ..limits import MAX_UNITS, check_points
 from ..outcomes.frozen import faces_of, turn_states
 from ..progress import SILENT, Progress
+from ..rules import RuleSet
 from ..tables import Tables
-from .base import Answer, Rules, Tables_, refuse_challenge, rule_set, solving, tables_of
-from .position import aimed
+from .answer import Answer
+from .game_tables import solving
+from .inputs import Rules, Tables_, refuse_challenge, rule_set, tables_of
+from .position_options import aimed
 
 FORMATS = ("csv", "json", "parquet")
 
@@ -75,33 +74,6 @@ class Table(Answer):
         write_atomic(path, self.encode(fmt))
 
 
-def write_atomic(path: str, data: bytes) -> None:
-    """The whole of data to path, never half-written."""
-    with atomic_file(path) as f:
-        f.write(data)
-
-
-@contextlib.contextmanager
-def atomic_file(path: str) -> Iterator[BinaryIO]:
-    """A file to write as it comes (files.replacing: never half-written), or a device or
-    a pipe written directly."""
-    p = Path(path)
-    if p.exists() and not p.is_file():  # a device or a pipe (/dev/null, a FIFO): write to it
-        try:  # (a pipe nobody reads: refused, not waited on)
-            fd = os.open(p, os.O_WRONLY | os.O_NONBLOCK)
-            os.set_blocking(fd, True)
-            with os.fdopen(fd, "wb") as f:
-                yield f
-        except OSError as e:
-            raise InputError(f"--out {path}: cannot write it ({e.strerror})") from None
-        return
-    try:
-        with replacing(p) as f:
-            yield f
-    except OSError as e:
-        raise InputError(f"--out {path}: cannot write it ({e.strerror})") from None
-
-
 def _meta(tab: Tables, objective: str) -> dict:
     return {"rules": tab.rules.name, "rules_hash": tab.rules.digest(), "objective": objective}
 
@@ -117,19 +89,44 @@ SCORE_COLUMNS = (
 )
 
 
-def _columns(rs, names) -> dict[str, list]:
+def _columns(rs: RuleSet, names: Sequence[str]) -> dict[str, list[object]]:
     """The table's columns; under pyramiding "frozen" follows "dice": the dice frozen
     since the last pick-up, as faces ("1,5,5")."""
     extra = ("frozen",) if rs.pyramiding else ()
     return {c: [] for name in names for c in ((name, *extra) if name == "dice" else (name,))}
 
 
-def _state(cols: dict[str, list], rs, s: int, n: int) -> None:
+def _state(cols: dict[str, list[object]], rs: RuleSet, s: int, n: int) -> None:
     """n rows of state s: its dice (and frozen dice)."""
     states = turn_states(rs)
     cols["dice"] += [states.dice[s]] * n
     if "frozen" in cols:
         cols["frozen"] += [",".join(map(str, faces_of(states.frozen[s])))] * n
+
+
+def _score_state_rows(
+    cols: dict[str, list[object]],
+    rs: RuleSet,
+    sol_roll: np.ndarray,
+    sol_bank: np.ndarray,
+    s: int,
+    r_idx: np.ndarray,
+    perm: int,
+    on_board: bool,
+    k: int | None,
+) -> None:
+    """The rows of state s at the totals r_idx (units; perm permanent points on top)."""
+    roll, bank = sol_roll[s, r_idx] + perm, sol_bank[s, r_idx] + perm
+    n = len(r_idx)
+    if k is not None:
+        cols["zilches"] += [k] * n
+    _state(cols, rs, s, n)
+    cols["turn_total"] += (r_idx * rs.unit + perm).tolist()
+    cols["permanent"] += [perm] * n
+    cols["on_board"] += [on_board] * n
+    cols["action"] += np.where(bank >= roll, "bank", "roll").tolist()
+    cols["value_roll"] += roll.tolist()
+    cols["value_bank"] += [None if not np.isfinite(b) else b for b in bank.tolist()]
 
 
 def score_rows(tab: Tables) -> Table:
@@ -143,18 +140,16 @@ def score_rows(tab: Tables) -> Table:
     if whole.relative is not None:
         cols = {"zilches": [], **cols}
 
-    def add(sol_roll, sol_bank, s, r_idx, perm, on_board, k):
-        roll, bank = sol_roll[s, r_idx] + perm, sol_bank[s, r_idx] + perm
-        n = len(r_idx)
-        if k is not None:
-            cols["zilches"] += [k] * n
-        _state(cols, rs, s, n)
-        cols["turn_total"] += (r_idx * u + perm).tolist()
-        cols["permanent"] += [perm] * n
-        cols["on_board"] += [on_board] * n
-        cols["action"] += np.where(bank >= roll, "bank", "roll").tolist()
-        cols["value_roll"] += roll.tolist()
-        cols["value_bank"] += [None if not np.isfinite(b) else b for b in bank.tolist()]
+    def add(
+        roll: np.ndarray,
+        bank: np.ndarray,
+        s: int,
+        r: np.ndarray,
+        perm: int,
+        on: bool,
+        k: int | None,
+    ) -> None:
+        _score_state_rows(cols, rs, roll, bank, s, r, perm, on, k)
 
     L = whole.reach.shape[1]
     for k in counts:
@@ -242,10 +237,10 @@ def game_rows(tab: Tables, players: int = 2) -> Table:
     """The stored game table of its variant (variants/): P(win) of the player to move for
     every state of the game (its scores, and what the variant adds to them), or among more
     players every seat's chance; TableMissing where nobody solved it."""
-    from .base import stored_game
+    from .game_tables import stored_game
 
-    v, g = stored_game(tab, players)
-    extra, cols = v.rows(g)
+    _, g = stored_game(tab, players)
+    extra, cols = g.rows()
     return Table(dict(_meta(tab, "game"), **extra), cols)
 
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
+from ..progress import SILENT, Progress, steps
 from ..tables import Tables
-from .base import refuse_pyramiding
-from .progress import SILENT, Progress
+from .inputs import refuse_pyramiding
 
 PAIRS = 512  # score pairs solved at once
 
@@ -42,16 +42,18 @@ def game_policy_rows(tab: Tables, progress: Progress = SILENT) -> tuple[dict, di
     monotone).  With mandatory hot dice all N dice are never a free choice, so N is left
     out.  The game to tab.rules' target; TableMissing where nobody solved it.  Returns
     (what the export's header adds, the columns)."""
-    from .base import stored_game
+    from ..variants.plain import PlainSolution
+    from .game_tables import stored_game
 
     rs = tab.rules
     refuse_pyramiding(rs, "the game's policy table")
-    v, g = stored_game(tab)
-    if v.name != "plain":
+    v, solution = stored_game(tab)
+    if not isinstance(solution, PlainSolution):
         raise InputError(
             f"{rs.name} {v.having}: the game's policy table is exported for the plain "
             "two-player game (zilch export --objective game gives its table)"
         )
+    g = solution.game
     R, u = g.W.shape[0], rs.unit
     dice = [n for n in range(rs.dice, 0, -1) if not (n == rs.dice and rs.hot_dice == "mandatory")]
     a, b = np.meshgrid(np.arange(R), np.arange(R), indexing="ij")
@@ -60,8 +62,7 @@ def game_policy_rows(tab: Tables, progress: Progress = SILENT) -> tuple[dict, di
         c: []
         for c in ("score", "opponent", "dice", "p_win", "bank_from", "monotone", "bank_totals")
     }
-    progress.start("solving the turns of score pairs", len(pairs))
-    try:
+    with steps(progress, "solving the turns of score pairs", len(pairs)):
         for lo in range(0, len(pairs), PAIRS):
             rows = pairs[lo : lo + PAIRS]
             sol = g.turns(rows).levels()[0]
@@ -87,6 +88,4 @@ def game_policy_rows(tab: Tables, progress: Progress = SILENT) -> tuple[dict, di
                     cols["monotone"].append(not len(below))
                     cols["bank_totals"].append(_ranges(below, u, start))
             progress.advance(len(rows))
-    finally:
-        progress.finish()
     return {"target": g.target, "permanent": 0}, cols

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from ..turn.state import TurnState
-from .base import Answer
+from .answer import Answer
 
 if TYPE_CHECKING:
     from ..tables import Tables
@@ -90,7 +90,7 @@ def piggyback(tab: Tables, given: tuple[int, int], on_board: bool, zilches: int 
 
 def take_over_game(tab: Tables, given: tuple[int, int], score: int, opponent: int) -> GameTakeOver:
     """In the two-player game, by P(win) from its stored table."""
-    from .base import stored_game
+    from .game_tables import plain_game
 
     rs = tab.rules
     dice, total = given
@@ -103,7 +103,7 @@ def take_over_game(tab: Tables, given: tuple[int, int], score: int, opponent: in
             f"--take-over {dice},{total}: impossible offer (the total is at most "
             f"the opponent's score {opponent}, which includes it)"
         )
-    _, g = stored_game(tab)
+    g = plain_game(tab)
     assert g.O is not None  # (the piggyback game stores its offers)
     over, fresh = g.take_over(score, opponent, dice, total), g.p_win(score, opponent)
     return GameTakeOver(

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from ..errors import InputError
 from ..position import Position
 from ..rules import RuleSet
-from ..turn.state import StateValues, TurnState
-from .base import Answer, hidden, optional
+from ..turn.state import TurnState
+from .answer import Answer, hidden, optional
 
 if TYPE_CHECKING:
     from ..tables import Tables
@@ -61,9 +61,9 @@ def ranking(
     points (the score card of pos.zilches[0]), or with scores the probability of winning —
     the values `zilch play`'s hint shows (decisions.game_values)."""
     from ..outcomes.dice import colour_match_probability
-    from ..outcomes.frozen import choices, faces_of
-    from ..outcomes.scoring import parse_roll, score_outcome
-    from .decisions import game_values
+    from ..outcomes.frozen import faces_of
+    from ..outcomes.scoring import parse_roll
+    from .decisions import game_values, options, points_values
 
     rs = tab.rules
     if len(faces) != state.dice:
@@ -74,37 +74,24 @@ def ranking(
         raise InputError(f"--matched: these dice cannot form three colour pairs under {rs.name}")
     on_board = rs.on_board(pos.me) if pos.by_game else pos.on_board
     by_game = game_values(tab, pos.me, pos.opponents, pos=pos) if pos.by_game else None
-    pol = tab.score.card(pos.zilches[0])
-
-    def value_at(st: TurnState) -> StateValues:
-        return by_game(st) if by_game is not None else pol.value_at(st, on_board)
-
-    found = []
+    values = by_game if by_game is not None else points_values(tab, on_board, pos.zilches[0])
+    found = options(rs, values, state, outcome)  # (best first)
+    best = found[0].values.best if found else 0.0
     pyr = rs.pyramiding
-    frozen = state.frozen or (0,) * 6
-    for c in choices(rs, outcome, frozen) if pyr else score_outcome(rs, outcome).choices:
-        held = c.frozen if pyr else ()  # type: ignore[union-attr]
-        turn, perm = state.turn + c.points, state.permanent + c.permanent
-        after = TurnState(c.left or rs.dice, turn, perm, held)
-        v = value_at(after)
-        value = v.best  # of what follows: rolling, or banking where that is better
-        found.append((faces_of(c.kept), c, after, v.action, value))
-    found.sort(key=lambda o: -o[4])
-    best = found[0][4] if found else 0.0
-    options = tuple(
+    ranked = tuple(
         Option(
-            keep,
-            c.points,
-            c.permanent,
-            after.turn,
-            c.left,
-            c.left == 0,
-            then,
-            value,
-            best - value,
-            faces_of(after.frozen) if pyr else None,
+            o.keep,
+            o.choice.points,
+            o.choice.permanent,
+            o.after.turn,
+            o.choice.left,
+            o.choice.left == 0,
+            o.values.action,
+            o.values.best,
+            best - o.values.best,
+            faces_of(o.after.frozen) if pyr else None,
         )
-        for keep, c, after, then, value in found
+        for o in found
     )
     game = pos.by_game
     return Ranking(
@@ -114,10 +101,10 @@ def ranking(
         state.permanent,
         on_board,
         sorted(faces),
-        not options,
+        not ranked,
         rs.recorded_after_zilch(state.permanent, on_board),
-        options,
-        options[0].then if options else None,
+        ranked,
+        ranked[0].then if ranked else None,
         pos.zilches[0] if rs.three_zilch_penalty else None,
         faces_of(state.frozen) if pyr else None,
         objective="P(win)" if game else None,

@@ -20,12 +20,13 @@ from typing import Any
 
 from ..errors import InputError, TableMissing
 from ..play.log import YAHTZEE_KEYS, ZILCH_KEYS, Line, at_line, count_lines, read_log, shown
+from ..progress import SILENT, Progress, Resumable, steps
 from ..rules import RuleSet
 from ..tables import Tables
 from ..turn.state import TurnState
 from . import decisions as D
-from .base import Answer, Rules, Tables_, optional, rule_set, tables_of, zilches_of
-from .progress import SILENT, Progress, Resumable
+from .answer import Answer, optional
+from .inputs import Rules, Tables_, rule_set, tables_of, zilches_of
 
 # (error, blunder): a decision losing at least this much is an error, and a blunder
 THRESHOLDS = {
@@ -162,7 +163,15 @@ def summary(log: str, objective: str, items: list[Item], note: str | None = None
     return tally.review(note)
 
 
-def _item(line: Line, objective: str, best, chosen, vb: float, vc: float, situation) -> Item:
+def _item(
+    line: Line,
+    objective: str,
+    best: dict[str, object],
+    chosen: dict[str, object],
+    vb: float,
+    vc: float,
+    situation: dict[str, object],
+) -> Item:
     loss = vb - vc
     err, blunder = THRESHOLDS[objective]
     grade = "blunder" if loss >= blunder else "error" if loss >= err else None
@@ -186,16 +195,13 @@ def _numbered(it: Item, line: Line) -> Item:
 
 def _lines(log: str, keys: set[str], progress: Progress) -> Any:
     """The log's lines, one at a time, with progress by line (the lines counted first)."""
-    progress.start("reviewing", count_lines(log))
     done = 0  # (a table solved on the way pauses the bar: Resumable.paused)
-    try:
+    with steps(progress, "reviewing", count_lines(log)):
         for ln in read_log(log, keys):
             yield ln
             if ln.number - done >= STEP:
                 progress.advance(ln.number - done)
                 done = ln.number
-    finally:
-        progress.finish()
 
 
 # --- the zilch family --------------------------------------------------------------------
@@ -239,7 +245,13 @@ class _ZilchReview:
     position and the decisions already valued, remembered across the log."""
 
     def __init__(
-        self, log: str, default: RuleSet, tables: Tables_, player, where, target: int | None
+        self,
+        log: str,
+        default: RuleSet,
+        tables: Tables_,
+        player: str | None,
+        where: Callable[[Line], bool] | None,
+        target: int | None,
     ) -> None:
         self.log, self.default, self.tables = log, default, tables
         self.player, self.where, self.target = player, where, target
@@ -289,7 +301,7 @@ class _ZilchReview:
     def _tables(self, line: Line) -> Tables:
         """The tables of the line's rules (its own "rules", else the default; "beat": the
         total a bank must beat under overtaking; "target": the game's, else the review's)."""
-        from .position import aimed
+        from .position_options import aimed
 
         name = line.get("rules")
         if name is not None and not isinstance(name, str):
@@ -300,8 +312,6 @@ class _ZilchReview:
         if key not in self.known:
             rs = self.default if name is None else rule_set(name)
             rs = aimed(rs, target if target is not None else self.target)
-            if rs.pyramiding:
-                raise line.fail(f"review does not support pyramiding ({rs.name}) yet")
             self.known[key] = tables_of(rs.beating(beat), self.tables)
         return self.known[key]
 
@@ -347,7 +357,7 @@ def _zilch_item(tab: Tables, line: Line, objective: str, values: D.Values) -> It
 
     rs = tab.rules
     dice = line.whole("dice", rs.dice, 1)
-    state = TurnState(dice, line.whole("turn", 0), line.whole("permanent", 0))
+    state = TurnState(dice, line.whole("turn", 0), line.whole("permanent", 0), _frozen(rs, line))
     tab.check(state)
     roll = line.faces("roll")
     if len(roll) != dice:
@@ -357,19 +367,21 @@ def _zilch_item(tab: Tables, line: Line, objective: str, values: D.Values) -> It
     if matched and not (rs.colour_pairs and colour_match_probability(outcome.counts)):
         raise line.fail(f"'matched': these dice cannot form three colour pairs under {rs.name}")
     then = line.choice("then", ("roll", "bank", "zilch"))
-    if not D.roll_choices(rs, outcome):
+    if not D.roll_choices(rs, outcome, state.frozen):
         if then != "zilch" or line.get("keep", []) != []:
             raise line.fail(f"{sorted(roll)} scores nothing under {rs.name}: 'then' is 'zilch'")
         return None
     if then == "zilch":
         raise line.fail(f"{sorted(roll)} scores under {rs.name}: set dice aside")
     keep = line.faces("keep", most=dice)
-    mine = D.chosen(rs, outcome, keep)
+    mine = D.chosen(rs, outcome, keep, state.frozen)
     chosen_value = max(D.move_value(values(D.after(rs, state, c)), then) for c in mine)
     best = D.options(rs, values, state, outcome)[0]
     situation: dict[str, Any] = {"dice": dice, "turn": state.turn, "roll": sorted(roll)}
     if state.permanent:
         situation["permanent"] = state.permanent
+    if any(state.frozen):
+        situation["frozen"] = line.get("frozen")
     if objective == "game":
         situation.update(score=line.get("score"), opponents=line.get("opponents"))
     return _item(
@@ -381,6 +393,18 @@ def _zilch_item(tab: Tables, line: Line, objective: str, values: D.Values) -> It
         chosen_value,
         situation,
     )
+
+
+def _frozen(rs: RuleSet, line: Line) -> tuple[int, ...]:
+    """Pyramiding: the dice frozen since the last pick-up before the roll (counts per face;
+    checked against the dice to roll), from the line's 'frozen' (none: nothing frozen)."""
+    from ..outcomes.frozen import check_frozen, parse_frozen
+
+    if "frozen" not in line.fields:
+        return ()
+    counts = parse_frozen(line.faces("frozen", empty=True))
+    check_frozen(rs, counts, line.whole("dice", rs.dice, 1))  # (the line named by the caller)
+    return counts
 
 
 OFFER_KEYS = {"take_over", "then", "rules", "beat", "target", "score", "opponents", "on_board"}
@@ -447,9 +471,9 @@ def _yahtzee_item(
     ln: Line, rules: str, tables: Tables_, tabs: dict, widgets: Remembered, progress: Resumable
 ) -> Item:
     """One decision (`widgets`: each sheet's solved turn, shared by its lines)."""
-    from ..yahtzee import game as Y
-    from ..yahtzee.rules import load
-    from .yahtzee import _table
+    from ..yahtzee import solitaire as Y
+    from ..yahtzee.yahtzee_rules import load
+    from .yahtzee_answers import yahtzee_table
 
     name = ln.get("rules", rules)
     if not isinstance(name, str):
@@ -457,7 +481,7 @@ def _yahtzee_item(
     if name not in tabs:
         rs = load(name)
         with progress.paused() as own:  # (the table's first solve draws its own bar)
-            tabs[name] = (rs, _table(rs, tables, own))
+            tabs[name] = (rs, yahtzee_table(rs, tables, own))
     rs, E = tabs[name]
     hand = ln.faces("dice")
     if len(hand) != rs.dice:

@@ -4,24 +4,16 @@ user names (a table being built by another process is left alone)."""
 
 from __future__ import annotations
 
-import contextlib
 import fnmatch
-import os
 import re
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..errors import InputError
-from ..store import Store
-from .base import Answer, Tables_
+from ..store import Busy, Entry, Store
+from .answer import Answer
+from .inputs import Tables_
 
-# a table's file: NAME-KEY-OBJECTIVE.dst (or .zarr, a folder), + .partial while solving
-_NAME = re.compile(
-    r"^(?P<rules>.+)-(?P<key>[0-9a-f]{16})-(?P<objective>[A-Za-z0-9-]+)"
-    r"\.(?P<ext>dst|zarr)(?P<partial>\.partial)?$"
-)
 KINDS = {  # objective (without its numbers) -> what the table is
     "model": "roll outcomes",
     "reach": "reach bound",
@@ -53,48 +45,29 @@ class StoredTables(Answer):
     removed: list[str] | None = None
 
 
-def listing(store: Store) -> list[tuple[Path, StoredTable]]:
+def listing(store: Store) -> list[tuple[Entry, StoredTable]]:
     """Every table and checkpoint in the folder, by name."""
-    found = []
-    try:
-        entries = sorted(store.folder.iterdir())
-    except OSError:
-        return []
-    for p in entries:
-        m = _NAME.match(p.name)
-        if not m:
-            continue
-        obj = m["objective"]
-        base = re.sub(r"[0-9]+", "", obj.split("-")[0])
-        numbers = dict(re.findall(r"([a-z]+)(-?[0-9]+)", obj))
-        target = numbers.get("game") or numbers.get("lastturn")
-        players = numbers.get("players")
-        kind = KINDS.get(base, base)
-        lowest = numbers.get("lowest")
-        found.append(
-            (
-                p,
-                StoredTable(
-                    p.name,
-                    m["rules"],
-                    kind,
-                    int(target) if target else None,
-                    int(players) if players else (2 if base == "game" else None),
-                    int(lowest) if lowest else None,
-                    _size(p),
-                    "partial" if m["partial"] else "complete",
-                ),
-            )
-        )
-    return found
+    return [(e, _table(e)) for e in store.entries()]
 
 
-def _size(p: Path) -> int:
-    with contextlib.suppress(OSError):
-        if p.is_dir():
-            return sum(f.stat().st_size for f in p.rglob("*") if f.is_file())
-        return p.stat().st_size
-    return 0
+def _table(e: Entry) -> StoredTable:
+    """What the file's name says of it: the rules, the kind of table, its game."""
+    obj = e.objective
+    base = re.sub(r"[0-9]+", "", obj.split("-")[0])
+    numbers = dict(re.findall(r"([a-z]+)(-?[0-9]+)", obj))
+    target = numbers.get("game") or numbers.get("lastturn")
+    players = numbers.get("players")
+    lowest = numbers.get("lowest")
+    return StoredTable(
+        e.path.name,
+        e.rules,
+        KINDS.get(base, base),
+        int(target) if target else None,
+        int(players) if players else (2 if base == "game" else None),
+        int(lowest) if lowest else None,
+        e.bytes,
+        "partial" if e.partial else "complete",
+    )
 
 
 def stored_tables(
@@ -122,37 +95,12 @@ def stored_tables(
                 f"--remove {unknown[0]!r}: no stored table of that name in {store.folder} "
                 "(zilch tables lists them)"
             )
-        removed = []
-        for p, t in chosen:
-            _remove(store, p)
-            removed.append(t.name)
+        try:
+            removed = store.remove([e for e, _ in chosen])
+        except Busy as busy:
+            raise InputError(
+                f"--remove {busy} (leave it, or stop that process first); nothing was removed"
+            ) from None
         found = listing(store)
     entries = tuple(t for _, t in found)
     return StoredTables(str(store.folder), entries, sum(t.bytes for t in entries), removed)
-
-
-def _remove(store: Store, p: Path) -> None:
-    """Delete a table or checkpoint, unless another process holds its build lock."""
-    import fcntl
-
-    table = p.with_name(p.name.removesuffix(".partial"))
-    lock = table.with_name(table.name + ".lock")  # (Store.lock's, of the table's path)
-    fd = None
-    with contextlib.suppress(OSError):
-        fd = os.open(lock, os.O_RDWR)
-    try:
-        if fd is not None:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise InputError(
-                    f"--remove {p.name}: another process is solving it now (leave it, or stop "
-                    "that process first)"
-                ) from None
-        if p.is_dir() and not p.is_symlink():
-            shutil.rmtree(p)
-        else:
-            p.unlink()
-    finally:
-        if fd is not None:
-            os.close(fd)

@@ -10,19 +10,27 @@ to move at --scores; Q, the opponent, plays --vs (default: optimal).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InputError
 from ..limits import check_memory, check_time
-from ..play.policies import OptimalPolicy, Policy, load_policy
+from ..play.named_policies import Named, named
+from ..progress import SILENT, Progress, started_by_first_step
+from ..rules import RuleSet
 from ..tables import Tables
-from .base import Answer, Rules, Tables_, hidden, int_list, rule_set, tables_of
-from .progress import SILENT, Progress, started_by_first_step
+from .answer import Answer, hidden
+from .inputs import Rules, Tables_, int_list, rule_set, tables_of
+
+if TYPE_CHECKING:
+    from ..objectives.plain_game import GameTable
+    from ..objectives.policy_game import PolicyGame, Side
+    from ..play.games import Player
 
 # the time of a solve against a fixed policy, as a share of the optimal game's estimate
 # for each optimal side (one turn solve per state, with two extras, where the game takes
@@ -30,74 +38,15 @@ from .progress import SILENT, Progress, started_by_first_step
 OPTIMAL_SIDE_SHARE = 0.5
 
 
-@dataclass(eq=False)
-class Named:
-    """A policy as a user names it, resolved against one rule set's tables."""
-
-    spec: str  # optimal, points or a policy file's path
-    tab: Tables
-    _compiled: dict = field(default_factory=dict)
-
-    @property
-    def optimal(self) -> bool:
-        return self.spec == "optimal"
-
-    @cached_property
-    def _files(self):
-        """A policy file read for both board flags (its errors: one line each)."""
-        return {f: load_policy(self.spec, self.tab.rules, f) for f in (False, True)}
-
-    @property
-    def name(self) -> str:
-        if self.spec in ("optimal", "points"):
-            return self.spec
-        return self._files[True].name
-
-    def policy(self, on_board: bool) -> Policy:
-        """The compiled play of a fixed policy (the card's, or a file's) on/off the board."""
-        if on_board not in self._compiled:
-            model = self.tab.model
-            if self.spec == "points":
-                card = self.tab.score
-                pol = OptimalPolicy(card.values, int(on_board), card.cap).compile(model)
-            else:
-                pol = self._files[on_board].compile(model)
-            self._compiled[on_board] = pol
-        return self._compiled[on_board]
-
-    def goal(self) -> dict[bool, int] | None:
-        """bank_at_target: by board flag the total from which the file banks anyway."""
-        if self.spec in ("optimal", "points") or not self._files[True].bank_at_target:
-            return None
-        return {f: pol.banks_from() for f, pol in self._files.items()}
-
-    def check(self) -> None:
-        if not self.optimal and self.spec != "points":
-            _ = self._files  # (a bad file fails here, before any solve)
-
-
-def named(tab: Tables, spec: str | None, what: str) -> Named:
-    if spec is None or not isinstance(spec, str) or not spec.strip():
-        raise InputError(f"{what}: give optimal, points or a policy file")
-    import os
-
-    spec = spec.strip()
-    if spec not in ("optimal", "points") and not os.path.exists(spec):
-        raise InputError(f"{what} {spec}: expected optimal, points or a policy file (no such file)")
-    got = Named(spec, tab)
-    got.check()
-    return got
-
-
-def _game_table(tab: Tables, solve: bool, progress: Progress):
+def _game_table(tab: Tables, solve: bool, progress: Progress) -> GameTable:
     """The stored game table (the optimal side's play): TableMissing where nobody solved
     it, unless solve (then it is solved first, estimated, with progress)."""
-    from .base import solving, stored_game
+    from .game_tables import plain_game, solving
 
-    return solving(solve, progress, lambda: stored_game(tab)[1])
+    return solving(solve, progress, lambda: plain_game(tab))
 
 
-def _scores(rs, scores) -> tuple[int, int]:
+def _scores(rs: RuleSet, scores: str | Sequence[int] | None) -> tuple[int, int]:
     pair = int_list("0,0" if scores is None else scores, "--scores")
     if len(pair) != 2:
         raise InputError("--scores expects ME,OPP such as 0,0")
@@ -139,7 +88,7 @@ class Matchup:
         elif not (self.P.optimal and self.Q.optimal):
             check_supported(self.tab.rules)
 
-    def game_table(self, solve: bool, progress: Progress):
+    def game_table(self, solve: bool, progress: Progress) -> GameTable:
         return _game_table(self.tab, solve, progress)
 
     def exact(self, solve: bool, progress: Progress) -> tuple[float, float, float]:
@@ -147,13 +96,13 @@ class Matchup:
         seconds): both optimal, the game's own table; else the policy game's solve."""
         a, b = (x // self.tab.rules.unit for x in self.scores)
         if self.P.optimal and self.Q.optimal:
-            from .base import solving, stored_game
-            from .position import position_of
+            from .game_tables import solving, stored_game
+            from .position_options import position_of
 
-            v, g = solving(solve, progress, lambda: stored_game(self.tab))  # (any variant)
+            _, g = solving(solve, progress, lambda: stored_game(self.tab))  # (any variant)
             rs, (me, opp) = self.tab.rules, self.scores
-            first = v.chance(g, position_of(rs, [me, opp]))["p_win"]
-            second = v.chance(g, position_of(rs, [opp, me]))["p_win"]
+            first = g.chance(position_of(rs, [me, opp]))["p_win"]
+            second = g.chance(position_of(rs, [opp, me]))["p_win"]
             return float(first), 1.0 - float(second), 0.0
         g = self.game_table(solve, progress) if self.P.optimal or self.Q.optimal else None
         self.estimate(g)
@@ -161,43 +110,48 @@ class Matchup:
         pg = self.solve(g, progress)
         return float(pg.X[a, b]), 1.0 - float(pg.Y[b, a]), time.perf_counter() - t0
 
-    def estimate(self, g) -> None:
+    def estimate(self, g: GameTable | None) -> None:
         """Refuse a solve past this machine's memory or the time a query may take."""
-        from ..objectives.game import estimate
+        from ..objectives.game_run import GameRun
+        from ..objectives.plain_game import estimate
 
         n_opt = int(self.P.optimal) + int(self.Q.optimal)
         if not n_opt:
             return
-        nbytes, seconds = estimate(self.tab.model, self.target)
+        nbytes, seconds = estimate(GameRun(self.tab.model, target=self.target))
         what = (
             f"the {self.tab.rules.name} game to {self.target}, {self.P.name} against {self.Q.name}"
         )
         check_memory(nbytes, what, "choose a lower --target")
         check_time(seconds * OPTIMAL_SIDE_SHARE * n_opt, what, "choose a lower --target")
 
-    def side(self, who: Named, g):
+    def side(self, who: Named, g: GameTable | None) -> Side:
         from ..objectives.policy_game import OptimalSide
         from ..play.fixed_side import FixedSide
 
         if who.optimal:
+            assert g is not None  # (an optimal side: the game table is read first)
             return OptimalSide(g)
         rules = self.tab.rules
         D = 0 if rules.end == "instant" else (g.finals.D if g is not None else self.tab.reach_bound)
         return FixedSide(who.name, self.tab.model, self.R, D, who.policy, who.goal())
 
-    def solve(self, g, progress: Progress):
+    def solve(self, g: GameTable | None, progress: Progress) -> PolicyGame:
+        from ..objectives.game_run import GameRun
         from ..objectives.policy_game import solve_policy_game
 
         P, Q = self.side(self.P, g), self.side(self.Q, g)
         with started_by_first_step(progress, "solving score sums", lambda s: s + 1) as step:
-            return solve_policy_game(self.tab.model, P, Q, self.target, step)
+            run = GameRun(self.tab.model, target=self.target, progress=step)
+            return solve_policy_game(run, P, Q)
 
-    def players(self, g):
+    def players(self, g: GameTable | None) -> tuple[Player, Player]:
         """The simulator's players (play/games.py)."""
         from ..play.games import FixedPlayer, OptimalPlayer
 
-        def player(who: Named):
+        def player(who: Named) -> Player:
             if who.optimal:
+                assert g is not None  # (an optimal player: the game table is read first)
                 return OptimalPlayer(g)
             return FixedPlayer(who.name, self.tab.model, self.R, who.policy, who.goal() is not None)
 
@@ -207,7 +161,7 @@ class Matchup:
 def matchup(
     rules: Rules,
     target: int | None,
-    scores,
+    scores: str | Sequence[int] | None,
     policy: str | None,
     vs: str | None,
     tables: Tables_,
@@ -215,7 +169,7 @@ def matchup(
 ) -> Matchup:
     """The inputs of every question about two policies, checked before any solve
     (exact_only: the exact chance is all it needs, not simulated games)."""
-    from .position import aimed
+    from .position_options import aimed
 
     rs = aimed(rule_set(rules), target)
     if rs.target is None:
@@ -265,7 +219,7 @@ def game(
     tables: Tables_ = None,
     progress: Progress = SILENT,
     solve: bool = False,
-    **others,
+    **others: object,
 ) -> VersusChance:
     """The exact chance that the player to move, playing `policy`, wins against an opponent
     playing `vs` (default optimal); `others`: the game's other options, refused where given
@@ -329,9 +283,9 @@ def simulate_games(
     """Whole games with physical dice (seeded), P (`policy`) moving first at `scores`
     against Q (`vs`), next to P's exact chance; out: also every game's winner, one line
     each (1 or 2; tie), which `zilch verify --games` reads."""
-    from ..play.games import play_games
+    from ..files import atomic_file
+    from ..play.games import count_games
     from ..play.verify import GameResults
-    from .export import atomic_file
 
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise InputError(f"--games must be a whole number of at least 1, got {games!r}")
@@ -343,46 +297,19 @@ def simulate_games(
     players = m.players(g)
     rng = np.random.default_rng(seed)
     start = (m.scores[0] // rs.unit, m.scores[1] // rs.unit)
-    counts = {1.0: 0, 0.0: 0}
-    ties = 0
-    with atomic_file(out) if out else _nothing() as f:
+    with atomic_file(out) if out else contextlib.nullcontext() as f:
         if f is not None:
             f.write(b"winner\n")
-        progress.start("simulating games", games)
-        try:
-            done = 0
-            while done < games:
-                n = min(GAMES_BATCH[g is not None], games - done)
-                res = play_games(m.tab.model, players, n, rng, m.R, start)
-                counts[1.0] += int((res == 1.0).sum())
-                counts[0.0] += int((res == 0.0).sum())
-                ties += int(((res != 1.0) & (res != 0.0)).sum())
-                if f is not None:
-                    text = np.where(res == 1.0, "1", np.where(res == 0.0, "2", "tie"))
-                    f.write(("\n".join(text.tolist()) + "\n").encode())
-                done += n
-                progress.advance(n)
-        finally:
-            progress.finish()
-    results = GameResults(counts[1.0], counts[0.0], ties)
+        batch = GAMES_BATCH[g is not None]
+        counted = count_games(m.tab.model, players, games, rng, m.R, start, batch, progress, f)
+    results = GameResults(*counted)
     rate = results.rate()
     se = float(np.sqrt(p_win * (1.0 - p_win) / games))
+    z = (rate - p_win) / se if se else 0.0
     return GamesSimulation(
-        rs.name,
-        m.target,
-        list(m.scores),
-        m.P.name,
-        m.Q.name,
-        games,
-        seed,
-        results.wins,
-        results.losses,
-        results.ties,
-        rate,
-        se,
-        p_win,
-        (rate - p_win) / se if se else 0.0,
-    )
+        rs.name, m.target, list(m.scores), m.P.name, m.Q.name, games, seed, results.wins,
+        results.losses, results.ties, rate, se, p_win, z,
+    )  # fmt: skip
 
 
 # seconds per simulated turn (farkle to 10000, 2000 games: about 10 s with an optimal side,
@@ -395,14 +322,6 @@ def _games_seconds(m: Matchup, games: int) -> float:
     per_turn = max(m.tab.score.expected_turn_score(True), m.tab.rules.unit)
     turns = games * 2.0 * m.target / per_turn
     return turns * TURN_SECONDS[m.P.optimal or m.Q.optimal]
-
-
-class _nothing:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
 
 
 # --- zilch verify --games FILE -------------------------------------------------------------

@@ -21,8 +21,6 @@ extra) and lead to the on-board row.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ..errors import InputError
@@ -30,7 +28,7 @@ from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn.payoff import Extra
 from ..turn.solution import TurnSolution
-from .score import score_payoff
+from .score import Relative, score_payoff
 
 ROUNDS = 60  # policy iteration steps before giving up (the presets settle in 3 to 6)
 SETTLED = 1e-9  # points: zilch values this close are the same policy's
@@ -39,26 +37,6 @@ SETTLED = 1e-9  # points: zilch values this close are the same policy's
 def row(k: int, on_board: bool) -> int:
     """The batch row of the turn played with k zilches in a row, on the board or not."""
     return 2 * k + int(on_board)
-
-
-@dataclass(frozen=True)
-class Relative:
-    """The long-run average g and the relative values h(k, on board), h(0, on) = 0."""
-
-    average: float
-    on: tuple[float, float, float]
-    off: tuple[float, float, float]
-
-    def h(self, k: int, on_board: bool) -> float:
-        return (self.on if on_board else self.off)[k]
-
-    def to_array(self) -> np.ndarray:
-        return np.array([self.average, *self.on, *self.off])
-
-    @classmethod
-    def from_array(cls, a: np.ndarray) -> Relative:
-        v = [float(x) for x in a]
-        return cls(v[0], (v[1], v[2], v[3]), (v[4], v[5], v[6]))
 
 
 def _zilch_values(

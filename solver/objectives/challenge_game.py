@@ -38,17 +38,16 @@ from ..rules import RuleSet
 from ..turn import TurnSolution, solve_turn
 from ..turn.kernel import copy_runs
 from ..turn.starts import ChainRows, chain_table, settle_levels, settle_table
-from .game import (
-    Checkpoint,
+from .game_run import GameRun, SumCheckpoints
+from .last_turn import last_turn_payoff, last_turn_starts
+from .plain_game import (
     FromLowest,
-    SumCheckpoints,
     check_constant_sum,
     first_iterate,
     game_starts,
     newton_by_rows,
     turn_payoff,
 )
-from .last_turn import last_turn_payoff, last_turn_starts
 
 BELOW, ABOVE = 1, 2  # the bits of the challenges left
 BOTH = BELOW | ABOVE
@@ -465,28 +464,18 @@ def _partners(rows: np.ndarray, lo: int, N: int, S: int) -> np.ndarray:
     return j
 
 
-def solve_challenge_game(
-    model: TurnModel,
-    reach_bound: int,
-    target: int | None = None,
-    lowest: int | None = None,
-    progress: Callable[[int], None] | None = None,
-    checkpoint: Checkpoint | None = None,
-    checkpoint_every: float | None = None,
-) -> ChallengeGame:
-    """W for every pair of scores in [lowest, target), every challenges left and board
-    flag.  The solve goes class by class, each sum from the top down: progress(left) with
-    the steps (class, sum) left after each; checkpoint: saved now and then (as the plain
-    game's, SumCheckpoints), an interrupted solve resumes at the next step."""
-    rules = model.rules
+def solve_challenge_game(run: GameRun) -> ChallengeGame:
+    """W for every pair of scores in [run's lowest, target), every challenges left and
+    board flag.  The solve goes class by class, each sum from the top down:
+    run.progress(left) with the steps (class, sum) left after each; the run's checkpoint
+    saved now and then (as the plain game's), an interrupted solve resumes at the next."""
+    model, rules = run.model, run.rules
     check_supported(rules)
-    target = rules.target if target is None else target
-    assert target is not None
-    R = rules.reach_units(target)
-    lo = lowest_units(rules, lowest, target)
+    target, R, checkpoint = run.goal, run.R, run.checkpoint
+    lo = lowest_units(rules, run.lowest, target)
     N = R - lo
     st = Statuses.of(rules)
-    finals = ChallengeFinals.solve(model, R, lo, reach_bound)
+    finals = ChallengeFinals.solve(model, R, lo, run.reach_bound)
     W = np.full((st.S, st.S, N, N), np.nan)
     steps = [
         (fa, fb, sigma)
@@ -505,7 +494,7 @@ def solve_challenge_game(
         got = checkpoint.load(expect)
         if got is not None:
             first, W = _resume(got, W, len(steps))
-    saver = SumCheckpoints(checkpoint, expect, checkpoint_every)
+    saver = SumCheckpoints(checkpoint, expect, run.checkpoint_every)
     for i in range(first, len(steps)):
         fa, fb, sigma = steps[i]
         rows = _sum_states(st, R, lo, sigma, fa, fb)
@@ -532,8 +521,7 @@ def solve_challenge_game(
         W[sa, sb, a - lo, b - lo] = val
         left = len(steps) - 1 - i  # (SumCheckpoints counts down: the steps left)
         saver.after(left, lambda: {"W": W})
-        if progress:
-            progress(left)
+        run.step(left)
     saver.done()
     return ChallengeGame(model, target, lo, W, finals)
 
@@ -579,18 +567,15 @@ def count_states(rules: RuleSet, target: int | None = None, lowest: int | None =
     return n
 
 
-def estimate(
-    model: TurnModel, target: int | None = None, lowest: int | None = None
-) -> tuple[float, float]:
+def estimate(run: GameRun) -> tuple[float, float]:
     """(bytes, seconds) a challenge game solve takes, roughly.  Bytes: the process, W, and
     one score sum's turns (at most 8 (R - lo) rows over the payoff's totals, a few copies):
     zilch-challenge to 500 and 15000 peaked at 97 and 596 MB (bench/bench_cold_game.py).
     Seconds: per state kept and score along an axis (a turn's cut grows with the scores)."""
-    from .game import BASE_BYTES
     from .last_turn import reach_bound
+    from .plain_game import BASE_BYTES
 
-    rules = model.rules
-    R = rules.reach_units(target)
+    model, rules, R, target, lowest = run.model, run.rules, run.R, run.target, run.lowest
     lo = lowest_units(rules, lowest, target)
     span = R - lo + (0 if rules.end == "instant" else reach_bound(model)) + 1
     S = Statuses.of(rules).S

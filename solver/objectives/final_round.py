@@ -16,6 +16,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -116,66 +117,117 @@ def last_player_need_space(
     below X) and tie rows ci (indices into ties); m: the bank minimum in units (if any, no
     permanent points: see _below_minimum)."""
     model = dataclasses.replace(base, shift=base.shift + base.perm, perm=np.zeros_like(base.perm))
+    ns = _NeedSpace(X, np.asarray(ties, float), np.asarray(below, float))
     B = len(ties)
-    tie = np.asarray(ties, float)
-    low = np.asarray(below, float)
-
-    def bank(r: np.ndarray) -> np.ndarray:
-        return np.where(r[None, :] > X, 1.0, np.where(r[None, :] == X, tie[:, None], 0.0))
-
-    def lead(r: np.ndarray) -> np.ndarray:
-        return np.where(r[None, :] > X, 0.0, np.where(r[None, :] == X, tie[:, None], low[:, None]))
-
-    leaders = Extra(bank=lead, zilch=low, tail=Tail.constant(np.zeros(B)))
+    leaders = Extra(bank=ns.lead, zilch=ns.low, tail=Tail.constant(np.zeros(B)))
     sol = solve_turn(
         model,
         Payoff(
-            bank=bank,
+            bank=ns.bank,
             zilch=np.zeros(B),
             extras=(leaders,),
             tail=Tail.constant(np.ones(B), start=X + 1),
         ),
     )
     if m:
-        return _below_minimum(base, sol, X, d, ci, m, low)
-    N = base.dice
+        return _below_minimum(base, sol, X, d, ci, m, ns.low)
+    V0, E0 = _permanent_chain(base, model, sol, ns)
+    return V0[ci, X - d], E0[ci, X - d]
+
+
+@dataclass(frozen=True, eq=False)
+class _NeedSpace:
+    """The last player's payoffs in "points still needed" (r' = X - need), a row per tie
+    count: banking past X wins, at X ties (tie), below loses; the leaders' share of it is
+    0, tie and low (the share they keep when he ends below)."""
+
+    X: int
+    tie: np.ndarray  # (B,)
+    low: np.ndarray  # (B,)
+
+    def bank(self, r: np.ndarray) -> np.ndarray:
+        X, tie = self.X, self.tie
+        return np.where(r[None, :] > X, 1.0, np.where(r[None, :] == X, tie[:, None], 0.0))
+
+    def lead(self, r: np.ndarray) -> np.ndarray:
+        X, tie, low = self.X, self.tie, self.low
+        return np.where(r[None, :] > X, 0.0, np.where(r[None, :] == X, tie[:, None], low[:, None]))
+
+
+@dataclass(frozen=True, eq=False)
+class _ChainChoices:
+    """The choices of a roll of all N dice (the chain's rolls), as columns (n, 1): their
+    shift and target in need space, whether they add permanent points only (the chain goes
+    on), each outcome's first choice (starts), each choice's outcome (seg), the outcomes'
+    chances."""
+
+    sh: np.ndarray
+    tg: np.ndarray
+    perm_only: np.ndarray
+    starts: np.ndarray
+    seg: np.ndarray
+    p_out: np.ndarray
+
+    @classmethod
+    def of(cls, base: TurnModel, model: TurnModel) -> _ChainChoices:
+        opts = np.nonzero(model.out_dice[model.opt_outcome] == base.dice)[0]
+        perm_only = (base.shift[opts] == 0) & (base.perm[opts] > 0)
+        outs, starts = np.unique(model.opt_outcome[opts], return_index=True)
+        seg = np.searchsorted(starts, np.arange(len(opts)), side="right") - 1  # -> outcome
+        sh, tg = model.shift[opts][:, None], model.target[opts][:, None]
+        return cls(sh, tg, perm_only, starts, seg, model.prob[outs])
+
+
+def _permanent_chain(
+    base: TurnModel, model: TurnModel, sol: TurnSolution, ns: _NeedSpace
+) -> tuple[np.ndarray, np.ndarray]:
+    """The chain of turns whose every point so far is permanent, backward over need
+    space's totals r = 0..X (beyond X: ahead, bank, win), every other choice read from the
+    ordinary solution sol: (value, leaders' share) (B, X + 1) at the start of the turn."""
+    X, tie, low = ns.X, ns.tie, ns.low
+    B = len(tie)
     L = sol.roll.shape[2] + int(model.shift.max()) + 1
     V = sol.extended(L)  # (B, S, L), ordinary states
     Ev = sol.extended_extra(0, L)
-    opts = np.nonzero(model.out_dice[model.opt_outcome] == N)[0]
-    perm_only = (base.shift[opts] == 0) & (base.perm[opts] > 0)
-    outs, starts = np.unique(model.opt_outcome[opts], return_index=True)
-    p_out = model.prob[outs]
-    pz = model.p_zilch[N]
+    ch = _ChainChoices.of(base, model)
+    pz = model.p_zilch[base.dice]
     VT = np.ones((B, L))  # N dice, all points permanent
     ET = np.zeros((B, L))
     V0 = np.zeros((B, X + 1))  # the start (must roll)
     E0 = np.zeros((B, X + 1))
-    seg = np.searchsorted(starts, np.arange(len(opts)), side="right") - 1  # option -> outcome
-    sh, tg = model.shift[opts][:, None], model.target[opts][:, None]
     # the chain looks up its own values no nearer than its smallest permanent-only step:
     # that many totals at a time are solved together
-    step = int(sh[perm_only].min()) if perm_only.any() else X + 1
-    for hi in range(X, -1, -step):  # beyond X: ahead, bank, win
+    step = int(ch.sh[ch.perm_only].min()) if ch.perm_only.any() else X + 1
+    for hi in range(X, -1, -step):
         r = np.arange(max(hi - step + 1, 0), hi + 1)
-        nxt = np.minimum(r[None, :] + sh, L - 1)  # (opts, totals)
-        vals = np.where(perm_only[:, None], VT[:, nxt], V[:, tg, nxt])  # (B, opts, totals)
-        evs = np.where(perm_only[:, None], ET[:, nxt], Ev[:, tg, nxt])
-        best = np.maximum.reduceat(vals, starts, axis=1)
-        first = np.where(vals >= best[:, seg], np.arange(len(opts))[:, None], len(opts))
-        pick = np.minimum.reduceat(first, starts, axis=1)
-        roll_v = np.einsum("bot,o->bt", best, p_out)
-        roll_e = np.einsum("bot,o->bt", np.take_along_axis(evs, pick, axis=1), p_out)
+        nxt = np.minimum(r[None, :] + ch.sh, L - 1)  # (opts, totals)
+        vals = np.where(ch.perm_only[:, None], VT[:, nxt], V[:, ch.tg, nxt])  # (B, opts, totals)
+        evs = np.where(ch.perm_only[:, None], ET[:, nxt], Ev[:, ch.tg, nxt])
+        roll_v, roll_e = _best_rolls(ch, vals, evs)
         at_x = (r == X)[None, :]  # all permanent: a zilch keeps x = t
         rv = roll_v + pz * np.where(at_x, tie[:, None], 0.0)
         re = roll_e + pz * np.where(at_x, tie[:, None], low[:, None])
-        bv = bank(r)
+        bv = ns.bank(r)
         banks = bv >= rv
         VT[:, r] = np.where(banks, bv, rv)
-        ET[:, r] = np.where(banks, lead(r), re)
+        ET[:, r] = np.where(banks, ns.lead(r), re)
         V0[:, r] = roll_v  # the start: need = d > 0, zilch loses
         E0[:, r] = roll_e + pz * low[:, None]
-    return V0[ci, X - d], E0[ci, X - d]
+    return V0, E0
+
+
+def _best_rolls(
+    ch: _ChainChoices, vals: np.ndarray, evs: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """A roll of N dice (B, totals) from each choice's value and extra (B, choices,
+    totals): each outcome's best choice (the first of equals), weighted by its chance."""
+    n = vals.shape[1]
+    best = np.maximum.reduceat(vals, ch.starts, axis=1)
+    first = np.where(vals >= best[:, ch.seg], np.arange(n)[:, None], n)
+    pick = np.minimum.reduceat(first, ch.starts, axis=1)
+    roll_v = np.einsum("bot,o->bt", best, ch.p_out)
+    roll_e = np.einsum("bot,o->bt", np.take_along_axis(evs, pick, axis=1), ch.p_out)
+    return roll_v, roll_e
 
 
 def _derived(sol: TurnSolution, cls: np.ndarray, zconst: np.ndarray) -> TurnSolution:
@@ -263,6 +315,61 @@ class _LeaderProblem:
         )
         return pay, Above(self.F[idx] - S - p, classes, cls, C)
 
+    def class_payoff(
+        self, k: int, prev: np.ndarray, above: TurnSolution | None
+    ) -> tuple[np.ndarray, np.ndarray, Payoff]:
+        """Level k's class problems: rows alike above their leaders share one (the same
+        zilch type, the same class at the level above; a zilch at the leader makes a row its
+        own class).  prev: each row's class at level k + 1, of the classes `above` (None: no
+        permanent points).  Returns each row's zilch type (below the leader -1, at 0, above
+        1), its class, and the classes' payoff."""
+        p = k * (self.step or 0)
+        G, m, at, H = self.G, self.m, self.at, len(self.G)
+        B = len(self.F)
+        zx = p if p >= m else 0
+        typ = np.sign(self.S + zx - self.F)  # a zilch ends below (-1), at (0) or above the leader
+        key = np.column_stack([typ, np.where(typ == 0, np.arange(B), -1), prev])
+        _, rep, inv = np.unique(key, axis=0, return_index=True, return_inverse=True)
+        t, nc = typ[rep], len(rep)
+        zU = np.where(t < 0, 0.0, np.where(t == 0, self.T[rep], at(G, 1.0, zx)))
+        src = {self.step: above.take(prev[rep])} if self.step and above is not None else {}
+        pay = Payoff(
+            bank=partial(self._class_bank, G, 1.0, p, nc, m),
+            zilch=zU,
+            tail=Tail.constant(np.ones(nc), start=max(H - p, m - p, 0)),
+            extras=self._class_extras(p, zx, t, rep),
+            permanent=Permanent(sources=src),
+        )
+        return typ, inv.ravel(), pay
+
+    def _class_extras(self, p: int, zx: int, t: np.ndarray, rep: np.ndarray) -> tuple[Extra, ...]:
+        """The classes' extras at level p (zilch types t of their rows rep): the rows'
+        E, then the chance of a zilch below the leader (its row-specific C: Above)."""
+        E, nc = len(self.EG), len(rep)
+        extras = []
+        for j in range(E + 1):
+            if j < E:
+                zE = np.where(
+                    t < 0, 0.0, np.where(t == 0, self.ET[j, rep], self.at(self.EG[j], 0.0, zx))
+                )
+                bank = partial(self._class_bank, self.EG[j], 0.0, p, nc, None)
+            else:  # the chance of a zilch below the leader
+                zE = (t < 0).astype(float)
+                bank = partial(self._class_bank, np.zeros_like(self.G), 0.0, p, nc, None)
+            extras.append(Extra(bank=bank, zilch=zE, tail=Tail.constant(np.zeros(nc))))
+        return tuple(extras)
+
+    def _class_bank(
+        self, arr: np.ndarray, inf: float, p: int, nc: int, m: int | None, r: np.ndarray
+    ) -> np.ndarray:
+        """Banking r at risk at level p, in every class alike: arr at r + p (inf past the
+        grid); m: where at least m units must be banked (None: no minimum, an extra)."""
+        if m is None:
+            return np.broadcast_to(self.at(arr, inf, r + p), (nc, len(r)))
+        return np.broadcast_to(
+            np.where(r + p >= m, self.at(arr, inf, r + p), -np.inf), (nc, len(r))
+        )
+
 
 @dataclass
 class LeaderRows:
@@ -277,8 +384,9 @@ class LeaderRows:
     cls: list[Any]  # (B,) class of each row, per level
     typ: list[Any]  # (B,) a zilch at level k ends below/at/above the leader
     first: list[int]
-    own_start: tuple | None = None  # (value, extras) at the start, rows first[0]..B-1
-    _values: dict = field(default_factory=dict, repr=False)
+    # (value, extras) at the start of the turn, rows first[0]..B-1
+    own_start: tuple[np.ndarray, np.ndarray] | None = None
+    _values: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
 
     def class_value(self, k: int) -> np.ndarray:
         """V of level k's classes (the better of rolling and banking), computed once."""
@@ -395,74 +503,44 @@ def solve_leader_rows(
     solves its classes on the whole grid and the rows only up to their leader (Above),
     keeping only their values (rows are many; LeaderRows.levels solves one again in full)."""
     rules = model.rules
-    H = len(G)
-    E, B = len(EG), len(F)
-    m = rules.min_bank_units(on_board)
+    H, B = len(G), len(F)
     step = rules.perm_step
-    top = math.ceil(H / step) if step else 0
-    pr = _LeaderProblem(model, S, G, EG, F, T, ET, C, m, step)
-    at = pr.at
-    n = top + 1
+    n = (math.ceil(H / step) if step else 0) + 1
+    pr = _LeaderProblem(model, S, G, EG, F, T, ET, C, rules.min_bank_units(on_board), step)
     solved = LeaderRows(pr, [None] * n, [None] * n, [None] * n, [B] * n)
     prev = np.zeros(B, np.int64)
     own = None  # the rows' own values at the level above
-    for k in range(top, -1, -1):
-        p = k * (step or 0)
-        if p >= H:  # the turn is already beyond every reach: a win
+    for k in range(n - 1, -1, -1):
+        if k * (step or 0) >= H:  # the turn is already beyond every reach: a win
             solved.classes[k] = TurnSolution.constant(model, np.ones(1)).with_constant_extras(
-                np.zeros((E + 1, 1))
+                np.zeros((len(EG) + 1, 1))
             )
             solved.cls[k] = prev = np.zeros(B, np.int64)
             solved.typ[k] = np.ones(B, np.int64)
             continue
-        zx = p if p >= m else 0
-        typ = np.sign(S + zx - F)  # a zilch ends below (-1), at (0) or above the leader
-        key = np.column_stack([typ, np.where(typ == 0, np.arange(B), -1), prev])
-        _, rep, inv = np.unique(key, axis=0, return_index=True, return_inverse=True)
-        inv = inv.ravel()
-        t = typ[rep]
-        nc = len(rep)
-        zU = np.where(t < 0, 0.0, np.where(t == 0, T[rep], at(G, 1.0, zx)))
-
-        def class_bank(arr: np.ndarray, inf: float) -> Callable[[np.ndarray], np.ndarray]:
-            return lambda r: np.broadcast_to(at(arr, inf, r + p), (nc, len(r)))
-
-        extras = []
-        for j in range(E + 1):
-            if j < E:
-                zE = np.where(t < 0, 0.0, np.where(t == 0, ET[j, rep], at(EG[j], 0.0, zx)))
-                bank = class_bank(EG[j], 0.0)
-            else:  # the chance of a zilch below the leader
-                zE = (t < 0).astype(float)
-                bank = class_bank(np.zeros_like(G), 0.0)
-            extras.append(Extra(bank=bank, zilch=zE, tail=Tail.constant(np.zeros(nc))))
-        src = {step: solved.classes[k + 1].take(prev[rep])} if step else {}
-        pay = Payoff(
-            bank=lambda r: np.broadcast_to(
-                np.where(r + p >= m, at(G, 1.0, r + p), -np.inf), (nc, len(r))
-            ),
-            zilch=zU,
-            tail=Tail.constant(np.ones(nc), start=max(H - p, m - p, 0)),
-            extras=tuple(extras),
-            permanent=Permanent(sources=src),
-        )
-        solved.classes[k], solved.cls[k], solved.typ[k] = solve_turn(model, pay), inv, typ
+        typ, prev, pay = pr.class_payoff(k, prev, solved.classes[k + 1] if step else None)
+        solved.classes[k], solved.cls[k], solved.typ[k] = solve_turn(model, pay), prev, typ
         # the rows at or below their leader at this level: solved up to it
-        f = int(np.searchsorted(F - S - p, 0, side="left"))
-        solved.first[k] = f
-        if f < B:
-            idx = np.arange(f, B)
-            level_above = _LevelSource(solved, k + 1, idx, own) if step else None
-            own = solve_row_values(
-                model, *pr.rows_payoff(k, idx, typ[idx], solved.classes[k], inv[idx], level_above)
-            )
-        else:
-            own = None
-        prev = inv
+        solved.first[k] = int(np.searchsorted(F - S - k * (step or 0), 0, side="left"))
+        own = _own_rows(solved, k, own) if solved.first[k] < B else None
     if own is not None and solved.first[0] < B:
         starts = own.layout.offset  # (row, state 0, total 0)
         solved.own_start = own.value[starts], own.extras[:, starts]
     return solved
+
+
+def _own_rows(solved: LeaderRows, k: int, above: RowValues | None) -> RowValues:
+    """Level k's rows from first[k] on (at or below their leader), each solved only up to
+    it; above: their own values at level k + 1 (the source of their permanent choices)."""
+    pr = solved.problem
+    idx = np.arange(solved.first[k], len(pr.F))
+    level_above = _LevelSource(solved, k + 1, idx, above) if pr.step else None
+    return solve_row_values(
+        pr.model,
+        *pr.rows_payoff(
+            k, idx, solved.typ[k][idx], solved.classes[k], solved.cls[k][idx], level_above
+        ),
+    )
 
 
 @dataclass
@@ -546,79 +624,116 @@ def solve_final_round(
     u = rules.unit
     check_final_round(rules, leader, scores, turn)
     L0 = leader // u
-    D = reach_bound
-    reach = [s // u + D for s in scores]
+    reach = [s // u + reach_bound for s in scores]
     reach[0] += turn // u
     F_hi = max([L0 + spread] + reach)
-    F_top = [max([L0 + spread] + reach[:j]) for j in range(len(scores))]
-    nF = F_hi - L0 + 1
     m = len(scores)
-    C = tied + m + 2
     # over the leader grid (F - L0, c): the leaders' share, and each later player's chance
-    Q = np.array([[rules.share(c) if c else 0.0 for c in range(C)]] * nF)
+    Q = np.array([[rules.share(c) if c else 0.0 for c in range(tied + m + 2)]] * (F_hi - L0 + 1))
     Z: dict[int, np.ndarray] = {}
-    players: list[PlayerTurn | None] = [None] * m
+    players: list[PlayerTurn] = []
     for j in range(m - 1, -1, -1):
         S = scores[j] // u
-        # the leader states player j can face: at the first leader's score, the tied group
-        # plus any of the j players before him; above it, up to j of those players tied
-        rows = [(L0, c) for c in range(tied, tied + j + 1)] + [
-            (L0 + f, c)
-            for f in range(1, F_top[j] - L0 + 1)
-            for c in sorted(
-                set(range(1, j + 1)) | set(range(tied, tied + j + 1) if f <= spread else ())
-            )
-        ]
-        H = F_hi - S + 1
-        Fj = S + np.arange(H)
-        later = sorted(Z)
-        E = 1 + len(later)
-        # ending above the leader: the same payoff for every row (0 below L0: never above)
-        fj = np.clip(Fj - L0, 0, None)
-        ok = Fj >= L0
-        G = np.where(ok, Q[fj, 1], 0.0)
-        EG = np.zeros((E, H))
-        for e, pl in enumerate(later, start=1):
-            EG[e] = np.where(ok, Z[pl][fj, 1], 0.0)
+        F_top = max([L0 + spread] + reach[:j])  # what the players before him can reach
+        rows = _leader_states(L0, tied, j, F_top, spread)
         f = np.array([F - L0 for F, _ in rows])
         c = np.array([c for _, c in rows])
-        tables = [Q] + [Z[pl] for pl in later]
-        on_board = rules.on_board(S)
-        if j == m - 1 and j > 0 and need_space_ok(rules, S):
-            # the last player: one row per tie count, every leader score a column
-            cs = sorted(set(c.tolist()))
-            ci = np.searchsorted(cs, c)
-            d = f + L0 - S  # deficits
-            mb = rules.min_bank_units(on_board)
-            value, leaders = last_player_need_space(
-                model, H, [Q[0, x + 1] for x in cs], [Q[0, x] for x in cs], d, ci, mb
-            )
-            ex = leaders[None, :]
-            solved = None
-        else:
-            solved = solve_leader_rows(
-                model,
-                S,
-                G,
-                EG,
-                f + L0,
-                Q[f, c + 1],
-                np.stack([tb[f, c + 1] for tb in tables]),
-                np.stack([tb[f, c] for tb in tables]),
-                on_board,
-            )
-            value, ex = solved.start()
-        players[j] = PlayerTurn(scores[j], rows, solved, value)
-        newQ = Q.copy()  # leaders beyond F_top[j]: player j changes nothing
-        newZ = {pl: Z.get(pl, np.zeros_like(Q)).copy() for pl in later + [j]}
-        newQ[f, c] = ex[0]
-        newZ[j][f, c] = value
-        for e, pl in enumerate(later, start=1):
-            newZ[pl][f, c] = ex[e]
-        Q, Z = newQ, newZ
+        last = j == m - 1 and j > 0
+        solved, value, ex = _player_turn(model, S, F_hi - S + 1, L0, Q, Z, f, c, last)
+        players.insert(0, PlayerTurn(scores[j], rows, solved, value))
+        Q, Z = _after_player(Q, Z, j, f, c, value, ex)
     p_players = [float(Z[j][0, tied]) for j in range(m)]
     by_leader = np.stack([Q[: spread + 1, tied]] + [Z[j][: spread + 1, tied] for j in range(m)], 1)
-    return FinalRound(rules, leader, tied, players, float(Q[0, tied]), p_players, by_leader)  # type: ignore[arg-type]
+    return FinalRound(rules, leader, tied, players, float(Q[0, tied]), p_players, by_leader)
+
+
+def _player_turn(
+    model: TurnModel,
+    S: int,
+    H: int,
+    L0: int,
+    Q: np.ndarray,
+    Z: dict[int, np.ndarray],
+    f: np.ndarray,
+    c: np.ndarray,
+    last: bool,
+) -> tuple[LeaderRows | None, np.ndarray, np.ndarray]:
+    """A player at score S (units) against the leader states (L0 + f, c): his rows
+    (None where solved in need space, the last player's), his chance from the start of
+    the turn and the extras (E, rows): the leaders' share and each later player's chance."""
+    rules = model.rules
+    if last and need_space_ok(rules, S):
+        return None, *_last_player(model, S, H, Q, f + L0 - S, c)
+    G, EG = _above_leader(Q, Z, S, H, L0)
+    tables = [Q] + [Z[pl] for pl in sorted(Z)]
+    ET = np.stack([tb[f, c + 1] for tb in tables])  # ending level with the leaders
+    C = np.stack([tb[f, c] for tb in tables])  # below them
+    solved = solve_leader_rows(model, S, G, EG, f + L0, Q[f, c + 1], ET, C, rules.on_board(S))
+    return solved, *solved.start()
+
+
+def _leader_states(L0: int, tied: int, j: int, F_top: int, spread: int) -> list[tuple[int, int]]:
+    """The leader states (F, c) player j can face: at the first leader's score L0, the tied
+    group plus any of the j players before him; above it, up to F_top, up to j of those
+    players tied (and within `spread` of L0 the tied group with them)."""
+    return [(L0, c) for c in range(tied, tied + j + 1)] + [
+        (L0 + f, c)
+        for f in range(1, F_top - L0 + 1)
+        for c in sorted(
+            set(range(1, j + 1)) | set(range(tied, tied + j + 1) if f <= spread else ())
+        )
+    ]
+
+
+def _above_leader(
+    Q: np.ndarray, Z: dict[int, np.ndarray], S: int, H: int, L0: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Ending above the leader at S + x (x < H) is worth the same for every row: (G, EG)
+    the chance that no later player beats it, and each later player's chance (1 + later,
+    H) (row 0 unused: the leaders' share there is 0); 0 below L0 (never above)."""
+    Fj = S + np.arange(H)
+    later = sorted(Z)
+    fj = np.clip(Fj - L0, 0, None)
+    ok = Fj >= L0
+    G = np.where(ok, Q[fj, 1], 0.0)
+    EG = np.zeros((1 + len(later), H))
+    for e, pl in enumerate(later, start=1):
+        EG[e] = np.where(ok, Z[pl][fj, 1], 0.0)
+    return G, EG
+
+
+def _last_player(
+    model: TurnModel, S: int, H: int, Q: np.ndarray, d: np.ndarray, c: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The last player at deficits d (units) with c tied leaders, one row per tie count in
+    need space: (his chance, the leaders' share (1, rows))."""
+    cs = sorted(set(c.tolist()))
+    mb = model.rules.min_bank_units(model.rules.on_board(S))
+    value, leaders = last_player_need_space(
+        model, H, [Q[0, x + 1] for x in cs], [Q[0, x] for x in cs], d, np.searchsorted(cs, c), mb
+    )
+    return value, leaders[None, :]
+
+
+def _after_player(
+    Q: np.ndarray,
+    Z: dict[int, np.ndarray],
+    j: int,
+    f: np.ndarray,
+    c: np.ndarray,
+    value: np.ndarray,
+    ex: np.ndarray,
+) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+    """Q and Z before player j: at the leader states (f, c) he faces, the leaders' share and
+    every later player's chance under his play (ex), and his own chance (value)."""
+    later = sorted(Z)
+    newQ = Q.copy()  # leaders beyond F_top[j]: player j changes nothing
+    newZ = {pl: Z.get(pl, np.zeros_like(Q)).copy() for pl in later + [j]}
+    newQ[f, c] = ex[0]
+    newZ[j][f, c] = value
+    for e, pl in enumerate(later, start=1):
+        newZ[pl][f, c] = ex[e]
+    return newQ, newZ
 
 
 def stopping_rule(

@@ -35,7 +35,7 @@ from ..rules import RuleSet
 from ..turn import TurnSolution, solve_turn
 from ..turn.starts import zilch_starts
 from .final_round import solve_final_round
-from .game import NEWTON_TOL, _bank_minimums, sums_to_one, turn_payoff
+from .plain_game import NEWTON_TOL, bank_minimums, sums_to_one, turn_payoff
 
 MAX_PLAYERS = 6
 ORBITS_PER_TASK = 256  # at most, per task: the table does not depend on the batches at all
@@ -274,7 +274,7 @@ def solve_turns(model: TurnModel, states: np.ndarray, U: np.ndarray, z: np.ndarr
     extras."""
     rules = model.rules
     seats = list(_seats(rules, U.shape[2]))
-    mins = _bank_minimums(rules, states[:, 0])
+    mins = bank_minimums(rules, states[:, 0])
     others = np.ascontiguousarray(U[..., seats].transpose(2, 0, 1))
     sol = solve_turn(
         model, turn_payoff(model, np.ascontiguousarray(U[..., 0]), z, mins, others=others)
@@ -290,7 +290,7 @@ def turn_parts(
     turn.starts: no whole solution's grid) where it is built, else from whole turns."""
     N = U.shape[2]
     seats = list(_seats(model.rules, N))
-    mins = _bank_minimums(model.rules, states[:, 0])
+    mins = bank_minimums(model.rules, states[:, 0])
     # (a range of seats: a view, copied once into the kernel's extras)
     others = np.moveaxis(U[..., seats[0] : seats[-1] + 1], -1, 0) if seats else None
     got = zilch_starts(model, np.ascontiguousarray(U[..., 0]), z, mins, others)

@@ -18,7 +18,6 @@ sum, the T = 0 states pair up by their zilches and are solved as the plain game'
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -28,18 +27,17 @@ from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import solve_turn
 from ..turn.starts import ChainRows, FirstPassage, chain_table, solve_starts, turn_cuts
-from .game import (
+from .game_run import GameRun, SumCheckpoints
+from .last_turn import last_turn_start
+from .plain_game import (
     BASE_SECONDS,
-    Checkpoint,
     Finals,
-    SumCheckpoints,
     check_supported,
     game_starts,
     newton_on_pairs,
     score_pairs,
     turn_payoff,
 )
-from .last_turn import last_turn_start
 
 if TYPE_CHECKING:
     from ..turn import TurnSolution
@@ -182,24 +180,14 @@ def _previous_banks(rules: RuleSet, b: int) -> np.ndarray:
     return np.concatenate([[0], np.arange(low, b + 1)])
 
 
-def solve_overtaking_game(
-    model: TurnModel,
-    reach_bound: int,
-    target: int | None = None,
-    progress: Callable[[int], None] | None = None,
-    checkpoint: Checkpoint | None = None,
-    checkpoint_every: float | None = None,
-) -> OvertakingGame:
-    """W for every pair of scores below the target and every previous bank.
-    progress(sum): after each score sum.  checkpoint: where to save the sums solved and to
-    resume from, as the plain game does (game.solve_game; every 10 s by default, and at
-    least ten times what a save takes; 0: after every sum); discarded when done."""
-    rules = model.rules
+def solve_overtaking_game(run: GameRun) -> OvertakingGame:
+    """W for every pair of scores below the run's target and every previous bank;
+    run.progress(sigma) after each score sum; the run's checkpoint as the plain game's
+    (plain_game.solve_game)."""
+    model, rules = run.model, run.rules
     check_overtaking(rules)
-    target = rules.target if target is None else target
-    assert target is not None
-    R = rules.reach_units(target)
-    finals = OvertakingFinals.solve(model, R, reach_bound)
+    target, R, checkpoint = run.goal, run.R, run.checkpoint
+    finals = OvertakingFinals.solve(model, R, run.reach_bound)
     W = np.full((R, R, R), np.nan)
     first = 2 * (R - 1)
     expect = {
@@ -213,7 +201,7 @@ def solve_overtaking_game(
         nxt = int(got[0].get("next_sum", first + 1))
         if got[1]["W"].shape == W.shape and -1 <= nxt <= first:
             first, W = nxt, np.array(got[1]["W"])
-    saver = SumCheckpoints(checkpoint, expect, checkpoint_every)
+    saver = SumCheckpoints(checkpoint, expect, run.checkpoint_every)
     passage = FirstPassage.of(model, R) if model.single_choice else None
     for sigma in range(first, -1, -1):
         pairs = score_pairs(sigma, R)
@@ -244,8 +232,7 @@ def solve_overtaking_game(
                     :, 0, 0
                 ]
         saver.after(sigma, lambda: {"W": W})
-        if progress:
-            progress(sigma)
+        run.step(sigma)
     saver.done()
     return OvertakingGame(model, target, W, finals)
 
@@ -292,10 +279,10 @@ SECONDS_PER_R2 = 16.6 / 300**2
 SECONDS_PER_R4 = 8.1 / 60**4
 
 
-def estimate(model: TurnModel, target: int | None = None) -> tuple[float, float]:
+def estimate(run: GameRun) -> tuple[float, float]:
     """(bytes, seconds) a solve of the game with overtaking takes, roughly: W (R**3) and
     one batch of turns."""
-    R = model.rules.reach_units(target)
+    model, R = run.model, run.R
     nbytes = 8.0 * R**3 + 8.0 * ROWS * model.states * 4 * (2 * R + 100)
     solve = SECONDS_PER_R2 * R**2 if model.single_choice else SECONDS_PER_R4 * float(R) ** 4
     return nbytes, BASE_SECONDS + solve

@@ -23,7 +23,6 @@ from 0.5 everywhere.  (Anderson mixing of the sweeps was tried: more sweeps.)
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -33,7 +32,8 @@ from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import solve_turn
-from .game import (
+from .game_run import GameRun
+from .plain_game import (
     BASE_BYTES_STARTS,
     Finals,
     FromLowest,
@@ -128,12 +128,12 @@ def _first_iterate(model: TurnModel, reach_bound: int, R: int, lo: int) -> np.nd
     from dataclasses import replace
 
     from .average import solve_average
-    from .game import solve_game
+    from .plain_game import solve_game
 
     rules = model.rules
     plain = replace(model, rules=replace(rules, three_zilch_penalty=0))
     N = R - lo
-    W0 = solve_game(plain, reach_bound, (N - (rules.reach == "more_than")) * rules.unit).W
+    W0 = solve_game(GameRun(plain, reach_bound, (N - (rules.reach == "more_than")) * rules.unit)).W
     assert W0.shape == (N, N)
     *_, rel = solve_average(model)
     shifted = [_at(np.arange(N) + rel.h(k, True) / rules.unit) for k in range(3)]
@@ -259,30 +259,20 @@ def _sweep(
     return Wn, worst
 
 
-def solve_penalty_game(
-    model: TurnModel,
-    reach_bound: int,
-    target: int | None = None,
-    lowest: int | None = None,
-    progress: Callable[[int, float], None] | None = None,
-) -> PenaltyGame:
-    """W for every pair of scores in [lowest, target) and counts of zilches in a row.
-    progress(sweep, residual): after each sweep."""
-    rules = model.rules
+def solve_penalty_game(run: GameRun) -> PenaltyGame:
+    """W for every pair of scores in [run's lowest, target) and counts of zilches in a row;
+    run.progress(sweep, residual) after each sweep."""
+    model, rules = run.model, run.rules
     check_supported(rules)
-    target = rules.target if target is None else target
-    assert target is not None
-    R = rules.reach_units(target)
-    lo = lowest_units(rules, lowest)
+    target, R = run.goal, run.R
+    lo = lowest_units(rules, run.lowest)
     P = rules.three_zilch_penalty // rules.unit
-    finals = Finals.solve(model, R, 0 if rules.end == "instant" else reach_bound)
-    if progress:
-        progress(0, 1.0)
-    W = _first_iterate(model, reach_bound, R, lo)
+    finals = Finals.solve(model, R, run.reach_bound)
+    run.step(0, 1.0)
+    W = _first_iterate(model, run.reach_bound, R, lo)
     for sweep in range(1, SWEEPS + 1):
         W, residual = _sweep(model, W, finals, R, lo, P)
-        if progress:
-            progress(sweep, residual)
+        run.step(sweep, residual)
         if residual < TOL:  # every sum's solve reproduced the iterate: the fixed point
             return PenaltyGame(model, target, lo, W, finals, sweep)
     raise InputError(f"{rules.name}: the game with the penalty does not settle in {SWEEPS} sweeps")
@@ -298,16 +288,13 @@ SWEEPS_TYPICAL = 10
 BASE_SECONDS = 3.0
 
 
-def estimate(
-    model: TurnModel, target: int | None = None, lowest: int | None = None, reach_bound: int = 0
-) -> tuple[float, float]:
+def estimate(run: GameRun) -> tuple[float, float]:
     """(bytes, seconds) a solve of the game with the penalty takes, roughly: the process,
     the table and the sweep's copy (and the first iterate), one sum's bank payoffs (a row
     of N + D + 1 per state, its lines as many again); measured peaks 71, 81, 104 MB for
     the three solves above."""
-    rules = model.rules
-    R = rules.reach_units(target)
-    lo = lowest_units(rules, lowest)
+    rules, R = run.rules, run.R
+    lo = lowest_units(rules, run.lowest)
     N = R - lo
-    nbytes = BASE_BYTES_STARTS + 3 * 8.0 * 9 * N * N + 2 * 8.0 * 9 * N * (N + reach_bound + 1)
+    nbytes = BASE_BYTES_STARTS + 3 * 8.0 * 9 * N * N + 2 * 8.0 * 9 * N * (N + run.reach_bound + 1)
     return nbytes, BASE_SECONDS + SECONDS_PER_CELL * N * N * (N + 60) * SWEEPS_TYPICAL

@@ -23,7 +23,7 @@ A side's turn from (a, b):
   changes a bank, so A is a dot product with the payoffs.
 The final round: once a bank reaches the target the other side plays its last turn, the
 optimal one (the end-game's) or a fixed policy's: its own choices, banking as soon as its
-score beats the leader's (play/last_turn.py).  Zilch-online's permanent points go through the
+score beats the leader's (play/policy_last_turn.py).  Zilch-online's permanent points go through the
 same two routes (the levels of the game's turn; a zilch that records permanent points is one
 of the distribution's totals).  Every variant the game table does not cover with a fixed
 policy is refused in one line (check_supported).
@@ -31,25 +31,25 @@ policy is refused in one line (check_supported).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
 from ..errors import InputError
-from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn.starts import zilch_starts
-from .game import Finals, GameTable, GameTurns, _bank_minimums, _game_U, score_pairs
-from .game import check_supported as check_game
+from .game_run import GameRun
+from .plain_game import Finals, GameTable, GameTurns, bank_minimums, game_U, score_pairs
+from .plain_game import check_supported as check_game
 
 
 class Side(Protocol):
     """One player's play: what his turns from score pairs are worth against payoffs U
     (P's chance when the turn ends with x points added), and his last turns."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def finals(self) -> Finals:
         """The other player's chance once he banks to the target against this side (its
@@ -94,14 +94,14 @@ def _start_extras(g: GameTable, rows: np.ndarray, lose: np.ndarray) -> np.ndarra
     if rules.has_permanent:
         return None
     a, b = rows[:, 0], rows[:, 1]
-    U = _game_U(rules, g.W, g.finals, rows, g.W.shape[0])
-    got = zilch_starts(model, U, 1.0 - g.W[b, a], _bank_minimums(rules, a), lose[None])
+    U = game_U(rules, g.W, g.finals, rows, g.W.shape[0])
+    got = zilch_starts(model, U, 1.0 - g.W[b, a], bank_minimums(rules, a), lose[None])
     return None if got is None else np.stack([got[1], got[2][0]])
 
 
 def solve_gametable_turns(g: GameTable, rows: np.ndarray, others: np.ndarray) -> GameTurns:
     """The game table's turns from rows with extra payoffs (solve_game_turns' others)."""
-    from .game import solve_game_turns
+    from .plain_game import solve_game_turns
 
     return solve_game_turns(g.model, g.W, g.finals, rows, others=others)
 
@@ -145,31 +145,39 @@ def check_supported(rules: RuleSet, simulated: bool = False) -> None:
     check_game(rules)  # (the target, a tie worth half a win)
 
 
-def solve_policy_game(
-    model: TurnModel,
-    P: Side,
-    Q: Side,
-    target: int,
-    progress: Callable[[int], None] | None = None,
-) -> PolicyGame:
-    """X and Y for every pair of scores below the target (the score sums from the top)."""
-    rules = model.rules
+ENDLESS = 1e-12  # 1 - P(both turns zilch) below this: a game from there never ends
+
+
+def _endless(rules: RuleSet, P: Side, Q: Side, row: np.ndarray) -> str:
+    a, b = (int(x) * rules.unit for x in row)
+    return (
+        f"{P.name} against {Q.name}: from scores {a} and {b} every turn of both ends in a "
+        "zilch (neither ever banks there), so the game never ends and has no chance of "
+        "winning to give"
+    )
+
+
+def solve_policy_game(run: GameRun, P: Side, Q: Side) -> PolicyGame:
+    """X and Y for every pair of scores below the run's target (the score sums from the
+    top; run.progress(sigma) after each); P moves first, Q answers."""
+    rules, target, R = run.rules, run.goal, run.R
     check_supported(rules)
-    R = rules.reach_units(target)
     fin_P, fin_Q = P.finals(), Q.finals()
     X = np.full((R, R), np.nan)
     Y = np.full((R, R), np.nan)
     for sigma in range(2 * (R - 1), -1, -1):
         rows = score_pairs(sigma, R)
         partner = len(rows) - 1 - np.arange(len(rows))  # (b, a) of row i
-        UP = _game_U(rules, Y, fin_Q, rows, R)  # P moves: Q's values, Q's last turn
-        UQ = _game_U(rules, X, fin_P, rows, R)
+        UP = game_U(rules, Y, fin_Q, rows, R)  # P moves: Q's values, Q's last turn
+        UQ = game_U(rules, X, fin_P, rows, R)
         UP[:, 0] = UQ[:, 0] = 0.0  # (same sum, not solved yet: the zilch is in g)
         A_P, g_P = P.turn(rows, UP)
         A_Q, g_Q = Q.turn(rows, UQ)
-        x = (A_P + g_P * (1.0 - A_Q[partner] - g_Q[partner])) / (1.0 - g_P * g_Q[partner])
+        both_zilch = g_P * g_Q[partner]  # (each turn of both ends in a zilch: no change)
+        if (both_zilch >= 1.0 - ENDLESS).any():
+            raise InputError(_endless(rules, P, Q, rows[both_zilch >= 1.0 - ENDLESS][0]))
+        x = (A_P + g_P * (1.0 - A_Q[partner] - g_Q[partner])) / (1.0 - both_zilch)
         X[rows[:, 0], rows[:, 1]] = x
         Y[rows[:, 0], rows[:, 1]] = A_Q + g_Q * (1.0 - x[partner])
-        if progress:
-            progress(sigma)
+        run.step(sigma)
     return PolicyGame(rules, target, P.name, Q.name, X, Y)

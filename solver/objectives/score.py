@@ -23,7 +23,6 @@ from ..turn.state import StateValues, TurnState
 
 if TYPE_CHECKING:
     from ..turn.payoff import Extra, Payoff
-    from .average import Relative
 
 
 def score_payoff(
@@ -61,6 +60,26 @@ def solve_score(model: TurnModel) -> tuple[TurnSolution, TurnSolution | None]:
     amounts = sorted({int(p) for p in model.perm if p})
     main = solve_turn(model, score_payoff(rules, minimums, {a: secured for a in amounts}))
     return main, secured
+
+
+@dataclass(frozen=True)
+class Relative:
+    """The long-run average g and the relative values h(k, on board), h(0, on) = 0."""
+
+    average: float
+    on: tuple[float, float, float]
+    off: tuple[float, float, float]
+
+    def h(self, k: int, on_board: bool) -> float:
+        return (self.on if on_board else self.off)[k]
+
+    def to_array(self) -> np.ndarray:
+        return np.array([self.average, *self.on, *self.off])
+
+    @classmethod
+    def from_array(cls, a: np.ndarray) -> Relative:
+        v = [float(x) for x in a]
+        return cls(v[0], (v[1], v[2], v[3]), (v[4], v[5], v[6]))
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ choices when its dice may join them.
 Under pyramiding the dice of each face frozen since the last pick-up of all dice form one
 group; a rolled die of that face joins it when that raises the group's score, and the roll
 adds score(group after) - score(group before), a group scored as the best split of its dice
-(``_face_groups``).  Of a group only one thing matters for the rest of the turn: what it adds
+(``face_groups``).  Of a group only one thing matters for the rest of the turn: what it adds
 to j = 1..n more dice of its face, n the dice still to roll.  So a group is replaced by the
 smallest count that adds the same (its *canonical* count), 0 where it adds exactly what the
 dice would score alone.  A turn state is (dice to roll, canonical count per face): the states
@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import InputError
 from ..rules import RuleSet
 from .dice import FACES, Outcome
-from .scoring import _face_groups
+from .scoring import face_groups
 
 NONE = (0,) * FACES
 
@@ -56,7 +56,7 @@ class TurnStates:
 
     @property
     def best(self) -> list[list[int]]:
-        return _face_groups(self.rules)
+        return face_groups(self.rules)
 
     def canonical(self, frozen: Sequence[int], n: int) -> tuple[int, ...]:
         """Each face's group replaced by the smallest count that adds the same to n dice."""
@@ -119,7 +119,7 @@ def check_frozen(rules: RuleSet, counts: tuple[int, ...], dice: int) -> None:
             f"{rules.dice} dice of {rules.name}",
             "frozen",
         )
-    best = _face_groups(rules)
+    best = face_groups(rules)
     for f, g in enumerate(counts):
         if g and best[f][g] <= 0:
             raise InputError(

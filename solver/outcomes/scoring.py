@@ -38,7 +38,7 @@ class ScoredOutcome:
         return max((c.points for c in self.choices), default=0)
 
 
-def _face_groups(rules: RuleSet) -> list[list[int]]:
+def face_groups(rules: RuleSet) -> list[list[int]]:
     """best[f][c]: most points from exactly c dice of face f split into groups, -1 if none."""
     best = []
     for f in range(FACES):
@@ -52,7 +52,7 @@ def _face_groups(rules: RuleSet) -> list[list[int]]:
     return best
 
 
-def _splits(
+def splits(
     rules: RuleSet, groups: list[list[int]], kept: Sequence[int], matched: bool
 ) -> list[tuple[int, int]]:
     """(points, permanent) of every way to split exactly the dice `kept` into combinations."""
@@ -97,13 +97,13 @@ def _signatures(pat: Pattern) -> frozenset[tuple[int, ...]]:
 def score_outcome(
     rules: RuleSet, outcome: Outcome, groups: list[list[int]] | None = None
 ) -> ScoredOutcome:
-    groups = groups or _face_groups(rules)
+    groups = groups or face_groups(rules)
     n = sum(outcome.counts)
     found: dict[tuple[int, int, int], tuple[int, ...]] = {}  # (left, points, perm) -> kept
     for kept in product(*(range(c + 1) for c in outcome.counts)):
         if not any(kept):
             continue
-        for pts, perm in _splits(rules, groups, kept, outcome.matched):
+        for pts, perm in splits(rules, groups, kept, outcome.matched):
             key = (n - sum(kept), pts, perm)
             found.setdefault(key, kept)
     if not found and n == 6:
@@ -131,7 +131,7 @@ def score_outcome(
 @lru_cache(maxsize=64)
 def scored(rules: RuleSet, n: int) -> tuple[ScoredOutcome, ...]:
     """Every outcome of n dice with its choices, in the order of dice.outcomes."""
-    groups = _face_groups(rules)
+    groups = face_groups(rules)
     return tuple(score_outcome(rules, o, groups) for o in outcomes(n, rules.colour_pairs))
 
 

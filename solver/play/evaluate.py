@@ -12,11 +12,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError
 from ..outcomes.model import TurnModel
+from ..rules import RuleSet
 from ..turn import TurnState
 from .policies import Policy
 
 RESIDUAL = 1e-18
+# (permanent level, at-risk total) pairs a pass carries mass through before the policy is
+# refused as too slow to end: zilch-online's optimal turn needs 38 126, a policy that never
+# banks there runs on past a million (its permanent points only grow until a zilch)
+MAX_CELLS = 200_000
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,7 @@ def evaluate(
     dist: dict[int, float] = {}
     p_zilch = 0.0
     remaining = 1.0
+    cells = 0
     while mass and remaining > RESIDUAL:
         p = min(mass)
         M = mass.pop(p)
@@ -92,21 +99,10 @@ def evaluate(
             om = mn[model.out_group] * model.prob
             live = om > 0
             if live.any():
-                pick = policy.choose(model, None, r, p)
-                tgt, r2, p2 = model.target[pick], r + model.shift[pick], p + model.perm[pick]
-                for pp in np.unique(p2[live]):
-                    sel = live & (p2 == pp)
-                    dest = M if pp == p else mass.setdefault(int(pp), np.zeros((S, 64)))
-                    need = int(r2[sel].max()) + 1
-                    if need > dest.shape[1]:
-                        grown = np.zeros((S, max(need, 2 * dest.shape[1])))
-                        grown[:, : dest.shape[1]] = dest
-                        dest = grown
-                        if pp == p:
-                            M = dest
-                        else:
-                            mass[int(pp)] = dest
-                    np.add.at(dest, (tgt[sel], r2[sel]), om[sel])
+                cells += 1
+                if cells > MAX_CELLS:
+                    raise InputError(_too_long(rules, r + p, remaining))
+                M = _carry(model, policy, M, mass, r, p, om, live)
             M[:, r] = 0.0
             r += 1
             if remaining <= RESIDUAL:
@@ -114,3 +110,44 @@ def evaluate(
     totals = np.array(sorted(dist), dtype=np.int64)
     probs = np.array([dist[t] for t in totals])
     return Distribution(totals, probs, float(p_zilch), float(max(remaining, 0.0)))
+
+
+def _too_long(rules: RuleSet, units: int, remaining: float) -> str:
+    return (
+        f"this policy's turn is still going at {units * rules.unit} points with probability "
+        f"{remaining:.1e} after {MAX_CELLS} of its states: it banks too rarely (or never: then "
+        "only a zilch ends a turn) for its distribution to be summed exactly; give it bank "
+        "thresholds that turns reach"
+    )
+
+
+def _carry(
+    model: TurnModel,
+    policy: Policy,
+    M: np.ndarray,
+    mass: dict[int, np.ndarray],
+    r: int,
+    p: int,
+    om: np.ndarray,
+    live: np.ndarray,
+) -> np.ndarray:
+    """The mass om (by outcome; live: where it is not 0) rolled at (r, p) carried to the
+    states its choices lead to: on level p into M, on a level above into `mass` (new, or
+    grown where too short); returns M (grown where too short)."""
+    S = model.states
+    pick = policy.choose(model, None, r, p)
+    tgt, r2, p2 = model.target[pick], r + model.shift[pick], p + model.perm[pick]
+    for pp in np.unique(p2[live]):
+        sel = live & (p2 == pp)
+        dest = M if pp == p else mass.setdefault(int(pp), np.zeros((S, 64)))
+        need = int(r2[sel].max()) + 1
+        if need > dest.shape[1]:
+            grown = np.zeros((S, max(need, 2 * dest.shape[1])))
+            grown[:, : dest.shape[1]] = dest
+            dest = grown
+            if pp == p:
+                M = dest
+            else:
+                mass[int(pp)] = dest
+        np.add.at(dest, (tgt[sel], r2[sel]), om[sel])
+    return M

@@ -3,7 +3,7 @@ policy that does not look at the scores -- the expected-points card, a policy fi
 turn from score a is the exact distribution of the points it records (play/evaluate.py), one
 per board flag and, with bank_at_target, per goal closer than the totals it banks at anyway;
 its last turn the chance of its own choices, banking as soon as it beats the leader, for
-every deficit (play/last_turn.py)."""
+every deficit (play/policy_last_turn.py)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..objectives.game import Finals
+from ..objectives.plain_game import Finals
 from ..outcomes.model import TurnModel
 from .evaluate import evaluate
-from .last_turn import beat_chances
 from .policies import GoalPolicy, Policy
+from .policy_last_turn import beat_chances
 
 
 @dataclass(eq=False)
@@ -31,7 +31,7 @@ class FixedSide:
     D: int  # the deficits a last turn covers past the target (Finals.D)
     policy: Callable[[bool], Policy]
     goal: dict[bool, int] | None = None
-    _dists: dict = field(default_factory=dict)
+    _dists: dict[tuple[bool, int | None], np.ndarray] = field(default_factory=dict)
 
     def finals(self) -> Finals:
         rules = self.model.rules

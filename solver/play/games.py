@@ -8,7 +8,7 @@ A player is his turns and his last turn:
   optimal last turn (solve_last_turn, every deficit of the games in play at once);
 - a fixed policy (the card, a policy file): its compiled play by board flag, with
   bank_at_target the target as a goal (GoalPolicy, each game's own); its last turn its own
-  choices, banking as soon as the total beats the leader (play/last_turn.py's rule).
+  choices, banking as soon as the total beats the leader (play/policy_last_turn.py's rule).
 Games are played in batches; only counts are kept, so memory does not grow with the games.
 """
 
@@ -16,12 +16,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 
+from ..errors import InputError
 from ..outcomes.model import TurnModel
+from ..progress import Progress, steps
 from .policies import GoalPolicy, OptimalPolicy, Policy
 from .simulate import play_turns
+
+if TYPE_CHECKING:
+    from ..objectives.plain_game import GameTable
+    from ..turn.solution import TurnLevels
 
 PAIRS = 256  # score pairs whose turns are solved at once (memory: about 20 MB for farkle)
 
@@ -38,7 +45,7 @@ class Player:
         raise NotImplementedError
 
 
-def _levels_policy(levels) -> OptimalPolicy:
+def _levels_policy(levels: TurnLevels) -> OptimalPolicy:
     """The optimal play of solved turns, each situation on its own batch row."""
     cap = max(lv.cap for lv in levels)
     return OptimalPolicy(levels.values, None, cap=cap, levels=len(levels))
@@ -51,12 +58,12 @@ def _flags(model: TurnModel, scores: np.ndarray) -> np.ndarray:
 
 @dataclass(eq=False)
 class OptimalPlayer(Player):
-    """The game table's play (objectives/game.py: GameTable)."""
+    """The game table's play (objectives/plain_game.py: GameTable)."""
 
-    game: object  # GameTable
+    game: GameTable
     name: str = "optimal"
 
-    def turns(self, me, opp, rng):
+    def turns(self, me: np.ndarray, opp: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         g = self.game
         model = g.model
         pairs, row = np.unique(np.column_stack([me, opp]), axis=0, return_inverse=True)
@@ -70,7 +77,7 @@ class OptimalPlayer(Player):
             ).points
         return out
 
-    def last(self, deficit, me, rng):
+    def last(self, deficit: np.ndarray, me: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         from ..objectives.last_turn import solve_last_turn
 
         model = self.game.model
@@ -98,7 +105,9 @@ class FixedPlayer(Player):
     policy: Callable[[bool], Policy]
     goal: bool = False
 
-    def _play(self, me, rng, goal, own):
+    def _play(
+        self, me: np.ndarray, rng: np.random.Generator, goal: np.ndarray | None, own: bool
+    ) -> np.ndarray:
         model = self.model
         out = np.zeros(len(me), np.int64)
         flags = _flags(model, me)
@@ -112,11 +121,16 @@ class FixedPlayer(Player):
             out[games] = play_turns(model, pol, len(games), rng, bool(flag), rows=rows).points
         return out
 
-    def turns(self, me, opp, rng):
+    def turns(self, me: np.ndarray, opp: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return self._play(me, rng, self.R - me if self.goal else None, True)
 
-    def last(self, deficit, me, rng):
+    def last(self, deficit: np.ndarray, me: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return self._play(me, rng, deficit + 1, False)  # (the minimum: GoalPolicy's)
+
+
+# turns each player plays in one simulated game before it is refused as never ending (a game
+# of farkle to 10000 between policies that bank at 300 takes about 30)
+MAX_TURNS = 10_000
 
 
 def play_games(
@@ -133,7 +147,9 @@ def play_games(
     score = np.tile(np.array(start, np.int64), (n_games, 1))
     result = np.full(n_games, -1.0)
     mover = 0
-    while (result < 0).any():
+    for _turn in range(2 * MAX_TURNS):
+        if not (result < 0).any():
+            return result
         act = np.nonzero(result < 0)[0]
         me, opp = score[act, mover], score[act, 1 - mover]
         score[act, mover] += players[mover].turns(me, opp, rng)
@@ -147,4 +163,37 @@ def play_games(
                 mine = np.where(lead > last, 1.0, np.where(lead == last, 1.0 - rules.tie, 0.0))
             result[done] = mine if mover == 0 else 1.0 - mine
         mover = 1 - mover
-    return result
+    raise InputError(
+        f"a simulated game went on for {MAX_TURNS} turns each without ending: under these "
+        "policies a game may never end (neither banks)"
+    )
+
+
+def count_games(
+    model: TurnModel,
+    players: tuple[Player, Player],
+    games: int,
+    rng: np.random.Generator,
+    R: int,
+    start: tuple[int, int],
+    batch: int,
+    progress: Progress,
+    out: BinaryIO | None = None,
+) -> tuple[int, int, int]:
+    """(P's wins, his losses, ties) of `games` whole games played `batch` at a time,
+    counted as they come; out: every game's winner written, one line each (1, 2 or tie)."""
+    wins = losses = ties = 0
+    with steps(progress, "simulating games", games):
+        done = 0
+        while done < games:
+            n = min(batch, games - done)
+            res = play_games(model, players, n, rng, R, start)
+            wins += int((res == 1.0).sum())
+            losses += int((res == 0.0).sum())
+            ties += int(((res != 1.0) & (res != 0.0)).sum())
+            if out is not None:
+                text = np.where(res == 1.0, "1", np.where(res == 0.0, "2", "tie"))
+                out.write(("\n".join(text.tolist()) + "\n").encode())
+            done += n
+            progress.advance(n)
+    return wins, losses, ties

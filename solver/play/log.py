@@ -34,10 +34,16 @@ import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from ..errors import InputError
 from ..files import open_binary
+
+if TYPE_CHECKING:
+    from ..outcomes.model import TurnModel
+    from ..outcomes.scoring import Choice
+    from ..rules import RuleSet
+    from .simulate import Step
 
 NOTES = ("player", "game", "n")
 ZILCH_KEYS = {
@@ -45,6 +51,7 @@ ZILCH_KEYS = {
     "dice",
     "turn",
     "permanent",
+    "frozen",
     "roll",
     "matched",
     "keep",
@@ -265,7 +272,7 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return d
 
 
-def _not_a_number(name: str) -> Any:
+def _not_a_number(name: str) -> NoReturn:
     raise _Refused(f"{name} is not a number JSON allows")
 
 
@@ -321,13 +328,13 @@ class TurnRecorder:
     them as log lines, turn after turn; `fields`: what every line carries besides (rules,
     on_board, zilches, beat)."""
 
-    def __init__(self, model, fields: dict[str, Any], first: int = 1) -> None:
+    def __init__(self, model: TurnModel, fields: dict[str, Any], first: int = 1) -> None:
         self.model = model
         self.fields = fields
         self.first = first  # the number ("n") of the batch's first turn
-        self.steps: list = []
+        self.steps: list[Step] = []
 
-    def __call__(self, step) -> None:
+    def __call__(self, step: Step) -> None:
         self.steps.append(step)
 
     def lines(self) -> Iterator[str]:
@@ -365,7 +372,9 @@ class TurnRecorder:
 _STEP = ("turns", "r", "p", "dice", "faces", "matched", "choice", "bank")
 
 
-def _kept_faces(rules, faces: tuple[int, ...], matched: bool, key: tuple[int, ...]) -> list[int]:
+def _kept_faces(
+    rules: RuleSet, faces: tuple[int, ...], matched: bool, key: tuple[int, ...]
+) -> list[int]:
     """The dice set aside by the model's choice (dice left, points, permanent points) in a
     roll of these faces: the rules' own choice with that key."""
     from ..outcomes.frozen import faces_of
@@ -377,7 +386,7 @@ def _kept_faces(rules, faces: tuple[int, ...], matched: bool, key: tuple[int, ..
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _choices(rules, faces: tuple[int, ...], matched: bool):
+def _choices(rules: RuleSet, faces: tuple[int, ...], matched: bool) -> tuple[Choice, ...]:
     from ..outcomes.scoring import parse_roll, score_outcome
 
     return score_outcome(rules, parse_roll(rules, list(faces), matched)).choices

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..outcomes.model import TurnModel
+from ..progress import Progress, steps
 from .policies import Policy
 from .simulate import play_turns
 
@@ -62,3 +63,25 @@ def play_long_run(
             new_k[who] = np.where(played.zilched, (kk + 1) % 3, 0)
         k = new_k
     return points, k
+
+
+def play_players(
+    model: TurnModel,
+    policies: list[Policy],
+    players: int,
+    each: int,
+    rng: np.random.Generator,
+    penalty: int,
+    progress: Progress,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each of `players` players' points (units) and zilches in a row at the end after
+    `each` turns one after another (play_long_run, in groups of 2000: the bar moves)."""
+    points = np.zeros(players, np.int64)
+    k_end = np.zeros(players, np.int64)
+    with steps(progress, "simulating", players * each):
+        for lo in range(0, players, 2000):
+            n = min(2000, players - lo)
+            pts, ks = play_long_run(model, policies, n, each, rng, penalty)
+            points[lo : lo + n], k_end[lo : lo + n] = pts, ks
+            progress.advance(n * each)
+    return points, k_end

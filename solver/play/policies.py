@@ -35,7 +35,7 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn, cast
 
 import numpy as np
 
@@ -50,6 +50,11 @@ SET_ASIDE_RULES = ("all", "per_die", "max_points")
 
 # (row, s, r, p) -> (value of rolling, value of banking): a solved turn's values
 Values = Callable[..., tuple[np.ndarray, np.ndarray]]
+# units at risk or permanent: one for every situation, or one per situation
+Units = int | np.ndarray
+# a table of a policy file as parsed from TOML or JSON: its values are whatever the file
+# holds until checked (Any)
+Table = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -62,7 +67,9 @@ class Choices:
     valid: np.ndarray  # (A, K)
 
 
-def candidates(model: TurnModel, o: np.ndarray | None, r, p) -> tuple[np.ndarray, Choices]:
+def candidates(
+    model: TurnModel, o: np.ndarray | None, r: Units, p: Units
+) -> tuple[np.ndarray, Choices]:
     """The choices of outcomes o (A,) (None: every outcome, in order) at at-risk r and
     permanent p (scalars or (A,)): their choice indices (A, K), -1 padding, and what a
     policy sees of them."""
@@ -87,13 +94,20 @@ class Policy:
 
     name: str
 
-    def pick(self, ch: Choices, row=None) -> np.ndarray:
+    def pick(self, ch: Choices, row: np.ndarray | None = None) -> np.ndarray:
         raise NotImplementedError
 
-    def banks(self, s, r, p, row=None) -> np.ndarray:
+    def banks(self, s: np.ndarray, r: Units, p: Units, row: np.ndarray | None = None) -> np.ndarray:
         raise NotImplementedError
 
-    def choose(self, model: TurnModel, o: np.ndarray | None, r, p, row=None) -> np.ndarray:
+    def choose(
+        self,
+        model: TurnModel,
+        o: np.ndarray | None,
+        r: Units,
+        p: Units,
+        row: np.ndarray | None = None,
+    ) -> np.ndarray:
         """The choice taken in each outcome o (None: every outcome) at (r, p)."""
         opts, ch = candidates(model, o, r, p)
         return opts[np.arange(len(opts)), self.pick(ch, row)]
@@ -101,7 +115,7 @@ class Policy:
     @property
     def fixed_past(self) -> int:
         """At-risk units beyond which choose() no longer depends on r (a compiled policy
-        knows; play/last_turn.py needs it)."""
+        knows; play/policy_last_turn.py needs it)."""
         raise NotImplementedError(f"{type(self).__name__} does not say where its choices settle")
 
 
@@ -115,7 +129,7 @@ class UserPolicy(Policy):
     on_board: bool = True
     bank_at_target: bool = False  # in a game: also bank where the bank reaches the target
 
-    def pick(self, ch: Choices, row=None) -> np.ndarray:
+    def pick(self, ch: Choices, row: np.ndarray | None = None) -> np.ndarray:
         pts = np.where(ch.valid, ch.points, -1)
         kept = np.where(ch.valid, ch.kept, 0)
         if self.rule == "all":  # most dice kept, then most points
@@ -128,7 +142,7 @@ class UserPolicy(Policy):
         key = np.where(ch.valid, key, -np.inf)
         return np.argmax(key, axis=1)
 
-    def banks(self, s, r, p, row=None) -> np.ndarray:
+    def banks(self, s: np.ndarray, r: Units, p: Units, row: np.ndarray | None = None) -> np.ndarray:
         rules = self.rules
         total = (r + p) * rules.unit
         n = turn_states(rules).dice_array[s]  # dice to roll (pyramiding: more states)
@@ -163,10 +177,17 @@ class FixedPick(Policy):
     def name(self) -> str:  # type: ignore[override]
         return self.user.name
 
-    def choose(self, model: TurnModel, o: np.ndarray | None, r, p, row=None) -> np.ndarray:
+    def choose(
+        self,
+        model: TurnModel,
+        o: np.ndarray | None,
+        r: Units,
+        p: Units,
+        row: np.ndarray | None = None,
+    ) -> np.ndarray:
         return self.choice if o is None else self.choice[o]
 
-    def banks(self, s, r, p, row=None) -> np.ndarray:
+    def banks(self, s: np.ndarray, r: Units, p: Units, row: np.ndarray | None = None) -> np.ndarray:
         return self.user.banks(s, r, p)
 
     @property
@@ -191,11 +212,19 @@ class GoalPolicy(Policy):
     def name(self) -> str:  # type: ignore[override]
         return self.base.name
 
-    def choose(self, model: TurnModel, o: np.ndarray | None, r, p, row=None) -> np.ndarray:
+    def choose(
+        self,
+        model: TurnModel,
+        o: np.ndarray | None,
+        r: Units,
+        p: Units,
+        row: np.ndarray | None = None,
+    ) -> np.ndarray:
         return self.base.choose(model, o, r, p)
 
-    def banks(self, s, r, p, row=None) -> np.ndarray:
-        goal = self.goal if row is None else row
+    def banks(self, s: np.ndarray, r: Units, p: Units, row: np.ndarray | None = None) -> np.ndarray:
+        # (goal None comes with a row per situation: the simulator's games)
+        goal = cast(Units, self.goal if row is None else row)
         rules = self.rules
         reached = (
             (s != 0) & (r + p >= goal) & ((r + p) * rules.unit >= rules.min_bank(self.on_board))
@@ -213,13 +242,13 @@ class OptimalPolicy(Policy):
     least rolling."""
 
     values: Values  # (row, s, r, p) -> (roll, bank), vectorised
-    row: object = 0  # the value function's row (a batch may give each its own)
+    row: int | np.ndarray | None = 0  # the value function's row (a batch may give each its own)
     cap: int = 0  # units of r beyond which every decision is fixed
     levels: int = 2  # decisions differ by permanent units p only through
     # min(p // step, levels - 1) (score: held or not)
     name: str = "optimal"
 
-    def pick(self, ch: Choices, row=None) -> np.ndarray:
+    def pick(self, ch: Choices, row: np.ndarray | None = None) -> np.ndarray:
         shape = ch.target.shape
         t, r, p = (np.where(ch.valid, x, 0).ravel() for x in (ch.target, ch.r, ch.p))
         rw = self.row if row is None else np.repeat(row, shape[1])
@@ -227,7 +256,7 @@ class OptimalPolicy(Policy):
         v = np.where(t == 0, vr, np.maximum(vr, vb)).reshape(shape)
         return np.argmax(np.where(ch.valid, v, -np.inf), axis=1)
 
-    def banks(self, s, r, p, row=None) -> np.ndarray:
+    def banks(self, s: np.ndarray, r: Units, p: Units, row: np.ndarray | None = None) -> np.ndarray:
         vr, vb = self.values(self.row if row is None else row, s, r, p)
         return (s != 0) & (vb >= vr)
 
@@ -266,13 +295,20 @@ class TablePolicy(Policy):
     bank_by: str  # "r": at-risk units, "total": r + p
     step: int  # permanent units per level
 
-    def choose(self, model: TurnModel, o: np.ndarray | None, r, p, row=None) -> np.ndarray:
+    def choose(
+        self,
+        model: TurnModel,
+        o: np.ndarray | None,
+        r: Units,
+        p: Units,
+        row: np.ndarray | None = None,
+    ) -> np.ndarray:
         o = np.arange(len(model.prob)) if o is None else o
         top = len(self.pick_tab) - 1
         held = np.minimum(p // self.step, top) if top else 0
         return model.options[o, self.pick_tab[held, o, np.minimum(r, self.pick_tab.shape[2] - 1)]]
 
-    def banks(self, s, r, p, row=None) -> np.ndarray:
+    def banks(self, s: np.ndarray, r: Units, p: Units, row: np.ndarray | None = None) -> np.ndarray:
         idx = r if self.bank_by == "r" else r + p
         held = np.minimum(p // self.step, len(self.bank_tab) - 1) if len(self.bank_tab) > 1 else 0
         return self.bank_tab[held, s, np.minimum(idx, self.bank_tab.shape[2] - 1)]
@@ -282,13 +318,13 @@ class TablePolicy(Policy):
         return self.pick_tab.shape[2] - 1
 
 
-def _points(src, key, v) -> int:
+def _points(src: str, key: str, v: object) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_POINTS:
         _fail(src, key, f"expected an integer in [0, {MAX_POINTS}], got {v!r}")
     return v
 
 
-def _fail(src, key, what) -> NoReturn:
+def _fail(src: str, key: str, what: str) -> NoReturn:
     raise InputError(f"policy file {src}: key '{key}': {what}")
 
 
@@ -331,7 +367,7 @@ def load_policy(path: str, rules: RuleSet, on_board: bool = True, zilches: int =
     return UserPolicy(str(data.get("name", p.stem)), th, entry, rule, rules, on_board, goal)
 
 
-def _goal(path: str, bank: dict) -> bool:
+def _goal(path: str, bank: Table) -> bool:
     """[bank] bank_at_target: also bank where the bank reaches the target (in a game)."""
     goal = bank.get("bank_at_target", False)
     if not isinstance(goal, bool):
@@ -339,7 +375,7 @@ def _goal(path: str, bank: dict) -> bool:
     return goal
 
 
-def _zilch_overrides(path: str, bank: dict, rules: RuleSet) -> dict:
+def _zilch_overrides(path: str, bank: Table, rules: RuleSet) -> Table:
     """[bank.zilches.K] (K zilches in a row before the turn), each table checked: what
     replaces [bank]'s thresholds and entry after K zilches."""
     by_k = bank.get("zilches", {})
@@ -361,7 +397,7 @@ def _zilch_overrides(path: str, bank: dict, rules: RuleSet) -> dict:
 
 
 def _bank(
-    path: str, where: str, bank: dict, rules: RuleSet, partial: bool = False
+    path: str, where: str, bank: Table, rules: RuleSet, partial: bool = False
 ) -> tuple[tuple[int | None, ...], int]:
     """A [bank] table's thresholds by dice count (index 0 unused) and entry; partial: an
     override, whose missing dice counts stay None."""

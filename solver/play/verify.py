@@ -12,6 +12,7 @@ import csv
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -162,6 +163,12 @@ def _bins(expected_p: np.ndarray, n: int) -> np.ndarray:
     return groups
 
 
+# a verdict as its JSON: values of several types, by key (Any)
+Report = dict[str, Any]
+# (a total or a bin of them as its label, observed, expected)
+Discrepancy = tuple[str, int, float]
+
+
 @dataclass(frozen=True)
 class Verdict:
     n: int
@@ -170,10 +177,10 @@ class Verdict:
     mean_z: float
     p_mean: float
     dof: int
-    discrepancies: list  # (total or bin label, observed, expected) largest first
-    impossible: list  # observed totals that the rules cannot produce
+    discrepancies: list[Discrepancy]  # largest first
+    impossible: list[int]  # observed totals that the rules cannot produce
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> Report:
         return {
             "n": self.n,
             "consistent": self.consistent,
@@ -188,7 +195,9 @@ class Verdict:
         }
 
 
-def _gtest(counts: np.ndarray, probs: np.ndarray, labels: list, alpha: float):
+def _gtest(
+    counts: np.ndarray, probs: np.ndarray, labels: list[int] | list[str], alpha: float
+) -> tuple[float, int, list[Discrepancy]]:
     from scipy import stats
 
     n = int(counts.sum())
@@ -201,7 +210,7 @@ def _gtest(counts: np.ndarray, probs: np.ndarray, labels: list, alpha: float):
     g, p = stats.power_divergence(obs, exp, lambda_="log-likelihood")
     dev = (obs - exp) / np.sqrt(exp)
     order = np.argsort(-np.abs(dev))[:5]
-    disc = []
+    disc: list[Discrepancy] = []
     for k in order:
         members = [labels[i] for i in np.nonzero(groups == k)[0]]
         label = str(members[0]) if len(members) == 1 else f"{members[0]}..{members[-1]}"
@@ -250,7 +259,7 @@ def read_rolls(path: str, dice: int) -> dict[tuple[int, ...], int]:
     return rolls
 
 
-def verify_rolls(rules: RuleSet, rolls: dict[tuple[int, ...], int], alpha: float = 0.001) -> dict:
+def verify_rolls(rules: RuleSet, rolls: dict[tuple[int, ...], int], alpha: float = 0.001) -> Report:
     """Per dice count: G-test of the outcome frequencies and z-test of the zilch rate.
     rolls: how often each roll (its face counts) came."""
     from scipy import stats
@@ -373,7 +382,7 @@ def read_games(path: str, column: str | None = None) -> GameResults:
     return GameResults(counts["win"], counts["loss"], counts["tie"])
 
 
-def verify_games(games: GameResults, p_win: float, alpha: float) -> dict:
+def verify_games(games: GameResults, p_win: float, alpha: float) -> Report:
     """The first player's results against his exact chance p_win: an exact two-sided
     binomial test of his wins (where no game was tied), else a z-test of his mean result
     with the binomial standard error sqrt(p (1 - p) / n) (the largest a result in [0, 1]

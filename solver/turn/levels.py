@@ -11,9 +11,7 @@ turn is worth U_inf: the top level is constant).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 import numpy as np
 
@@ -21,9 +19,6 @@ from ..outcomes.model import TurnModel
 from .engine import solve_turn
 from .payoff import Extra, Payoff, Permanent, Tail
 from .solution import TurnLevels, TurnSolution
-
-# (values (B, H) over the points added, their value U_inf (B,) beyond, points x) -> (B, len(x))
-At = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 
 def solve_levels(
@@ -84,78 +79,107 @@ def _solve(
     EU: np.ndarray | None,
     EU_inf: np.ndarray | None,
 ) -> TurnLevels:
+    """Every level from the top down, each the permanent-points source of the one below."""
     rules = model.rules
     B, H = U.shape
     m = rules.min_bank_units(on_board)
     step = rules.perm_step
     top = math.ceil(H / step) if step else 0
-    if EU is None or EU_inf is None:  # no extras: E = 0 (read only where ne > 0)
+    if EU is None or EU_inf is None:  # no extras: E = 0
         EU, EU_inf = np.zeros((0, B, H)), np.zeros((0, B))
-    ne = len(EU)
-
-    def at(arr: np.ndarray, inf: np.ndarray, x: np.ndarray) -> np.ndarray:
-        return np.where(
-            x[None, :] < arr.shape[1], arr[:, np.minimum(x, arr.shape[1] - 1)], inf[:, None]
-        )
-
     levels: dict[int, TurnSolution] = {}
     key = np.zeros(B)  # rows with equal keys have equal solutions at the level
     for k in range(top, -1, -1):
         p = k * (step or 0)
         if p >= H:
-            levels[k] = TurnSolution.constant(model, U_inf.astype(float))
-            if ne:
-                levels[k].with_constant_extras(EU_inf.astype(float))
-            key = (
-                np.unique(
-                    np.column_stack([U_inf] + ([EU_inf.T] if ne else [])),
-                    axis=0,
-                    return_inverse=True,
-                )[1]
-                .ravel()
-                .astype(float)
-            )
+            levels[k], key = _beyond(model, U_inf, EU_inf)
             continue
         zx = p if p >= m else 0
-        # rows whose payoffs from here on (and whose level above) agree are solved once: at
-        # a high level most leaders are already beaten by the permanent points alone
-        feats = [U[:, p:], U[:, zx : zx + 1], U_inf[:, None], key[:, None]]
-        for j in range(ne):
-            feats += [EU[j][:, p:], EU[j][:, zx : zx + 1], EU_inf[j][:, None]]
-        _, first, inverse = np.unique(
-            np.concatenate(feats, axis=1), axis=0, return_index=True, return_inverse=True
-        )
-        inverse = inverse.ravel()
-        Ur, Uir = U[first], U_inf[first]
-        EUr: Any = EU[:, first] if ne else None
-        EUir: Any = EU_inf[:, first] if ne else None
-        extras = tuple(
-            Extra(
-                bank=partial(_bank_at, at, EUr[j], EUir[j], p),
-                zilch=at(EUr[j], EUir[j], np.array([zx]))[:, 0],
-                tail=Tail.constant(EUir[j]),
-            )
-            for j in range(ne)
-        )
-        pay = Payoff(
-            bank=partial(_bank_from, at, Ur, Uir, p, m),
-            zilch=at(Ur, Uir, np.array([zx]))[:, 0],
-            tail=Tail.constant(Uir, start=max(H - p, m - p, 0)),
-            permanent=Permanent(sources={step: levels[k + 1].take(first)} if step else {}),
-            extras=extras,
+        first, inverse = _distinct_rows(U, U_inf, EU, EU_inf, key, p, zx)
+        sources = {step: levels[k + 1].take(first)} if step else {}
+        pay = _level_payoff(
+            U[first], U_inf[first], EU[:, first], EU_inf[:, first], p, zx, m, sources
         )
         levels[k] = solve_turn(model, pay).take(inverse)
         key = inverse.astype(float)
     return TurnLevels(rules, tuple(levels[k] for k in range(top + 1)))
 
 
-def _bank_at(at: At, arr: np.ndarray, inf: np.ndarray, p: int, r: np.ndarray) -> np.ndarray:
+def _beyond(
+    model: TurnModel, U_inf: np.ndarray, EU_inf: np.ndarray
+) -> tuple[TurnSolution, np.ndarray]:
+    """A level whose permanent points alone pass every payoff's horizon: worth U_inf
+    (extras EU_inf) whatever happens; and each row's key (equal keys, equal solutions)."""
+    sol = TurnSolution.constant(model, U_inf.astype(float))
+    if len(EU_inf):
+        sol.with_constant_extras(EU_inf.astype(float))
+    alike = np.column_stack([U_inf] + ([EU_inf.T] if len(EU_inf) else []))
+    return sol, np.unique(alike, axis=0, return_inverse=True)[1].ravel().astype(float)
+
+
+def _distinct_rows(
+    U: np.ndarray,
+    U_inf: np.ndarray,
+    EU: np.ndarray,
+    EU_inf: np.ndarray,
+    key: np.ndarray,
+    p: int,
+    zx: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(first, inverse): rows whose payoffs from level p on (and whose level above) agree
+    are solved once: at a high level most leaders are already beaten by the permanent
+    points alone.  zx: where a zilch ends."""
+    feats = [U[:, p:], U[:, zx : zx + 1], U_inf[:, None], key[:, None]]
+    for j in range(len(EU)):
+        feats += [EU[j][:, p:], EU[j][:, zx : zx + 1], EU_inf[j][:, None]]
+    _, first, inverse = np.unique(
+        np.concatenate(feats, axis=1), axis=0, return_index=True, return_inverse=True
+    )
+    return first, inverse.ravel()
+
+
+def _level_payoff(
+    U: np.ndarray,
+    U_inf: np.ndarray,
+    EU: np.ndarray,
+    EU_inf: np.ndarray,
+    p: int,
+    zx: int,
+    m: int,
+    sources: dict[int, TurnSolution],
+) -> Payoff:
+    """The turn at level p (units of permanent points, m the bank minimum): banking r at
+    risk ends at r + p points added, a zilch at zx."""
+    H = U.shape[1]
+    extras = tuple(
+        Extra(
+            bank=partial(_bank_at, EU[j], EU_inf[j], p),
+            zilch=_at(EU[j], EU_inf[j], np.array([zx]))[:, 0],
+            tail=Tail.constant(EU_inf[j]),
+        )
+        for j in range(len(EU))
+    )
+    return Payoff(
+        bank=partial(_bank_from, U, U_inf, p, m),
+        zilch=_at(U, U_inf, np.array([zx]))[:, 0],
+        tail=Tail.constant(U_inf, start=max(H - p, m - p, 0)),
+        permanent=Permanent(sources=sources),
+        extras=extras,
+    )
+
+
+def _at(arr: np.ndarray, inf: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """arr (B, H) at the points added x, inf (B,) past H: (B, len(x))."""
+    return np.where(
+        x[None, :] < arr.shape[1], arr[:, np.minimum(x, arr.shape[1] - 1)], inf[:, None]
+    )
+
+
+def _bank_at(arr: np.ndarray, inf: np.ndarray, p: int, r: np.ndarray) -> np.ndarray:
     """Banking with r units at risk on level p (units) is worth arr at r + p."""
-    return at(arr, inf, r + p)
+    return _at(arr, inf, r + p)
 
 
-def _bank_from(
-    at: At, arr: np.ndarray, inf: np.ndarray, p: int, m: int, r: np.ndarray
-) -> np.ndarray:
+def _bank_from(arr: np.ndarray, inf: np.ndarray, p: int, m: int, r: np.ndarray) -> np.ndarray:
     """As _bank_at, where at least m units (the minimum) are banked."""
-    return np.where(r[None, :] + p >= m, at(arr, inf, r + p), -np.inf)
+    return np.where(r[None, :] + p >= m, _at(arr, inf, r + p), -np.inf)

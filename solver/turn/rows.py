@@ -9,6 +9,7 @@ lengths in one flat array, filled and read as whole runs by kernel.copy_runs).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Protocol
 
 import numpy as np
@@ -167,8 +168,7 @@ def solve_row_values(model: TurnModel, pay: Payoff, above: Above) -> RowValues:
 def _solve(model: TurnModel, pay: Payoff, ab: Above, values_only: bool) -> TurnSolution | RowValues:
     """Each row keeps only the totals r <= boundary + max_shift (Ragged): its own part, and
     what that looks up."""
-    g, cls = ab.sol, ab.cls
-    assert ab.boundary[-1] < g.cap and np.all(np.diff(ab.boundary) >= 0)
+    assert ab.boundary[-1] < ab.sol.cap and np.all(np.diff(ab.boundary) >= 0)
     B, S, W = pay.batch, model.states, model.max_shift
     src_list = sorted(pay.permanent.sources.items())
     nsrc, ne = 1 + len(src_list), len(pay.extras)
@@ -184,36 +184,10 @@ def _solve(model: TurnModel, pay: Payoff, ab: Above, values_only: bool) -> TurnS
     ALL = np.empty((1 + ne, int(nsrc * S * length.sum())))
     for i, (_, src) in enumerate(src_list, start=1):
         fill_source(src, ALL, lay, i)
-    # past its boundary a row is its class: the totals its solve looks up are laid in
-    rows, s = np.arange(B)[:, None], np.arange(S)
-    class_fill(
-        ALL,
-        lay.index(rows, 0, s, start[:, None] + 1),
-        g,
-        np.maximum(g.roll, g.bank),
-        cls,
-        ab.zconst,
-        start + 1,
-        np.full(B, W),
-    )
+    _lay_class_above(ALL, lay, ab, W)
     bank_pay, extra_bank = engine.bank_payoffs(pay, B, L)
     roll = np.empty((0,) if values_only else (B, S, L))
-    # the rows' runs (row b, source i, state s) and where they sit on a rectangular grid
-    runs = lambda i: lay.index(rows, i, s, 0).ravel()
-    grid = lambda i: (((rows * nsrc + i) * S + s) * L).ravel()
-    n = np.repeat(length, S)
-
-    def rect() -> np.ndarray:  # the numpy loop's rectangular grid (B, nsrc, S, L) from the rows
-        full = np.empty((1 + ne, B, nsrc, S, L))
-        for v in range(1 + ne):
-            for i in range(nsrc):
-                copy_runs(full[v].reshape(-1), grid(i), ALL[v], runs(i), n)
-        return full
-
-    def unrect(full: np.ndarray) -> None:
-        for v in range(1 + ne):
-            copy_runs(ALL[v], runs(0), full[v].reshape(-1), grid(0), n)
-
+    runs = _Runs(lay, nsrc, L)
     engine.backward(
         model,
         pay,
@@ -226,22 +200,92 @@ def _solve(model: TurnModel, pay: Payoff, ab: Above, values_only: bool) -> TurnS
         lay.offset,
         lay.length,
         L,
-        rect,
-        unrect,
+        partial(runs.to_grid, ALL),
+        partial(runs.from_grid, ALL),
     )
     if values_only:
         return RowValues(lay, ALL[0], ALL[1:])
-    # rectangular, as any solution: totals past a row's own are unset (its class's)
-    extras = np.empty((ne, B, S, L))
-    for j in range(ne):
-        copy_runs(extras[j].reshape(-1), ((rows * S + s) * L).ravel(), ALL[1 + j], runs(0), n)
-    bank = np.array(np.broadcast_to(bank_pay, (B, S, L)))
-    bank[:, 0] = -np.inf
+    return _rectangular(model, pay, ab, runs, ALL, roll, bank_pay)
+
+
+def _lay_class_above(ALL: np.ndarray, lay: Ragged, ab: Above, W: int) -> None:
+    """Past its boundary a row is its class: the W totals its solve looks up there are
+    laid in (ALL (1 + E, total))."""
+    g, B = ab.sol, len(ab.boundary)
+    start = ab.boundary.astype(np.int64)
+    class_fill(
+        ALL,
+        lay.index(np.arange(B)[:, None], 0, np.arange(lay.S), start[:, None] + 1),
+        g,
+        np.maximum(g.roll, g.bank),
+        ab.cls,
+        ab.zconst,
+        start + 1,
+        np.full(B, W),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class _Runs:
+    """The rows' runs (row b, source i, state s) of a Ragged layout, and where they sit on
+    a rectangular grid (B, sources, S, L): the numpy loop's, and a whole solution's."""
+
+    lay: Ragged
+    nsrc: int
+    L: int
+
+    @property
+    def n(self) -> np.ndarray:
+        """Each run's length (B S,)."""
+        return np.repeat(self.lay.length, self.lay.S)
+
+    def at(self, i: int) -> np.ndarray:
+        """The runs of source i in the Ragged layout."""
+        rows, s = np.arange(len(self.lay.length))[:, None], np.arange(self.lay.S)
+        return self.lay.index(rows, i, s, 0).ravel()
+
+    def on_grid(self, i: int, nsrc: int) -> np.ndarray:
+        """The runs of source i on a rectangular grid of nsrc sources."""
+        rows, s, S = np.arange(len(self.lay.length))[:, None], np.arange(self.lay.S), self.lay.S
+        return (((rows * nsrc + i) * S + s) * self.L).ravel()
+
+    def to_grid(self, ALL: np.ndarray) -> np.ndarray:
+        """The numpy loop's rectangular grid (1 + E, B, sources, S, L) from the rows."""
+        B, S = len(self.lay.length), self.lay.S
+        full = np.empty((len(ALL), B, self.nsrc, S, self.L))
+        for v in range(len(ALL)):
+            for i in range(self.nsrc):
+                copy_runs(
+                    full[v].reshape(-1), self.on_grid(i, self.nsrc), ALL[v], self.at(i), self.n
+                )
+        return full
+
+    def from_grid(self, ALL: np.ndarray, full: np.ndarray) -> None:
+        """The rows' own values (source 0) back from the rectangular grid."""
+        for v in range(len(ALL)):
+            copy_runs(ALL[v], self.at(0), full[v].reshape(-1), self.on_grid(0, self.nsrc), self.n)
+
+
+def _rectangular(
+    model: TurnModel,
+    pay: Payoff,
+    ab: Above,
+    runs: _Runs,
+    ALL: np.ndarray,
+    roll: np.ndarray,
+    bank_pay: np.ndarray,
+) -> TurnSolution:
+    """The rows as any solution, rectangular: totals past a row's own are unset (its
+    class's); its tails are its class's."""
+    g, cls = ab.sol, ab.cls
+    extras = np.empty((len(ALL) - 1,) + roll.shape)
+    for j in range(len(extras)):
+        copy_runs(extras[j].reshape(-1), runs.on_grid(0, 1), ALL[1 + j], runs.at(0), runs.n)
     sol = TurnSolution(
         model,
         g.cap,
         roll,
-        bank,
+        engine.bank_values(bank_pay, roll.shape),
         g.tail_a[cls],
         g.tail_b[cls],
         g.roll_a[cls],

@@ -193,47 +193,24 @@ def solve_starts(
     if fn is None or np.any(model.shift == 0) or np.any(model.perm):
         return None
     B, span = U.shape
-    E = len(ex_bank)
     hot, p_hot = chain_facts(model)
-    v = np.empty(B)
-    ex = np.empty((E, B))
+    v, ex = np.empty(B), np.empty((len(ex_bank), B))
     if chains is None:
-        none = np.zeros(B, np.int64)
-        chains = ChainRows(np.zeros(1), np.zeros(1), none + span + model.max_shift, none, none)
+        chains = _no_chains(model, B, span)
     else:
-        assert E == 1 and not ex_bank.any() and np.all(ex_zilch == 1) and model.single_choice
-    if family is None:
-        empty = np.zeros(0)
-        fam: tuple = (empty, empty, *(np.zeros(0, np.int64),) * 3, empty)
-    else:
-        passage, first, count = family
-        count = np.ascontiguousarray(count, np.int64)
-        pos = np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.int64)
-        fam = (passage.q, passage.zq, np.ascontiguousarray(first, np.int64), count, pos)
-        fam += (np.empty(int(count.sum())),)
+        assert len(ex_bank) == 1 and not ex_bank.any() and np.all(ex_zilch == 1)
+        assert model.single_choice
+    fam = _family_args(family)
     fn(
-        np.ascontiguousarray(U, float),
-        np.ascontiguousarray(zilch, float),
-        np.ascontiguousarray(mins, np.int64),
-        np.ascontiguousarray(stops, np.int64),
-        model.target,
-        model.shift,
-        model.opt_start,
-        np.append(model.opt_start[1:], len(model.shift)),
-        model.out_group,
-        model.prob,
-        model.p_zilch,
-        hot.astype(np.int64),
-        np.ascontiguousarray(ex_bank, float),
-        np.ascontiguousarray(ex_zilch, float),
+        *_floats(U, zilch),
+        *_ints(mins, stops),
+        *_model_args(model, hot),
+        *_floats(ex_bank, ex_zilch),
         v,
         ex,
         chains.alpha,
         chains.beta,
-        np.ascontiguousarray(chains.at, np.int64),
-        np.ascontiguousarray(chains.pos, np.int64),
-        np.ascontiguousarray(chains.length, np.int64),
-        np.ascontiguousarray(np.broadcast_to(chains.stride, (B,)), np.int64),
+        *_ints(chains.at, chains.pos, chains.length, np.broadcast_to(chains.stride, (B,))),
         *fam,
         model.states,
         span,
@@ -245,6 +222,61 @@ def solve_starts(
         kernel.threads(int(stops.sum())),
     )
     return v, ex, fam[-1]
+
+
+def _no_chains(model: TurnModel, B: int, span: int) -> ChainRows:
+    """No row reads a chain table (each starts beyond every total): the must-roll state
+    past a row's cut is the kernel's own recursion."""
+    none = np.zeros(B, np.int64)
+    return ChainRows(np.zeros(1), np.zeros(1), none + span + model.max_shift, none, none)
+
+
+def _floats(*xs: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The kernel's float arrays: float64, contiguous."""
+    return tuple(np.ascontiguousarray(x, float) for x in xs)
+
+
+def _ints(*xs: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The kernel's integer arrays: int64, contiguous."""
+    return tuple(np.ascontiguousarray(x, np.int64) for x in xs)
+
+
+def _model_args(model: TurnModel, hot: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The model as the kernel reads it: each choice's target and shift, each outcome's
+    choices [start, end), dice count and chance, the zilch chances, the choices that roll
+    every die again."""
+    return (
+        model.target,
+        model.shift,
+        model.opt_start,
+        np.append(model.opt_start[1:], len(model.shift)),
+        model.out_group,
+        model.prob,
+        model.p_zilch,
+        hot.astype(np.int64),
+    )
+
+
+def _family_args(
+    family: tuple[FirstPassage, np.ndarray, np.ndarray] | None,
+) -> tuple[np.ndarray, ...]:
+    """solve_starts' family as the kernel reads it: the passage's (q, zq), each row's first
+    minimum, count and position among the values, and the array they fill (returned last;
+    all empty without a family)."""
+    if family is None:
+        empty = np.zeros(0)
+        return (empty, empty, *(np.zeros(0, np.int64),) * 3, empty)
+    passage, first, count = family
+    count = np.ascontiguousarray(count, np.int64)
+    pos = np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.int64)
+    return (
+        passage.q,
+        passage.zq,
+        np.ascontiguousarray(first, np.int64),
+        count,
+        pos,
+        np.empty(int(count.sum())),
+    )
 
 
 def zilch_starts(

@@ -4,7 +4,7 @@ state, scores down to the lowest any game from 0-0 reaches (or a lowest kept).""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -12,13 +12,30 @@ from ..errors import InputError
 from ..progress import Progress
 from ..rules import RuleSet
 from ..store import Arrays
-from .base import SCORES, Cost, GameKey, Turn, Variant, bar_of_sums, board_flags, by_flag, flagged
 from .penalty import check_scores_from
+from .variant import (
+    SCORES,
+    Chance,
+    Column,
+    Cost,
+    Fairness,
+    GameKey,
+    GameTables,
+    Header,
+    Rows,
+    Solution,
+    Turn,
+    Variant,
+    bar_of_sums,
+    board_flags,
+    by_flag,
+    flagged,
+)
 
 if TYPE_CHECKING:
     from ..objectives.challenge_game import ChallengeGame
+    from ..objectives.game_run import Checkpoint
     from ..position import Position
-    from ..tables import Tables
     from ..turn.state import TurnState
 
 LEFT = {"both": 3, "below": 1, "above": 2, "none": 0}  # the challenges a player has left
@@ -47,15 +64,15 @@ class Challenge(Variant):
 
     hint = "choose a lower `target`, or a higher `lowest` (scores below it are cut)"
 
-    def estimate(self, tab: Tables, key: GameKey, workers: int | None = None) -> Cost:
+    def estimate(self, tab: GameTables, key: GameKey, workers: int | None = None) -> Cost:
         from ..objectives.challenge_game import Statuses, estimate
 
-        nbytes, seconds = estimate(tab.model, key.target, key.lowest)
+        nbytes, seconds = estimate(self.run(tab, key))
         assert key.lowest is not None
         S, n = Statuses.of(self.rules).S, self.rules.reach_units() - key.lowest // self.rules.unit
         return Cost(nbytes, seconds, 8.0 * S * S * n * n)
 
-    def sound(self, key: GameKey, header: dict, a: Arrays) -> bool:
+    def sound(self, key: GameKey, header: Header, a: Arrays) -> bool:
         from ..objectives.challenge_game import Statuses
 
         assert key.lowest is not None
@@ -68,26 +85,28 @@ class Challenge(Variant):
                     ok &= k in a and a[k].ndim == 1 and a[k].shape[0] > 2
         return bool(ok) and int(header.get("span", 0)) > N
 
-    def build(self, tab: Tables, key: GameKey, progress: Progress, checkpoint: Any) -> tuple:
+    def build(
+        self, tab: GameTables, key: GameKey, progress: Progress, checkpoint: Checkpoint
+    ) -> tuple[Header, Arrays]:
         from ..objectives.challenge_game import solve_challenge_game
 
-        bound = 0 if self.rules.end == "instant" else tab.reach_bound
         with bar_of_sums(progress) as step:
-            g = solve_challenge_game(tab.model, bound, key.target, key.lowest, step, checkpoint)
+            g = solve_challenge_game(self.run(tab, key, step, checkpoint))
         fin = g.finals
         return {"span": fin.span}, by_flag({"W": g.W}, plain=fin.plain, challenge=fin.challenge)
 
-    def wrap(self, tab: Tables, key: GameKey, header: dict, arrays: Arrays) -> ChallengeGame:
+    def wrap(
+        self, tab: GameTables, key: GameKey, header: Header, arrays: Arrays
+    ) -> ChallengeSolution:
         from ..objectives.challenge_game import ChallengeFinals, ChallengeGame, Statuses
 
         assert key.lowest is not None
         plain, chal = flagged(arrays, "plain"), flagged(arrays, "challenge")
         finals = ChallengeFinals(plain, chal, Statuses.of(self.rules), int(header["span"]))
         lo = key.lowest // self.rules.unit
-        return ChallengeGame(tab.model, key.target, lo, arrays["W"], finals)
+        return ChallengeSolution(ChallengeGame(tab.model, key.target, lo, arrays["W"], finals))
 
-    # --- the questions --------------------------------------------------------------------
-    def check_scores(self, key: GameKey, pos: Position, names: tuple = SCORES) -> None:
+    def check_scores(self, key: GameKey, pos: Position, names: tuple[str, ...] = SCORES) -> None:
         assert key.lowest is not None
         top = self.rules.reach_units() * self.rules.unit
         floor = "the lowest score the game keeps"
@@ -95,7 +114,7 @@ class Challenge(Variant):
         from ..objectives.challenge_game import lowest_sum
 
         u = self.rules.unit
-        low = int(lowest_sum(self.rules, key.lowest // u, *self._left(pos), key.target)) * u
+        low = int(lowest_sum(self.rules, key.lowest // u, *left_of(pos), key.target)) * u
         if sum(pos.scores) < low:
             me, opp = pos.scores
             raise InputError(
@@ -105,8 +124,17 @@ class Challenge(Variant):
                 names[0].split()[0],
             )
 
-    def _left(self, pos: Position) -> tuple[int, int]:
-        return pos.challenges if pos.challenges is not None else (LEFT["both"], LEFT["both"])
+
+def left_of(pos: Position) -> tuple[int, int]:
+    """The challenges each player has left (default: both, both)."""
+    return pos.challenges if pos.challenges is not None else (LEFT["both"], LEFT["both"])
+
+
+class ChallengeSolution(Solution):
+    """The challenge game's table: W[sa, sb, a - lo, b - lo]."""
+
+    def __init__(self, game: ChallengeGame) -> None:
+        self.game, self.rules, self.target = game, game.rules, game.target
 
     def _boards(self, pos: Position) -> tuple[bool, bool]:
         if pos.boards is not None:
@@ -114,9 +142,10 @@ class Challenge(Variant):
         me, opp = pos.scores
         return self.rules.on_board(me), self.rules.on_board(opp)
 
-    def chance(self, g: ChallengeGame, pos: Position) -> dict[str, Any]:
+    def chance(self, pos: Position) -> Chance:
         me, opp = pos.scores
-        left, boards = self._left(pos), self._boards(pos)
+        g = self.game
+        left, boards = left_of(pos), self._boards(pos)
         ch = g.choices(me, opp, *left, *boards)
         return {
             "p_win": g.p_win(me, opp, *left, *boards),
@@ -129,19 +158,19 @@ class Challenge(Variant):
             "challenge": None if ch["challenge"] is None else ch["challenge"] > ch["plain"],
         }
 
-    def fairness(self, g: ChallengeGame, pos: Position) -> tuple[int, float, float, str | None]:
+    def fairness(self) -> Fairness:
         from ..objectives.challenge_game import BOTH
-        from ..objectives.game import closest_to_even
+        from ..objectives.plain_game import closest_to_even
 
-        top = g.R * self.rules.unit
-        first = [g.p_win(0, h, BOTH, BOTH) for h in range(0, top, self.rules.unit)]
-        h, p = closest_to_even(np.array(first), self.rules.unit)
-        return h, p, first[0], None
+        g, u = self.game, self.rules.unit
+        first = [g.p_win(0, h, BOTH, BOTH) for h in range(0, g.R * u, u)]
+        h, p = closest_to_even(np.array(first), u)
+        return Fairness(h, p, first[0], None)
 
-    def turn(self, g: ChallengeGame, pos: Position, state: TurnState) -> Turn:
+    def turn(self, pos: Position, state: TurnState) -> Turn:
         from ..turn import TurnLevels
 
-        rs = self.rules
+        rs, g = self.rules, self.game
         low = g.lo * rs.unit
         for what, x in zip(("score", "opponents"), pos.scores):
             if x < low:
@@ -150,9 +179,9 @@ class Challenge(Variant):
                     what,
                 )
         me, opp = pos.scores
-        left, boards = self._left(pos), self._boards(pos)
+        left, boards = left_of(pos), self._boards(pos)
         states = g.state(me, opp, *left, *boards)
-        more: dict[str, Any] = {
+        more: dict[str, object] = {
             "challenges": [NAMES[x] for x in left],
             "challenging": pos.challenging,
         }
@@ -165,10 +194,11 @@ class Challenge(Variant):
         turn = TurnLevels(rs, (g.turns(states, challenge=pos.challenging),))
         return Turn(turn.value_at(state), g.p_win(me, opp, *left, *boards), more)
 
-    def rows(self, g: ChallengeGame) -> tuple[dict[str, Any], dict[str, list]]:
+    def rows(self) -> Rows:
+        g = self.game
         sa, sb, a, b = np.nonzero(np.isfinite(g.W))
         st, u = g.st, self.rules.unit
-        cols = {
+        cols: dict[str, Column] = {
             "score": ((a + g.lo) * u).tolist(),
             "opponent": ((b + g.lo) * u).tolist(),
             "challenges": [NAMES[x] for x in (sa & 3).tolist()],
@@ -177,7 +207,7 @@ class Challenge(Variant):
             "opp_on_board": st.on(sb).tolist(),
             "p_win": g.W[sa, sb, a, b].tolist(),
         }
-        return {}, cols
+        return Rows({}, cols)
 
 
 def usable(rules: RuleSet, score: int, left: int) -> int:

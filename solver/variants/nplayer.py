@@ -4,8 +4,9 @@ filled score sum by score sum; an interrupted solve resumes at the next sum."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -13,13 +14,23 @@ from ..errors import InputError
 from ..limits import check_points
 from ..progress import SILENT, Progress, Resumable, started_by_first_step
 from ..rules import RuleSet
-from .base import Cost, GameKey, Turn, Variant
+from .variant import (
+    Chance,
+    Column,
+    Cost,
+    GameKey,
+    GameTables,
+    Rows,
+    Solution,
+    Turn,
+    Variant,
+    Where,
+)
 
 if TYPE_CHECKING:
     from ..layer_store import LayerStore
     from ..objectives.nplayer_game import NPlayerGame
     from ..position import Position
-    from ..tables import Tables
     from ..turn.state import TurnState
 
 # seconds per state (one worker), by hot dice, the turns' start values in C (issue 29),
@@ -57,7 +68,7 @@ class NPlayer(Variant):
 
     hint = "choose a lower `target`, or a cluster (`scheduler`)"
 
-    def estimate(self, tab: Tables, key: GameKey, workers: int | None = None) -> Cost:
+    def estimate(self, tab: GameTables, key: GameKey, workers: int | None = None) -> Cost:
         """Each worker and the client keep every state's chances and the final-round table
         (a row of every leader score per key); time from measured solves, shared by the
         workers."""
@@ -75,7 +86,7 @@ class NPlayer(Variant):
         work += SECONDS_PER_KEY[rules.hot_dice] * (players - 1) ** 2 * keys
         return Cost(nbytes, work / max(n, 1), 8.0 * players * states + finals)
 
-    def layers(self, tab: Tables, key: GameKey) -> LayerStore:
+    def layers(self, tab: GameTables, key: GameKey) -> LayerStore:
         from ..cluster import BATCH
         from ..layer_store import LayerStore, nplayer_meta
 
@@ -86,27 +97,29 @@ class NPlayer(Variant):
         path = tab.store.find(rules.name, rules.table_key(), self.objective(key), ".zarr")
         return LayerStore(path, meta)
 
-    def solve(self, tab: Tables, key: GameKey, progress: Progress = SILENT, **run: Any) -> Any:
+    def solve(
+        self, tab: GameTables, key: GameKey, progress: Progress = SILENT, where: Where = Where()
+    ) -> Solution:
         """Variant.solve, the table's and its checkpoint's paths checked first (a file or a
         FIFO in the way: one line naming it, before the estimate says what would start)."""
         got = self.open(tab, key)
         if got is None:
             self.layers(tab, key).check_paths()
-        return got if got is not None else super().solve(tab, key, progress, **run)
+        return got if got is not None else super().solve(tab, key, progress, where)
 
-    def checkpoint_path(self, tab: Tables, key: GameKey) -> Path:
+    def checkpoint_path(self, tab: GameTables, key: GameKey) -> Path:
         return self.layers(tab, key).path.with_suffix(".zarr.partial")
 
     def open(
         self,
-        tab: Tables,
+        tab: GameTables,
         key: GameKey,
         progress: Progress = SILENT,
         solve: bool = False,
-        **run: Any,
-    ) -> NPlayerGame | None:
-        """The stored table, or (solve) solved on Dask: a local cluster of run["workers"],
-        or the cluster at run["scheduler"], waiting for it at most run["timeout"] seconds;
+        where: Where = Where(),
+    ) -> NPlayerSolution | None:
+        """The stored table, or (solve) solved on Dask: a local cluster of where.workers,
+        or the cluster at where.scheduler, waiting for it at most where.timeout seconds;
         progress: the final round's tasks, then the score sums, and while the cluster has
         no worker (cluster.Watch)."""
         from ..objectives.nplayer_game import FinalTable, NPlayerGame
@@ -119,8 +132,6 @@ class NPlayer(Variant):
         if got is None:
             from ..cluster import solve as solve_on_dask
 
-            R = rules.reach_units()
-            D = 0 if rules.end == "instant" else tab.reach_bound
             bar = Resumable(progress)  # (a wait for workers interrupts the bar drawn)
             with tab.store.lock(store.path):
                 got = store.read()  # solved meanwhile by the process we waited for?
@@ -129,11 +140,8 @@ class NPlayer(Variant):
                         _final_bar(bar) as final_step,
                         started_by_first_step(bar, "solving score sums", _sums) as step,
                     ):
-                        solve_on_dask(
-                            rules, key.players, R, D, store, run.get("workers"),
-                            run.get("scheduler"), run.get("timeout"), step, final_step,
-                            bar.waiting,
-                        )  # fmt: skip
+                        run = self.run(tab, key, step)
+                        solve_on_dask(run, key.players, store, where, final_step, bar.waiting)
                     got = store.read()
             if got is None:
                 raise InputError(f"{store.path}: the solved table did not read back")
@@ -141,10 +149,11 @@ class NPlayer(Variant):
         R = rules.reach_units()
         D = 0 if rules.end == "instant" else tab.reach_bound
         finals = FinalTable.of(rules, R, D, keys, rel)
-        return NPlayerGame.from_values(tab.model, key.target, key.players, R, values, finals)
+        game = NPlayerGame.from_values(tab.model, key.target, key.players, R, values, finals)
+        return NPlayerSolution(game)
 
     # --- the questions --------------------------------------------------------------------
-    def check_scores(self, key: GameKey, pos: Position, names: tuple = ()) -> None:
+    def check_scores(self, key: GameKey, pos: Position, names: tuple[str, ...] = ()) -> None:
         rules, players = self.rules, key.players
         if len(pos.scores) != players:
             raise InputError(
@@ -159,27 +168,37 @@ class NPlayer(Variant):
             if v >= rules.reach_units() * rules.unit:
                 raise InputError(f"{what} {v}: a game to {key.target} is over there", "scores")
 
-    def chance(self, g: NPlayerGame, pos: Position) -> dict[str, Any]:
-        return {"p_win": [float(x) for x in g.p_win(list(pos.scores))]}
 
-    def fairness(self, g: NPlayerGame, pos: Position) -> tuple[int, float, float, str | None]:
-        raise NotImplementedError  # (every seat's chance: answers/game.py, SeatFairness)
+class NPlayerSolution(Solution):
+    """The N-player table: V[s_1, ..., s_N, k], every seat's chance (the mover first)."""
 
-    def turn(self, g: NPlayerGame, pos: Position, state: TurnState) -> Turn:
+    def __init__(self, game: NPlayerGame) -> None:
+        self.game, self.rules, self.target = game, game.rules, game.target
+
+    def chance(self, pos: Position) -> Chance:
+        return {"p_win": self.seat_chances(pos)[0]}
+
+    def seat_chances(self, pos: Position) -> list[float]:
+        return [float(x) for x in self.game.p_win(list(pos.scores))]
+
+    def turn(self, pos: Position, state: TurnState) -> Turn:
         from ..turn import TurnLevels
 
         seats = list(pos.scores)
-        turn = TurnLevels(self.rules, (g.turn(seats).sol,))
-        p = [float(x) for x in g.p_win(seats)]
+        turn = TurnLevels(self.rules, (self.game.turn(seats).sol,))
+        p = [float(x) for x in self.game.p_win(seats)]
         return Turn(turn.value_at(state), p[0], {"p_win_seats": p})
 
-    def rows(self, g: NPlayerGame) -> tuple[dict[str, Any], dict[str, list]]:
+    def rows(self) -> Rows:
+        g = self.game
         players, u = g.players, self.rules.unit
         states = np.indices(g.V.shape[:-1]).reshape(players, -1)
         p = g.V.reshape(-1, players)
-        cols = {f"score_{k + 1}": (states[k] * u).tolist() for k in range(players)}
+        cols: dict[str, Column] = {
+            f"score_{k + 1}": (states[k] * u).tolist() for k in range(players)
+        }
         cols.update({f"p_win_{k + 1}": p[:, k].tolist() for k in range(players)})
-        return {"players": players}, cols
+        return Rows({"players": players}, cols)
 
 
 def _sums(sigma: int) -> int:
@@ -203,9 +222,9 @@ class _final_bar:
             self.progress.finish()
             self.drawn = False
 
-    def __enter__(self) -> Any:
+    def __enter__(self) -> Callable[[int, int], None]:
         return self.step
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.drawn:
             self.progress.finish()

@@ -4,19 +4,36 @@ opponent's last bank T part of the state (a bank must beat it)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..progress import Progress
 from ..rules import RuleSet
 from ..store import Arrays
-from .base import SCORES, Cost, GameKey, Turn, Variant, bar_of_sums, board_flags, by_flag, flagged
+from .variant import (
+    SCORES,
+    Chance,
+    Column,
+    Cost,
+    Fairness,
+    GameKey,
+    GameTables,
+    Header,
+    Rows,
+    Solution,
+    Turn,
+    Variant,
+    bar_of_sums,
+    board_flags,
+    by_flag,
+    flagged,
+)
 
 if TYPE_CHECKING:
+    from ..objectives.game_run import Checkpoint
     from ..objectives.overtaking_game import OvertakingGame
     from ..position import Position
-    from ..tables import Tables
     from ..turn.state import TurnState
 
 
@@ -37,13 +54,13 @@ class Overtaking(Variant):
 
         check_overtaking(self.rules)
 
-    def estimate(self, tab: Tables, key: GameKey, workers: int | None = None) -> Cost:
+    def estimate(self, tab: GameTables, key: GameKey, workers: int | None = None) -> Cost:
         from ..objectives.overtaking_game import estimate
 
-        nbytes, seconds = estimate(tab.model, key.target)
+        nbytes, seconds = estimate(self.run(tab, key))
         return Cost(nbytes, seconds, 8.0 * self.rules.reach_units() ** 3)
 
-    def sound(self, key: GameKey, header: dict, a: Arrays) -> bool:
+    def sound(self, key: GameKey, header: Header, a: Arrays) -> bool:
         R = self.rules.reach_units()
         ok = a["W"].shape == (R, R, R) and a["W"].dtype == np.float64
         if self.rules.end != "instant":
@@ -52,53 +69,64 @@ class Overtaking(Variant):
                     ok &= k in a and a[k].ndim == 1 and a[k].shape[0] > R
         return bool(ok)
 
-    def build(self, tab: Tables, key: GameKey, progress: Progress, checkpoint: Any) -> tuple:
+    def build(
+        self, tab: GameTables, key: GameKey, progress: Progress, checkpoint: Checkpoint
+    ) -> tuple[Header, Arrays]:
         from ..objectives.overtaking_game import solve_overtaking_game
 
-        bound = 0 if self.rules.end == "instant" else tab.reach_bound
         with bar_of_sums(progress) as step:
-            g = solve_overtaking_game(tab.model, bound, key.target, step, checkpoint)
+            g = solve_overtaking_game(self.run(tab, key, step, checkpoint))
         return {}, by_flag({"W": g.W}, opp=g.finals.plain.opp, strict=g.finals.strict)
 
-    def wrap(self, tab: Tables, key: GameKey, header: dict, arrays: Arrays) -> OvertakingGame:
-        from ..objectives.game import Finals
+    def wrap(
+        self, tab: GameTables, key: GameKey, header: Header, arrays: Arrays
+    ) -> OvertakingSolution:
         from ..objectives.overtaking_game import OvertakingFinals, OvertakingGame
+        from ..objectives.plain_game import Finals
 
         R = self.rules.reach_units()
         finals = OvertakingFinals(
             Finals(self.rules, R, flagged(arrays, "opp")), flagged(arrays, "strict")
         )
-        return OvertakingGame(tab.model, key.target, arrays["W"], finals)
+        return OvertakingSolution(OvertakingGame(tab.model, key.target, arrays["W"], finals))
 
-    # --- the questions --------------------------------------------------------------------
-    def check_scores(self, key: GameKey, pos: Position, names: tuple = SCORES) -> None:
+    def check_scores(self, key: GameKey, pos: Position, names: tuple[str, ...] = SCORES) -> None:
         super().check_scores(key, pos, names)
         self.rules.beating(pos.beat).check_previous_bank(pos.scores[1])
 
-    def chance(self, g: OvertakingGame, pos: Position) -> dict[str, Any]:
+
+class OvertakingSolution(Solution):
+    """The overtaking game's table: W[a, b, T], T the previous player's bank to beat."""
+
+    def __init__(self, game: OvertakingGame) -> None:
+        self.game, self.rules, self.target = game, game.rules, game.target
+
+    def chance(self, pos: Position) -> Chance:
         me, opp = pos.scores
-        return {"p_win": g.p_win(me, opp, pos.beat), "note": None, "beat": pos.beat}
+        return {"p_win": self.game.p_win(me, opp, pos.beat), "note": None, "beat": pos.beat}
 
-    def fairness(self, g: OvertakingGame, pos: Position) -> tuple[int, float, float, str | None]:
-        from ..objectives.game import closest_to_even
+    def fairness(self) -> Fairness:
+        from ..objectives.plain_game import closest_to_even
 
-        h, p = closest_to_even(g.W[0, :, 0], self.rules.unit)
-        return h, p, float(g.W[0, 0, 0]), None
+        W = self.game.W
+        h, p = closest_to_even(W[0, :, 0], self.rules.unit)
+        return Fairness(h, p, float(W[0, 0, 0]), None)
 
-    def turn(self, g: OvertakingGame, pos: Position, state: TurnState) -> Turn:
+    def turn(self, pos: Position, state: TurnState) -> Turn:
         from ..turn import TurnLevels
 
         me, opp = pos.scores
+        g = self.game
         turn = TurnLevels(self.rules.beating(pos.beat), (g.turn(me, opp, pos.beat),))
         return Turn(turn.value_at(state), g.p_win(me, opp, pos.beat), {})
 
-    def rows(self, g: OvertakingGame) -> tuple[dict[str, Any], dict[str, list]]:
-        u = self.rules.unit
-        a, b, T = np.nonzero(~np.isnan(g.W))
-        cols = {
+    def rows(self) -> Rows:
+        u, W = self.rules.unit, self.game.W
+        a, b, T = np.nonzero(~np.isnan(W))
+        cols: dict[str, Column] = {
             "score": (a * u).tolist(),
             "opponent": (b * u).tolist(),
             "beat": (T * u).tolist(),
-            "p_win": g.W[a, b, T].tolist(),
+            "p_win": W[a, b, T].tolist(),
         }
-        return {}, cols
+        return Rows({}, cols)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,12 +15,27 @@ from ..errors import InputError
 from ..progress import Progress
 from ..rules import RuleSet
 from ..store import Arrays
-from .base import SCORES, Cost, GameKey, Turn, Variant, by_flag, flagged
+from .variant import (
+    SCORES,
+    Chance,
+    Column,
+    Cost,
+    Fairness,
+    GameKey,
+    GameTables,
+    Header,
+    Rows,
+    Solution,
+    Turn,
+    Variant,
+    by_flag,
+    flagged,
+)
 
 if TYPE_CHECKING:
+    from ..objectives.game_run import Checkpoint
     from ..objectives.penalty_game import PenaltyGame
     from ..position import Position
-    from ..tables import Tables
     from ..turn.state import TurnState
 
 
@@ -46,15 +61,15 @@ class Penalty(Variant):
 
     hint = "choose a lower `target` or a higher `lowest`"
 
-    def estimate(self, tab: Tables, key: GameKey, workers: int | None = None) -> Cost:
+    def estimate(self, tab: GameTables, key: GameKey, workers: int | None = None) -> Cost:
         from ..objectives.penalty_game import estimate
 
-        nbytes, seconds = estimate(tab.model, key.target, key.lowest, tab.reach_bound)
+        nbytes, seconds = estimate(self.run(tab, key))
         assert key.lowest is not None
         n = self.rules.reach_units() - key.lowest // self.rules.unit
         return Cost(nbytes, seconds, 8.0 * 9 * n * n)
 
-    def sound(self, key: GameKey, header: dict, a: Arrays) -> bool:
+    def sound(self, key: GameKey, header: Header, a: Arrays) -> bool:
         assert key.lowest is not None
         R, lo = self.rules.reach_units(), key.lowest // self.rules.unit
         W = a["W"]
@@ -63,46 +78,60 @@ class Penalty(Variant):
             ok &= "opp.1" in a and a["opp.1"].ndim == 1 and a["opp.1"].shape[0] > R
         return bool(ok) and int(header.get("sweeps", 0)) > 0
 
-    def build(self, tab: Tables, key: GameKey, progress: Progress, checkpoint: Any) -> tuple:
+    def build(
+        self, tab: GameTables, key: GameKey, progress: Progress, checkpoint: Checkpoint
+    ) -> tuple[Header, Arrays]:
         from ..objectives.penalty_game import solve_penalty_game
 
         with sweeps_bar(progress) as step:
-            g = solve_penalty_game(tab.model, tab.reach_bound, key.target, key.lowest, step)
+            g = solve_penalty_game(self.run(tab, key, step))
         return {"sweeps": g.sweeps}, by_flag({"W": g.W}, opp=g.finals.opp)
 
-    def wrap(self, tab: Tables, key: GameKey, header: dict, arrays: Arrays) -> PenaltyGame:
-        from ..objectives.game import Finals
+    def wrap(
+        self, tab: GameTables, key: GameKey, header: Header, arrays: Arrays
+    ) -> PenaltySolution:
         from ..objectives.penalty_game import PenaltyGame
+        from ..objectives.plain_game import Finals
 
         assert key.lowest is not None
         lo, R = key.lowest // self.rules.unit, self.rules.reach_units()
         fin = Finals(self.rules, R, flagged(arrays, "opp"))
-        return PenaltyGame(tab.model, key.target, lo, arrays["W"], fin, int(header["sweeps"]))
+        sweeps = int(header["sweeps"])
+        return PenaltySolution(PenaltyGame(tab.model, key.target, lo, arrays["W"], fin, sweeps))
 
-    # --- the questions --------------------------------------------------------------------
-    def check_scores(self, key: GameKey, pos: Position, names: tuple = SCORES) -> None:
+    def check_scores(self, key: GameKey, pos: Position, names: tuple[str, ...] = SCORES) -> None:
         rules = self.rules
         floor = "the lowest score" if rules.penalty_below_zero else "the penalty stops at zero"
         assert key.lowest is not None
         top = rules.reach_units() * rules.unit
         check_scores_from(rules, pos.scores, key.lowest, top, floor, names)
 
-    def chance(self, g: PenaltyGame, pos: Position) -> dict[str, Any]:
+
+class PenaltySolution(Solution):
+    """The penalty game's table: W[ka, kb, a - lo, b - lo]."""
+
+    def __init__(self, game: PenaltyGame) -> None:
+        self.game, self.rules, self.target = game, game.rules, game.target
+
+    def chance(self, pos: Position) -> Chance:
         me, opp = pos.scores
+        g = self.game
         low = g.lo * self.rules.unit if self.rules.penalty_below_zero else None
         p = g.p_win(me, opp, *pos.zilches)
         return {"p_win": p, "note": None, "zilches": list(pos.zilches), "lowest": low}
 
-    def fairness(self, g: PenaltyGame, pos: Position) -> tuple[int, float, float, str | None]:
-        from ..objectives.game import closest_to_even
+    def fairness(self) -> Fairness:
+        from ..objectives.plain_game import closest_to_even
 
+        g = self.game
         first = g.W[0, 0, -g.lo, -g.lo :]  # the first to move at 0, opponent at h >= 0
         h, p = closest_to_even(first, self.rules.unit)
-        return h, p, float(first[0]), None
+        return Fairness(h, p, float(first[0]), None)
 
-    def turn(self, g: PenaltyGame, pos: Position, state: TurnState) -> Turn:
+    def turn(self, pos: Position, state: TurnState) -> Turn:
         from ..turn import TurnLevels
 
+        g = self.game
         low = g.lo * self.rules.unit
         for what, x in zip(("score", "opponents"), pos.scores):
             if x < low:
@@ -116,23 +145,29 @@ class Penalty(Variant):
         turn = TurnLevels(self.rules, (g.turn(me, opp, *k),))
         return Turn(turn.value_at(state), g.p_win(me, opp, *k), {"zilches": list(k)})
 
-    def rows(self, g: PenaltyGame) -> tuple[dict[str, Any], dict[str, list]]:
+    def rows(self) -> Rows:
+        g = self.game
         u, n = self.rules.unit, g.W.shape[2]
         ka, kb, a, b = np.meshgrid(
             np.arange(3), np.arange(3), np.arange(n), np.arange(n), indexing="ij"
         )
-        cols = {
+        cols: dict[str, Column] = {
             "score": ((a.ravel() + g.lo) * u).tolist(),
             "opponent": ((b.ravel() + g.lo) * u).tolist(),
             "zilches": ka.ravel().tolist(),
             "opponent_zilches": kb.ravel().tolist(),
             "p_win": g.W.ravel().tolist(),
         }
-        return {"lowest": g.lo * u}, cols
+        return Rows({"lowest": g.lo * u}, cols)
 
 
 def check_scores_from(
-    rules: RuleSet, pair: Any, lo: int, top: int, floor: str, names: tuple = SCORES
+    rules: RuleSet,
+    pair: tuple[int, ...],
+    lo: int,
+    top: int,
+    floor: str,
+    names: tuple[str, ...] = SCORES,
 ) -> None:
     """The scores of a game whose scores run from a lowest score lo (points) to below top."""
     from ..limits import check_points

@@ -1,21 +1,37 @@
-"""The plain two-player game (objectives/game.py), Zonk's piggyback offers included: W[a, b],
+"""The plain two-player game (objectives/plain_game.py), Zonk's piggyback offers included: W[a, b],
 the chance of the player to move with a against b."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..progress import Progress
 from ..rules import RuleSet
 from ..store import Arrays
-from .base import Cost, GameKey, Turn, Variant, bar_of_sums, board_flags, by_flag, flagged
+from .variant import (
+    Chance,
+    Column,
+    Cost,
+    Fairness,
+    GameKey,
+    GameTables,
+    Header,
+    Rows,
+    Solution,
+    Turn,
+    Variant,
+    bar_of_sums,
+    board_flags,
+    by_flag,
+    flagged,
+)
 
 if TYPE_CHECKING:
-    from ..objectives.game import GameTable
+    from ..objectives.game_run import Checkpoint
+    from ..objectives.plain_game import GameTable
     from ..position import Position
-    from ..tables import Tables
     from ..turn.state import TurnState
 
 PIGGYBACK_NOTE = (
@@ -37,24 +53,25 @@ class Plain(Variant):
         return players == 2
 
     def check(self, players: int = 2) -> None:
-        from ..objectives.game import check_supported
+        from ..objectives.plain_game import check_supported
 
         check_supported(self.rules)
 
-    def estimate(self, tab: Tables, key: GameKey, workers: int | None = None) -> Cost:
+    def estimate(self, tab: GameTables, key: GameKey, workers: int | None = None) -> Cost:
         from ..limits import memory
-        from ..objectives.game import estimate
+        from ..objectives.game_run import GameRun
+        from ..objectives.plain_game import estimate
 
         # without the final turns first: that lower bound refuses a game far beyond this
         # machine before the reach bound (a solve of its own) is looked up
-        nbytes, seconds = estimate(tab.model, key.target)
+        nbytes, seconds = estimate(GameRun(tab.model, target=key.target))
         if nbytes <= memory() and self.rules.end != "instant":
-            nbytes, seconds = estimate(tab.model, key.target, tab.reach_bound)
+            nbytes, seconds = estimate(self.run(tab, key))
         R = self.rules.reach_units()
         disk = 8.0 * R * R + (8.0 * R**3 * tab.model.states if self.rules.piggyback else 0)
         return Cost(nbytes, seconds, disk)
 
-    def sound(self, key: GameKey, header: dict, a: Arrays) -> bool:
+    def sound(self, key: GameKey, header: Header, a: Arrays) -> bool:
         rules = self.rules
         R = rules.reach_units()
         W = a["W"]
@@ -75,19 +92,20 @@ class Plain(Variant):
             )
         return bool(ok)
 
-    def build(self, tab: Tables, key: GameKey, progress: Progress, checkpoint: Any) -> tuple:
-        from ..objectives.game import solve_game
+    def build(
+        self, tab: GameTables, key: GameKey, progress: Progress, checkpoint: Checkpoint
+    ) -> tuple[Header, Arrays]:
+        from ..objectives.plain_game import solve_game
 
-        bound = 0 if self.rules.end == "instant" else tab.reach_bound  # (no final round)
         with bar_of_sums(progress) as step:
-            g = solve_game(tab.model, bound, key.target, step, checkpoint)
+            g = solve_game(self.run(tab, key, step, checkpoint))
         arrays = by_flag({"W": g.W}, opp=g.finals.opp)
         if g.O is not None:
             arrays.update({"O.shape": np.array(g.O.shape), "O.idx": g.O.idx, "O.val": g.O.val})
         return {}, arrays
 
-    def wrap(self, tab: Tables, key: GameKey, header: dict, arrays: Arrays) -> GameTable:
-        from ..objectives.game import Finals, GameTable, Offers
+    def wrap(self, tab: GameTables, key: GameKey, header: Header, arrays: Arrays) -> PlainSolution:
+        from ..objectives.plain_game import Finals, GameTable, Offers
 
         W = arrays["W"]
         offers = None
@@ -95,31 +113,40 @@ class Plain(Variant):
             shape = tuple(int(x) for x in arrays["O.shape"])
             offers = Offers(shape, arrays["O.idx"], arrays["O.val"])
         finals = Finals(self.rules, W.shape[0], flagged(arrays, "opp"))
-        return GameTable(tab.model, key.target, W, finals, offers)
+        return PlainSolution(GameTable(tab.model, key.target, W, finals, offers))
 
-    # --- the questions --------------------------------------------------------------------
-    def chance(self, g: GameTable, pos: Position) -> dict[str, Any]:
+
+class PlainSolution(Solution):
+    """The plain game's table: W[a, b] (and piggyback's offers)."""
+
+    def __init__(self, game: GameTable) -> None:
+        self.game, self.rules, self.target = game, game.rules, game.target
+
+    def chance(self, pos: Position) -> Chance:
         me, opp = pos.scores
-        note = PIGGYBACK_NOTE if g.O is not None else None
-        return {"p_win": g.p_win(me, opp), "note": note}
+        note = PIGGYBACK_NOTE if self.game.O is not None else None
+        return {"p_win": self.game.p_win(me, opp), "note": note}
 
-    def fairness(self, g: GameTable, pos: Position) -> tuple[int, float, float, str | None]:
-        from ..objectives.game import fairest_head_start
+    def fairness(self) -> Fairness:
+        from ..objectives.plain_game import fairest_head_start
 
+        g = self.game
         h, p = fairest_head_start(g)
-        return h, p, float(g.W[0, 0]), PIGGYBACK_NOTE if g.O is not None else None
+        return Fairness(h, p, float(g.W[0, 0]), PIGGYBACK_NOTE if g.O is not None else None)
 
-    def turn(self, g: GameTable, pos: Position, state: TurnState) -> Turn:
+    def turn(self, pos: Position, state: TurnState) -> Turn:
         me, opp = pos.scores
+        g = self.game
         note = PIGGYBACK_ADVICE if g.O is not None else None
         return Turn(g.turn(me, opp).value_at(state), g.p_win(me, opp), {"note": note})
 
-    def rows(self, g: GameTable) -> tuple[dict[str, Any], dict[str, list]]:
-        R, u = g.W.shape[0], self.rules.unit
+    def rows(self) -> Rows:
+        W = self.game.W
+        R, u = W.shape[0], self.rules.unit
         a, b = np.meshgrid(np.arange(R), np.arange(R), indexing="ij")
-        cols = {
+        cols: dict[str, Column] = {
             "score": (a.ravel() * u).tolist(),
             "opponent": (b.ravel() * u).tolist(),
-            "p_win": g.W.ravel().tolist(),
+            "p_win": W.ravel().tolist(),
         }
-        return {}, cols
+        return Rows({}, cols)

@@ -6,12 +6,9 @@ on a long solve: the table is offered as a background job (jobs.py)."""
 from __future__ import annotations
 
 import json
-import secrets
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-import jinja2
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -21,77 +18,19 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.templating import Jinja2Templates
 
 from ..errors import TableMissing
-from ..store import Store
 from . import calls, play, screens
-from .guard import QueryStore
-from .jobs import Jobs
-from .limits import BodyLimit, SecurityHeaders
-from .sessions import COOKIE, Sessions
+from .app_state import Web
+from .middleware import BodyLimit, SecurityHeaders
+from .pages import PIPS
 
 HERE = Path(__file__).parent
-OFFERS = 1000  # builds offered on pages and not yet taken, remembered at once
 
 
 def _json(status: int, data: Any) -> Response:
     """JSON exactly as the command line prints it (json.dumps of the answer)."""
     return Response(json.dumps(data), status, media_type="application/json")
-
-
-class Web:
-    """What the app holds: the store, the jobs, the sessions, the offered builds."""
-
-    def __init__(self, tables: str | Path | None) -> None:
-        folder = Store.resolve(None if tables is None else str(tables)).folder
-        self.store = Store(folder)
-        self.query_store = QueryStore(folder)
-        self.jobs = Jobs(self.store)
-        self.sessions = Sessions()
-        self.engines = play.Engines()
-        self.offers: OrderedDict[str, tuple[TableMissing, str]] = OrderedDict()
-        env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True
-        )
-        self.templates = Jinja2Templates(env=env)
-        env.globals["die_pips"] = screens.PIPS
-        env.filters["pts"] = lambda x: f"{x:,.2f}"
-        env.filters["pct"] = lambda p: f"{100 * p:.2f}\u202f%"
-        env.filters["pct1"] = lambda p: f"{100 * p:.1f}\u202f%"
-
-    async def answer(self, name: str, kwargs: dict[str, Any]) -> Any:
-        return await run_in_threadpool(calls.answer, name, kwargs, self.query_store)
-
-    def offer(self, e: TableMissing, back: str) -> dict[str, Any]:
-        """A build offered on a page: its token (the page posts it back), the estimate."""
-        from .jobs import priced
-
-        token = secrets.token_urlsafe(16)
-        self.offers[token] = (e, back)
-        while len(self.offers) > OFFERS:
-            self.offers.popitem(last=False)
-        estimate, refused = priced(e, self.store)
-        return {
-            "token": token,
-            "what": e.what,
-            "message": calls.one_line(str(e)),
-            "solve_with": e.solve_with,
-            "estimate": estimate,
-            "refused": refused,
-        }
-
-    # --- sessions ------------------------------------------------------------------------
-    def session(self, request: Request):
-        return self.sessions.get(request.cookies.get(COOKIE))
-
-    def session_for(self, request: Request, response_cookies: list):
-        """The request's session, or a new one (its cookie set on the response)."""
-        s = self.session(request)
-        if s is None:
-            s = self.sessions.new()
-            response_cookies.append(s.id)
-        return s
 
 
 # --- the JSON API ------------------------------------------------------------------------
@@ -188,5 +127,6 @@ def create_app(tables: str | Path | None = None, hosts: list[str] | None = None)
         middleware=middleware,
         exception_handlers={HTTPException: not_found, Exception: server_error},
     )
-    app.state.web = Web(tables)
+    app.state.web = web = Web(tables)
+    web.templates.env.globals["die_pips"] = PIPS
     return app

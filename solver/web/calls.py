@@ -18,7 +18,7 @@ import os
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.exceptions import HTTPException
 
@@ -26,6 +26,9 @@ from ..errors import BAD_INPUT, InputError, TableMissing, flagged
 from ..rules import RuleSet, preset_names
 from ..store import Store
 from .guard import CALL, missing
+
+if TYPE_CHECKING:
+    from ..answers.answer import Answer
 
 log = logging.getLogger("dicesolver.web")
 
@@ -248,7 +251,9 @@ def rules_from_text(text: str, source: str = "uploaded rules") -> RuleSet:
     return parse(text, source)
 
 
-def _preset(key: str, value: str, names: list[str], upload: str | None) -> str:
+def checked_preset(key: str, value: str, names: list[str], upload: str | None) -> str:
+    """The value of `key` where it names a preset (Refused otherwise: the server reads no
+    file of its own; upload: the keyword that takes the file's text instead)."""
     if value not in names:
         hint = f", or the file's text as {upload}" if upload else ""
         raise Refused(
@@ -299,11 +304,29 @@ def _check_log_rules(text: str, names: list[str]) -> None:
 
 
 @contextlib.contextmanager
-def prepared(name: str, kwargs: dict[str, Any]) -> Iterator[tuple[dict[str, Any], Callable]]:
+def prepared(
+    name: str, kwargs: dict[str, Any]
+) -> Iterator[tuple[dict[str, Any], Callable[[str], str]]]:
     """The call's arguments with uploads in place (rules as a RuleSet, a log or a policy
     as a private file), and a function that puts the upload's name back where a path
     shows in an answer or a message."""
     kw = dict(kwargs)
+    names = _rules_in_place(name, kw)
+    with contextlib.ExitStack() as stack:
+        shown = _files_in_place(name, kw, names, stack)
+
+        def named(text: str) -> str:
+            for path, label in shown.items():
+                text = text.replace(path, label)
+            return text
+
+        yield kw, named
+
+
+def _rules_in_place(name: str, kw: dict[str, Any]) -> list[str]:
+    """The rules in kw as the call takes them (an uploaded text read as a RuleSet, a name
+    checked as a preset's) and the paths a request may not name refused; the names of the
+    presets (Zilch's or Yahtzee's, by the call)."""
     zilch = name not in ("yahtzee_advise", "yahtzee_value", "yahtzee_review", "yahtzee_rules")
     names = preset_names() if zilch else yahtzee_presets()
     text = kw.pop("rules_text", None)
@@ -313,37 +336,38 @@ def prepared(name: str, kwargs: dict[str, Any]) -> Iterator[tuple[dict[str, Any]
         kw["name" if name == "describe_rules" else "rules"] = rules_from_text(text)
     for key in ("rules", "name"):
         if isinstance(kw.get(key), str):
-            kw[key] = _preset(key, kw[key], names, "rules_text" if zilch else None)
+            kw[key] = checked_preset(key, kw[key], names, "rules_text" if zilch else None)
     if "log" in kw:
         raise Refused(
             "log names a file: the server reads none of its own; send its text as log_text"
         )
     if "policy" in kw and kw["policy"] != "optimal":
         raise Refused("policy is 'optimal' here, or a policy file's text as policy_text")
-    with contextlib.ExitStack() as stack:
-        shown: dict[str, str] = {}
-        log_text = kw.pop("log_text", None)
-        log_name = _safe_name(kw.pop("log_name", None) or "", "upload.jsonl")
-        if name in ("review", "yahtzee_review"):
-            if log_text is None:
-                raise Refused(f"{name} needs the log's text: log_text")
-            _check_log_rules(log_text, names)
-            kw["log"] = stack.enter_context(uploaded(log_text, log_name))
-            shown[kw["log"]] = log_name
-        policy = kw.pop("policy_text", None)
-        if policy is not None:
-            if "policy" in kw:
-                raise Refused("policy and policy_text exclude each other")
-            suffix = ".json" if policy.lstrip().startswith("{") else ".toml"
-            kw["policy"] = stack.enter_context(uploaded(policy, "uploaded-policy" + suffix))
-            shown[kw["policy"]] = "uploaded-policy" + suffix
+    return names
 
-        def named(text: str) -> str:
-            for path, label in shown.items():
-                text = text.replace(path, label)
-            return text
 
-        yield kw, named
+def _files_in_place(
+    name: str, kw: dict[str, Any], names: list[str], stack: contextlib.ExitStack
+) -> dict[str, str]:
+    """The uploaded log and policy as private files in kw (removed when the stack closes);
+    each file's path -> the upload's name."""
+    shown: dict[str, str] = {}
+    log_text = kw.pop("log_text", None)
+    log_name = _safe_name(kw.pop("log_name", None) or "", "upload.jsonl")
+    if name in ("review", "yahtzee_review"):
+        if log_text is None:
+            raise Refused(f"{name} needs the log's text: log_text")
+        _check_log_rules(log_text, names)
+        kw["log"] = stack.enter_context(uploaded(log_text, log_name))
+        shown[kw["log"]] = log_name
+    policy = kw.pop("policy_text", None)
+    if policy is not None:
+        if "policy" in kw:
+            raise Refused("policy and policy_text exclude each other")
+        suffix = ".json" if policy.lstrip().startswith("{") else ".toml"
+        kw["policy"] = stack.enter_context(uploaded(policy, "uploaded-policy" + suffix))
+        shown[kw["policy"]] = "uploaded-policy" + suffix
+    return shown
 
 
 # --- the call --------------------------------------------------------------------------
@@ -377,22 +401,19 @@ def answer(name: str, kwargs: dict[str, Any], store: Store) -> Any:
 def _check_nplayer(kw: dict[str, Any], store: Store) -> None:
     """The N-player table is a Zarr folder (no store.cached): checked here, so that a
     request never starts its solve."""
-    from ..answers.base import rule_set
-    from ..tables import Tables
+    import dicesolver as ds
 
-    players, target = kw.get("players", 2), kw.get("target")
+    players = kw.get("players", 2)
     if not isinstance(players, int) or not 3 <= players <= 6:
         return  # (the API's own message)
-    from .. import variants
-    from ..answers.position import aimed
-
     with contextlib.suppress(InputError):
-        rs = aimed(rule_set(kw.get("rules", "farkle")), target)
-        v = variants.of(rs, players)
-        if Tables(rs, store).game_table(v.key(players)) is None:
+        status = ds.game_table_status(
+            kw.get("rules", "farkle"), kw.get("target"), players, tables=store
+        )
+        if not status.stored:
             call = {k: v for k, v in kw.items() if k != "tables"}
-            raise missing(f"the {rs.name} game among {players} players", "game", call)
+            raise missing(f"the {status.rules} game among {players} players", "game", call)
 
 
-def to_json(a: Any) -> Any:
+def to_json(a: Answer) -> Any:
     return a.to_json()

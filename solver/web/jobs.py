@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import store as store_module
-from ..answers.progress import Progress
 from ..errors import InputError, TableMissing
 from ..limits import check_memory, check_time, duration, size
+from ..progress import Progress
 from ..rules import RuleSet
 from ..store import Store
 
@@ -97,19 +97,21 @@ def estimate(name: str, kwargs: dict[str, Any], store: Store) -> tuple[float, fl
     variant: variants/), else None.  (The solve checks the same figures before it starts.)"""
     if name != "game":
         return None
-    from .. import variants
-    from ..answers.base import rule_set
-    from ..answers.position import aimed
-    from ..tables import Tables
+    import dicesolver as ds
 
     try:
-        rs = aimed(rule_set(kwargs.get("rules", "farkle")), kwargs.get("target"))
-        players = kwargs.get("players", 2)
-        v = variants.of(rs, players)
-        cost = v.estimate(Tables(rs, store), v.key(players, kwargs.get("lowest")))
-        return cost.memory, cost.seconds
+        status = ds.game_table_status(
+            kwargs.get("rules", "farkle"),
+            kwargs.get("target"),
+            kwargs.get("players", 2),
+            kwargs.get("lowest"),
+            tables=store,
+        )
     except (InputError, TypeError, ValueError):
         return None  # (the build itself says what is wrong)
+    if status.memory is None or status.seconds is None:
+        return None  # (stored meanwhile)
+    return status.memory, status.seconds
 
 
 def estimate_text(cost: tuple[float, float] | None) -> str | None:

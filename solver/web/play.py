@@ -1,7 +1,7 @@
 """The play screens: a Zilch-family game against one to three optimal computers, hot seat
 for two to six people on one phone, companion to a real game with real dice (every roll
 typed or tapped), and Yahtzee solitaire, all with hints on request and each person's
-review at the end.  The games are the step engines' (answers/match: what `zilch play` and
+review at the end.  The games are the step engines' (match/: what `zilch play` and
 `yahtzee play` play); this module only keeps them in the visitor's session, turns a
 posted form into the engine's actions and renders the state.
 
@@ -29,13 +29,16 @@ from starlette.routing import Route
 from ..errors import InputError, TableMissing
 from . import calls
 from . import forms as F
+from .app_state import web_of
+from .pages import context, fields, page, rules_choice, yahtzee_presets
 from .sessions import set_session_cookie
 
 if TYPE_CHECKING:
-    from .app import Web
+    from ..match import Step, YahtzeeMatch, ZilchMatch
+    from ..rules import RuleSet
+    from .app_state import Web
 
 GAMES = 4  # games one session keeps (the newest); an older one is forgotten
-ENGINES = 16  # engines kept for every session's games (they hold rules and caches only)
 FEED = 80  # events shown of what happened since the person's last move
 MODES = {  # mode -> (title, what it is)
     "computer": ("Against the computer", "You against one to three optimal computers"),
@@ -72,42 +75,14 @@ class Game:
         return "yahtzee" if self.mode == "yahtzee" else "zilch"
 
 
-class Engines:
-    """The engines of every session's games, shared (an engine holds no game): by rule
-    set, target and whether the game table the computers would play by is stored."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._all: OrderedDict[tuple, Any] = OrderedDict()
-
-    def get(self, key: tuple, make: Any) -> Any:
-        with self._lock:
-            got = self._all.get(key)
-            if got is not None:
-                self._all.move_to_end(key)
-                return got
-        made = make()
-        with self._lock:
-            self._all[key] = made
-            while len(self._all) > ENGINES:
-                self._all.popitem(last=False)
-        return made
-
-
-def _web(request: Request) -> Web:
-    return request.app.state.web
-
-
 # --- setting up a game ---------------------------------------------------------------------
 async def play_home(request: Request) -> Response:
-    from .screens import context, page
 
     return page(request, "play.html", context(request, {}, title="Play", modes=MODES))
 
 
 async def setup(request: Request) -> Response:
     """The set-up form of a mode (GET), or the game started (POST: then its page)."""
-    from .screens import context, fields, page, yahtzee_presets
 
     form = await fields(request)
     asked = F.text(form, "mode")
@@ -126,7 +101,7 @@ async def setup(request: Request) -> Response:
             game = None
         if game is not None:
             cookies: list[str] = []
-            s = _web(request).session_for(request, cookies)
+            s = web_of(request).session_for(request, cookies)
             with s.lock:
                 games = s.data.setdefault("games", OrderedDict())
                 games[game.id] = game
@@ -158,39 +133,59 @@ def _people(form: dict[str, Any], mode: str) -> list[str]:
 
 
 def _seed(form: dict[str, Any]) -> int | None:
-    from ..answers.match.common import check_seed
+    from ..match.session import check_seed
 
     seed = F.whole(form, "seed", "Seed")
     return None if seed is None else check_seed(seed)
 
 
-async def _start(request: Request, form: dict[str, Any], mode: str, ctx: dict) -> Game | None:
+async def _start(
+    request: Request, form: dict[str, Any], mode: str, ctx: dict[str, Any]
+) -> Game | None:
     """The new game, or None where the page shows why not (a table to build first)."""
-    from ..answers.match.common import names_of
-    from .screens import rules_choice
-
-    web = _web(request)
+    web = web_of(request)
     seed = _seed(form)
     if mode == "yahtzee":
-        rules = F.text(form, "yahtzee_rules") or "yahtzee"
-        calls._preset("rules", rules, calls.yahtzee_presets(), None)
-        back = "/play/setup?" + F.query(form, SETUP_FIELDS)
-        try:  # (the Yahtzee table: stored, or offered as a build)
-            await web.answer("yahtzee_advise", {"rules": rules, "dice": [1, 1, 1, 1, 1]})
-        except TableMissing as e:
-            ctx["offer"] = web.offer(e, back)
-            return None
-        make = lambda: _yahtzee_engine(web, rules)  # (its table read from disk: a thread)
-        engine = await run_in_threadpool(web.engines.get, ("yahtzee", rules), make)
-        if F.flag(form, "real_dice"):  # (every roll typed: a companion to a real game)
-            return _new_game(
-                mode, engine, await run_in_threadpool(engine.start, seed, "input"), rules
-            )
-        first = await run_in_threadpool(engine.start, seed)
-        rolled = await run_in_threadpool(engine.apply, first.state, "roll")  # (turn 1's dice)
-        game = _new_game(mode, engine, rolled, rules)
-        game.feed = list(first.events + rolled.events)
-        return game
+        return await _start_yahtzee(web, form, mode, ctx, seed)
+    return await _start_zilch(request, web, form, mode, ctx, seed)
+
+
+async def _start_yahtzee(
+    web: Web, form: dict[str, Any], mode: str, ctx: dict[str, Any], seed: int | None
+) -> Game | None:
+    """A Yahtzee game (its first roll made, on seeded dice), or None where its table is
+    offered as a build first."""
+    rules = F.text(form, "yahtzee_rules") or "yahtzee"
+    calls.checked_preset("rules", rules, calls.yahtzee_presets(), None)
+    back = "/play/setup?" + F.query(form, SETUP_FIELDS)
+    try:  # (the Yahtzee table: stored, or offered as a build)
+        await web.answer("yahtzee_advise", {"rules": rules, "dice": [1, 1, 1, 1, 1]})
+    except TableMissing as e:
+        ctx["offer"] = web.offer(e, back)
+        return None
+    make = lambda: _yahtzee_engine(web, rules)  # (its table read from disk: a thread)
+    engine = await run_in_threadpool(web.engines.get, ("yahtzee", rules), make)
+    if F.flag(form, "real_dice"):  # (every roll typed: a companion to a real game)
+        return _new_game(mode, engine, await run_in_threadpool(engine.start, seed, "input"), rules)
+    first = await run_in_threadpool(engine.start, seed)
+    rolled = await run_in_threadpool(engine.apply, first.state, "roll")  # (turn 1's dice)
+    game = _new_game(mode, engine, rolled, rules)
+    game.feed = list(first.events + rolled.events)
+    return game
+
+
+async def _start_zilch(
+    request: Request,
+    web: Web,
+    form: dict[str, Any],
+    mode: str,
+    ctx: dict[str, Any],
+    seed: int | None,
+) -> Game | None:
+    """A Zilch-family game, or None where the game table the computers would play by is
+    offered as a build first."""
+    from ..match.session import names_of
+
     value, rules = rules_choice(request, form)
     target = F.whole(form, "target", "Target")
     people = _people(form, mode)
@@ -224,51 +219,46 @@ def _names_query(form: dict[str, Any]) -> str:
     return "&" + urlencode([(k, v) for k, v in names if v]) if any(v for _, v in names) else ""
 
 
-def _game_kwargs(rules: Any, target: int | None, players: int) -> dict[str, Any]:
+def _game_kwargs(rules: str | RuleSet, target: int | None, players: int) -> dict[str, Any]:
     kwargs: dict[str, Any] = {"rules": rules, "players": players}
     if target is not None:
         kwargs["target"] = target
     return kwargs
 
 
-async def _game_stored(web: Web, rules: Any, target: int | None, players: int) -> bool:
+async def _game_stored(web: Web, rules: str | RuleSet, target: int | None, players: int) -> bool:
     """Whether the game table of this many players is stored (the computers then play,
     and the hints value, by the chance to win)."""
 
     def look() -> bool:
-        from .. import variants
-        from ..answers.base import rule_set
-        from ..answers.position import aimed
-        from ..tables import Tables
+        import dicesolver as ds
 
         try:
-            rs = aimed(rule_set(rules), target)
-            return (
-                Tables(rs, web.query_store).game_table(variants.of(rs, players).key(players))
-                is not None
-            )
+            return ds.game_table_status(rules, target, players, tables=web.query_store).stored
         except InputError:
             return False
 
     return await run_in_threadpool(look)
 
 
-def _zilch_engine(web: Web, rules: Any, value: str, target: int | None, players: int, stored: bool):
-    from ..answers.base import rule_set
-    from ..answers.match import ZilchMatch
+def _zilch_engine(
+    web: Web, rules: str | RuleSet, value: str, target: int | None, players: int, stored: bool
+) -> ZilchMatch:
+    from ..match import ZilchMatch
+    from ..rules import RuleSet, load
 
-    rs = rule_set(rules)
+    rs = rules if isinstance(rules, RuleSet) else load(rules)
     key = ("zilch", rs.digest(), target, players, stored)
     return web.engines.get(key, lambda: ZilchMatch(rules, web.query_store, target=target))
 
 
-def _yahtzee_engine(web: Web, rules: str):
-    from ..answers.match import YahtzeeMatch
+def _yahtzee_engine(web: Web, rules: str) -> YahtzeeMatch:
+    from ..match import YahtzeeMatch
 
     return YahtzeeMatch(rules, web.query_store)
 
 
-def _new_game(mode: str, engine: Any, first: Any, rules_value: str) -> Game:
+def _new_game(mode: str, engine: ZilchMatch | YahtzeeMatch, first: Step, rules_value: str) -> Game:
     return Game(
         secrets.token_urlsafe(16), mode, engine, first.state, rules_value, feed=list(first.events)
     )
@@ -277,7 +267,7 @@ def _new_game(mode: str, engine: Any, first: Any, rules_value: str) -> Game:
 # --- a game's page and its moves -------------------------------------------------------------
 def _game(request: Request) -> Game | None:
     """The game of this id in the visitor's own session (None: no such game here)."""
-    s = _web(request).session(request)
+    s = web_of(request).session(request)
     if s is None:
         return None
     with s.lock:
@@ -286,7 +276,6 @@ def _game(request: Request) -> Game | None:
 
 
 def _gone(request: Request) -> Response:
-    from .screens import context, page
 
     ctx = context(request, {}, title="Play")
     ctx["error"] = "no such game in this browser (it ended long ago, or it was never here)"
@@ -297,8 +286,7 @@ def _gone(request: Request) -> Response:
 
 
 async def game_page(request: Request) -> Response:
-    from ..cli.render import choice_text
-    from .screens import context, page
+    from ..render.text import choice_text
 
     game = _game(request)
     if game is None:
@@ -369,7 +357,7 @@ def move(game: Game, form: dict[str, Any]) -> None:
         _commit(game, do, steps)
 
 
-def _commit(game: Game, do: str, steps: list) -> None:
+def _commit(game: Game, do: str, steps: list[Step]) -> None:
     events = [e for st in steps for e in st.events]
     game.state = steps[-1].state
     game.version += 1
@@ -411,17 +399,17 @@ class _Steps:
 
     def __init__(self, game: Game) -> None:
         self.engine, self.first = game.engine, game.state
-        self.steps: list[Any] = []
+        self.steps: list[Step] = []
 
     @property
     def now(self) -> Any:
         return self.steps[-1].state if self.steps else self.first
 
-    def apply(self, action: Any) -> None:
+    def apply(self, action: str | dict[str, Any]) -> None:
         self.steps.append(self.engine.apply(self.now, action))
 
 
-def _zilch_steps(game: Game, do: str, form: dict[str, Any]) -> list:
+def _zilch_steps(game: Game, do: str, form: dict[str, Any]) -> list[Step]:
     """The engine's steps of a posted Zilch move: roll or bank after the dice tapped
     (their set-aside first, where it is new), a typed roll, or one of the engine's own
     actions.  All or nothing: a step refused refuses the move."""
@@ -479,7 +467,7 @@ def _picks(form: dict[str, Any], roll: list[int]) -> list[int]:
     return [roll[i] for i in sorted(places)]
 
 
-def _yahtzee_steps(game: Game, do: str, form: dict[str, Any]) -> list:
+def _yahtzee_steps(game: Game, do: str, form: dict[str, Any]) -> list[Step]:
     """The engine's steps of a posted Yahtzee move; a box scored is followed by the next
     turn's first roll (seeded dice)."""
     run, s = _Steps(game), game.state
@@ -504,7 +492,7 @@ def _yahtzee_steps(game: Game, do: str, form: dict[str, Any]) -> list:
 
 
 # --- what a page shows -------------------------------------------------------------------
-def _picked(view: dict) -> list[bool]:
+def _picked(view: dict[str, Any]) -> list[bool]:
     """Which dice of the roll show as set aside (the set-aside taken, in "move")."""
     left = list(view["kept"])
     out = []
@@ -515,7 +503,7 @@ def _picked(view: dict) -> list[bool]:
     return out
 
 
-def _sheet_rows(game: Game, view: dict) -> list[list[int | None | str]]:
+def _sheet_rows(game: Game, view: dict[str, Any]) -> list[list[int | None | str]]:
     """The score sheet: a row per round, a cell per seat (a turn's points; None: zilch;
     "": not played yet)."""
     n = len(view["players"])
@@ -526,9 +514,9 @@ def _sheet_rows(game: Game, view: dict) -> list[list[int | None | str]]:
     return rows
 
 
-def _box_points(game: Game) -> list[dict]:
+def _box_points(game: Game) -> list[dict[str, Any]]:
     """The open boxes with the points the hand scores in each (bonuses included)."""
-    from ..yahtzee import game as Y
+    from ..yahtzee import solitaire as Y
 
     rs, s = game.engine.rules, game.state
     sheet = Y.SheetState(s.mask, s.upper, s.yf)
@@ -550,7 +538,7 @@ def _log_name(game: Game) -> str:
 
 async def game_log(request: Request) -> Response:
     """The decision log as `zilch play` / `yahtzee play` write it (zilch review reads it)."""
-    from ..answers.match import log_text
+    from ..match import log_text
 
     game = _game(request)
     if game is None:

@@ -5,8 +5,7 @@ renders: the answer shown is the API's."""
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote
 
 from starlette.datastructures import UploadFile
@@ -14,146 +13,21 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from ..errors import InputError, TableMissing
+from ..errors import InputError
 from . import calls
 from . import forms as F
+from .app_state import web_of
+from .pages import (
+    SCREENS,
+    UPLOAD,
+    attempt,
+    context,
+    fields,
+    page,
+    rules_choice,
+    yahtzee_presets,
+)
 from .sessions import RULE_FILES, set_session_cookie
-
-if TYPE_CHECKING:
-    from .app import Web
-
-# pips of a die face on a 100 x 100 die (static SVG drawn by the templates)
-_AT = {"tl": (28, 28), "tr": (72, 28), "ml": (28, 50), "mr": (72, 50), "c": (50, 50)}
-_AT |= {"bl": (28, 72), "br": (72, 72)}
-_FACES = {
-    1: ("c",),
-    2: ("tr", "bl"),
-    3: ("tr", "c", "bl"),
-    4: ("tl", "tr", "bl", "br"),
-    5: ("tl", "tr", "c", "bl", "br"),
-    6: ("tl", "tr", "ml", "mr", "bl", "br"),
-}
-PIPS = {face: [_AT[p] for p in at] for face, at in _FACES.items()}
-UPLOAD = "upload:"  # a rules field's value naming a rule set uploaded in this session
-SCREENS = {  # path -> (title, what it answers), in the start page's order
-    "/roll": ("Should I roll?", "Roll or bank, by expected points or by the chance to win"),
-    "/dice": ("Which dice?", "Tap the dice you rolled: every set-aside ranked"),
-    "/card": ("Strategy card", "When to bank, for the rules you play: print it"),
-    "/play": ("Play", "Against the computer, hot seat, companion to a real game, solitaire"),
-    "/yahtzee": ("Yahtzee", "Tap five dice: keeps and boxes ranked"),
-    "/review": ("Review a game", "Upload a decision log: every mistake and its cost"),
-}
-
-
-@lru_cache(maxsize=1)
-def presets() -> list[dict[str, Any]]:
-    import dicesolver as ds
-
-    from ..rules import load
-
-    return [
-        {"value": p.name, "name": p.name, "unit": load(p.name).unit, "description": p.description}
-        for p in ds.describe_rules().presets
-    ]
-
-
-@lru_cache(maxsize=1)
-def yahtzee_presets() -> list[dict[str, Any]]:
-    import dicesolver as ds
-
-    return [
-        {"value": p.name, "name": p.name, "description": p.description, "boxes": p.boxes}
-        for p in ds.yahtzee_rules().presets
-    ]
-
-
-def _web(request: Request) -> Web:
-    return request.app.state.web
-
-
-async def fields(request: Request) -> dict[str, Any]:
-    """The submitted fields: a posted form (its files as UploadFile) or the query."""
-    if request.method == "POST":
-        form = await request.form(max_files=2, max_fields=64, max_part_size=1 << 20)
-        out: dict[str, Any] = {}
-        for key, value in form.multi_items():
-            if key == "filled":
-                out.setdefault(key, []).append(value)
-            else:
-                out[key] = value
-        return out
-    params = request.query_params
-    out = {k: v for k, v in params.items() if k != "filled"}
-    if "filled" in params:
-        out["filled"] = params.getlist("filled")
-    return out
-
-
-def uploads(request: Request) -> dict[str, Any]:
-    s = _web(request).session(request)
-    if s is None:
-        return {}
-    with s.lock:
-        return dict(s.data.get("rules", {}))
-
-
-def rules_choice(request: Request, form: dict[str, Any]) -> tuple[str, Any]:
-    """(the field's value, the rules to call with: a preset's name or an uploaded RuleSet)."""
-    value = F.text(form, "rules") or "farkle"
-    if value.startswith(UPLOAD):
-        rs = uploads(request).get(value[len(UPLOAD) :])
-        if rs is None:
-            raise InputError("the uploaded rules are gone (the session ended): upload them again")
-        return value, rs
-    return value, value
-
-
-def unit_of(request: Request, value: str) -> int:
-    for p in presets():
-        if p["value"] == value:
-            return p["unit"]
-    rs = uploads(request).get(value[len(UPLOAD) :]) if value.startswith(UPLOAD) else None
-    return rs.unit if rs is not None else 50
-
-
-def context(request: Request, form: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    choices = [
-        {"value": UPLOAD + key, "name": f"{rs.name} (uploaded)", "unit": rs.unit}
-        for key, rs in uploads(request).items()
-    ]
-    value = F.text(form, "rules") or "farkle"
-    return {
-        "form": form,
-        "presets": presets() + choices,
-        "rules_value": value,
-        "unit": unit_of(request, value),
-        "screens": SCREENS,
-        **extra,
-    }
-
-
-async def attempt(
-    request: Request, ctx: dict[str, Any], name: str, kwargs: dict[str, Any], back: str
-) -> Any:
-    """Ask the API; the answer, an error line or a build offer go into the page."""
-    web = _web(request)
-    try:
-        a = await web.answer(name, kwargs)
-    except TableMissing as e:
-        ctx["offer"] = web.offer(e, back)
-        return None
-    except Exception as e:
-        status, obj = calls.error_object(e)
-        ctx["error"] = obj["error"]
-        return None
-    ctx["answer"] = a
-    ctx["kind"] = type(a).__name__
-    return a
-
-
-def page(request: Request, template: str, ctx: dict[str, Any]) -> Response:
-    return _web(request).templates.TemplateResponse(request, template, ctx)
-
 
 # --- the screens -------------------------------------------------------------------------
 ROLL_FIELDS = ("rules", "dice", "turn", "score", "opponents", "not_on_board", "ask")
@@ -181,7 +55,7 @@ async def should_i_roll(request: Request) -> Response:
     return page(request, "roll.html", ctx)
 
 
-def _where(form: Any) -> dict[str, Any]:
+def _where(form: dict[str, Any]) -> dict[str, Any]:
     """Where the turn stands, as both advice screens ask it: the turn total, the scores
     (optional), not yet on the board."""
     kwargs: dict[str, Any] = {"turn": F.whole(form, "turn", "Turn total") or 0}
@@ -231,13 +105,13 @@ async def card(request: Request) -> Response:
     back = "/card?" + F.query(form, ("rules", "not_on_board"))
     a = await attempt(request, ctx, "strategy", kwargs, back)
     if a is not None:
-        from ..cli import render
+        from ..render import text as render
 
         ctx["text"] = render.strategy(a)
         odds = {}
         for n in a.bank_thresholds:
             try:
-                odds[n] = await _web(request).answer("odds", {"rules": rules, "dice": n})
+                odds[n] = await web_of(request).answer("odds", {"rules": rules, "dice": n})
             except InputError:
                 break
         ctx["p_zilch"] = odds
@@ -269,7 +143,7 @@ async def review(request: Request) -> Response:
         else:
             a = await attempt(request, ctx, name, kwargs, "/review")
             if a is not None:
-                from ..cli.render import choice_text
+                from ..render.text import choice_text
 
                 ctx["choice_text"] = choice_text
     ctx["yahtzee_presets"] = yahtzee_presets()
@@ -309,7 +183,7 @@ async def yahtzee(request: Request) -> Response:
     return page(request, "yahtzee.html", ctx)
 
 
-async def _upload(form: dict[str, Any], file_key: str, text_key: str, what: str):
+async def _upload(form: dict[str, Any], file_key: str, text_key: str, what: str) -> tuple[str, str]:
     """(text, file name) of an upload: a file chosen, else the text pasted."""
     f = form.get(file_key)
     if isinstance(f, UploadFile) and f.filename:
@@ -345,7 +219,7 @@ async def upload_rules(request: Request) -> Response:
     except InputError as e:
         ctx["error"] = calls.one_line(str(e))
         return page(request, "rules.html", ctx)
-    web = _web(request)
+    web = web_of(request)
     new: list[str] = []
     s = web.session_for(request, new)
     key = rs.digest()[:16]
@@ -363,7 +237,7 @@ async def upload_rules(request: Request) -> Response:
 
 async def build(request: Request) -> Response:
     """Start the offered build (its token from the page): then its progress page."""
-    web = _web(request)
+    web = web_of(request)
     form = await fields(request)
     token = F.text(form, "token")
     got = web.offers.get(token)
@@ -382,7 +256,7 @@ async def build(request: Request) -> Response:
 
 
 async def job_page(request: Request) -> Response:
-    web = _web(request)
+    web = web_of(request)
     job = web.jobs.get(request.path_params["job"])
     ctx = context(request, {}, title="Building a table")
     back = request.query_params.get("back", "/")

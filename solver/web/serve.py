@@ -63,7 +63,9 @@ def announce(host: str, port: int, say: Callable[[str], None]) -> str:
     return open_at
 
 
-def serve(host: str, port: int, tables: str | None, open_browser: bool, say) -> None:
+def serve(
+    host: str, port: int, tables: str | None, open_browser: bool, say: Callable[[str], None]
+) -> None:
     import uvicorn
 
     from .app import create_app

@@ -11,7 +11,10 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from starlette.responses import Response
 
 COOKIE = "dicesolver_session"
 LIMIT = 2000  # sessions kept at once
@@ -74,6 +77,6 @@ class Sessions:
             self._all.popitem(last=False)
 
 
-def set_session_cookie(response: Any, sid: str) -> None:
+def set_session_cookie(response: Response, sid: str) -> None:
     """The session's cookie on a response: HTTP only, this site only."""
     response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", path="/")

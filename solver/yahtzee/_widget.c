@@ -1,18 +1,20 @@
 /* The Yahtzee table build in C (solve.py), built by `pip install` (setup.py): the widget of
  * widget.py for every state of one level, the states shared by threads.  Same arithmetic in
- * the same order as widget.py (so the tables equal the numba ones), arranged for speed:
+ * the same order as widget.py (so the tables equal the numba ones, but for the rounding of
+ * the start of the turn's mean: see the end of widget(), ~1e-13), arranged for speed:
  * per open box, the value of each possible number of points is worked out once (points,
  * upper bonus, the next state's value), and a hand's value in the box is a look-up; only the
  * hands of all dice alike after the Yahtzee box is filled (bonus, joker) take the rules'
- * long way (box_move, as in widget.py).  If it could not be built, numba runs widget.py.
+ * long way (score_extras and extra_points, as in widget.py).  If it could not be built, numba
+ * runs widget.py.
  *
- * level(states, E, base, upper_face, joker, five, add, remove, roll_keep, size_start,
- *       roll_prob, T1, Y, ybox, joker_mode, upper_bonus, threshold, ybonus, forced, threads)
- *   states (n, 3) int64 (mask, up, yf); E float64 C-contiguous (masks, T1, Y), written at
- *   the states; base (nb, hands), upper_face, joker (nb), five (hands), add, remove
- *   (keeps, 6), roll_keep (hands), size_start (dice + 2): int64 (see dice.py, scoring.py);
- *   roll_prob (hands) float64; the hands in the order of their keeps (roll_keep[o] = the
- *   first keep of all the dice + o: solve.c_args orders base, five and roll_prob so).
+ * level(states, E, rules, threads)
+ *   states (n, 3) int64 (mask, up, yf); E float64 C-contiguous (masks, threshold + 1, 2 with
+ *   a Yahtzee box else 1), written at the states; rules: a widget.RuleArrays, read by its
+ *   fields' names (read_rules): base (nb, hands), upper_face, joker (nb), five (hands), add,
+ *   remove (keeps, 6), roll_keep (hands), size_start (dice + 2): int64 (see dice.py,
+ *   scoring.py); roll_prob (hands) float64; the hands in the order of their keeps
+ *   (roll_keep[o] = the first keep of all the dice + o: solve.keep_order orders them so).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -48,8 +50,9 @@ static inline double E_at(const Work *w, int64_t mask, int64_t up, int64_t yf)
     return w->E[(mask * w->T1 + up) * w->Y + yf];
 }
 
-/* widget.box_move: hand o in box b (open, allowed) when it is an extra Yahtzee; NEG where
- * the joker rule forbids it.  Else its value: gain + E(next). */
+/* widget.score_extras: hand o in box b (open, allowed) when it is an extra Yahtzee (the
+ * joker rule: widget.extra_points); NEG where the joker rule forbids it.  Else its value:
+ * gain + E(next). */
 static double extra_move(const Work *w, int64_t mask, int64_t up, int64_t yf, int64_t o,
                          int64_t b)
 {
@@ -206,35 +209,70 @@ static void *sweep(void *arg)
     return NULL;
 }
 
+/* The fields of a widget.RuleArrays that the C reads, by name: the one place it unpacks
+ * the rules. */
+enum { BASE, UPPER_FACE, JOKER, FIVE, ADD, REMOVE, ROLL_KEEP, SIZE_START, ROLL_PROB, N_ARRAYS };
+static const char *const ARRAY_FIELDS[N_ARRAYS] = {
+    "base", "upper_face", "joker", "five", "add", "remove", "roll_keep", "size_start",
+    "roll_prob"};
+enum { YBOX, JOKER_MODE, UPPER_BONUS, THRESHOLD, YBONUS, FORCED, N_FLAGS };
+static const char *const FLAG_FIELDS[N_FLAGS] = {"ybox",      "joker_mode", "upper_bonus",
+                                                 "threshold", "ybonus",     "forced"};
+
+/* rules' arrays as buffers (each one's obj NULL until taken: the caller releases them, also
+ * after a failure) and its ints; 0 with a Python error set where a field is missing or not
+ * of its kind. */
+static int read_rules(PyObject *rules, Py_buffer *arrays, long long *flags)
+{
+    for (int i = 0; i < N_ARRAYS; i++) arrays[i].obj = NULL;
+    for (int i = 0; i < N_ARRAYS; i++) {
+        PyObject *a = PyObject_GetAttrString(rules, ARRAY_FIELDS[i]);
+        int bad = a == NULL || PyObject_GetBuffer(a, &arrays[i], PyBUF_SIMPLE) < 0;
+        Py_XDECREF(a);
+        if (bad) return 0;
+    }
+    for (int i = 0; i < N_FLAGS; i++) {
+        PyObject *v = PyObject_GetAttrString(rules, FLAG_FIELDS[i]);
+        flags[i] = v == NULL ? -1 : PyLong_AsLongLong(v);
+        Py_XDECREF(v);
+        if (PyErr_Occurred()) return 0;
+    }
+    return 1;
+}
+
 static PyObject *level(PyObject *self, PyObject *args)
 {
-    Py_buffer states, E, base, upper_face, joker, five, add, remove, roll_keep, size_start,
-        roll_prob;
-    long long T1, Y, ybox, joker_mode, upper_bonus, threshold, ybonus, forced, threads;
-    if (!PyArg_ParseTuple(args, "y*w*y*y*y*y*y*y*y*y*y*LLLLLLLLL", &states, &E, &base,
-                          &upper_face, &joker, &five, &add, &remove, &roll_keep, &size_start,
-                          &roll_prob, &T1, &Y, &ybox, &joker_mode, &upper_bonus, &threshold, &ybonus,
-                          &forced, &threads))
+    Py_buffer states, E, arr[N_ARRAYS];
+    PyObject *rules;
+    long long flag[N_FLAGS], threads;
+    if (!PyArg_ParseTuple(args, "y*w*OL", &states, &E, &rules, &threads)) return NULL;
+    if (!read_rules(rules, arr, flag)) {
+        for (int i = 0; i < N_ARRAYS; i++) PyBuffer_Release(&arr[i]);
+        PyBuffer_Release(&states);
+        PyBuffer_Release(&E);
         return NULL;
+    }
+    long long threshold = flag[THRESHOLD], T1 = threshold + 1, Y = flag[YBOX] >= 0 ? 2 : 1;
     Work w;
     w.E = E.buf;
     w.states = states.buf;
-    w.base = base.buf;
-    w.upper_face = upper_face.buf;
-    w.joker = joker.buf;
-    w.five = five.buf;
-    w.add = add.buf;
-    w.remove = remove.buf;
-    w.roll_keep = roll_keep.buf;
-    w.roll_prob = roll_prob.buf;
+    w.base = arr[BASE].buf;
+    w.upper_face = arr[UPPER_FACE].buf;
+    w.joker = arr[JOKER].buf;
+    w.five = arr[FIVE].buf;
+    w.add = arr[ADD].buf;
+    w.remove = arr[REMOVE].buf;
+    w.roll_keep = arr[ROLL_KEEP].buf;
+    w.roll_prob = arr[ROLL_PROB].buf;
     w.n = states.len / (3 * (Py_ssize_t)sizeof(int64_t));
-    w.nb = upper_face.len / (Py_ssize_t)sizeof(int64_t);
-    w.hands = five.len / (Py_ssize_t)sizeof(int64_t);
-    w.keeps = add.len / (6 * (Py_ssize_t)sizeof(int64_t));
-    int64_t nss = size_start.len / (Py_ssize_t)sizeof(int64_t);
-    w.last = ((const int64_t *)size_start.buf)[nss - 2];
-    w.T1 = T1, w.Y = Y, w.ybox = ybox, w.joker_mode = joker_mode;
-    w.upper_bonus = upper_bonus, w.threshold = threshold, w.ybonus = ybonus, w.forced = forced;
+    w.nb = arr[UPPER_FACE].len / (Py_ssize_t)sizeof(int64_t);
+    w.hands = arr[FIVE].len / (Py_ssize_t)sizeof(int64_t);
+    w.keeps = arr[ADD].len / (6 * (Py_ssize_t)sizeof(int64_t));
+    int64_t nss = arr[SIZE_START].len / (Py_ssize_t)sizeof(int64_t);
+    w.last = nss >= 2 ? ((const int64_t *)arr[SIZE_START].buf)[nss - 2] : 0;
+    w.T1 = T1, w.Y = Y, w.ybox = flag[YBOX], w.joker_mode = flag[JOKER_MODE];
+    w.upper_bonus = flag[UPPER_BONUS], w.threshold = threshold, w.ybonus = flag[YBONUS];
+    w.forced = flag[FORCED];
     w.P = 0;
     for (int64_t i = 0; i < w.nb * w.hands; i++)
         if (w.base[i] > w.P) w.P = w.base[i];
@@ -250,8 +288,8 @@ static PyObject *level(PyObject *self, PyObject *args)
     w.based = malloc(sizeof(double) * (size_t)(w.nb * w.hands + 1));
     for (int64_t i = 0; w.based != NULL && i < w.nb * w.hands; i++) w.based[i] = (double)w.base[i];
     int ok = w.sub != NULL && w.based != NULL &&
-             roll_prob.len == w.hands * (Py_ssize_t)sizeof(double) &&
-             base.len == w.nb * w.hands * (Py_ssize_t)sizeof(int64_t) && T1 > threshold &&
+             arr[ROLL_PROB].len == w.hands * (Py_ssize_t)sizeof(double) &&
+             arr[BASE].len == w.nb * w.hands * (Py_ssize_t)sizeof(int64_t) && nss >= 2 &&
              (Y == 1 || Y == 2) && nE == ((Py_ssize_t)1 << w.nb) * T1 * Y && w.nb < 31;
     for (int64_t o = 0; ok && o < w.hands; o++) ok = w.roll_keep[o] == w.last + o;
     for (int64_t i = 0; ok && i < w.n; i++) {
@@ -303,9 +341,9 @@ static PyObject *level(PyObject *self, PyObject *args)
     }
     free(w.sub);
     free(w.based);
-    Py_buffer *all[] = {&states, &E, &base, &upper_face, &joker, &five, &add, &remove,
-                        &roll_keep, &size_start, &roll_prob};
-    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) PyBuffer_Release(all[i]);
+    for (int i = 0; i < N_ARRAYS; i++) PyBuffer_Release(&arr[i]);
+    PyBuffer_Release(&states);
+    PyBuffer_Release(&E);
     if (!ok) {
         PyErr_SetString(PyExc_ValueError, "level: arrays of the wrong shape");
         return NULL;

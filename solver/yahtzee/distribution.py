@@ -6,15 +6,15 @@ each state carrying the distribution of its points so far; memory: two levels at
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import InputError
-from .dice import keep_graph
-from .rules import YahtzeeRules
-from .scoring import tables
-from .solve import args, level_states, reachable_upper, seconds, table_shape, upper_mask
+from .box_scores import tables
+from .solve import level_states, reachable_upper, rule_arrays, seconds, table_shape, upper_mask
+from .yahtzee_rules import YahtzeeRules
 
 CHUNK = 2048  # states whose turns are worked out at once (their moves: ~20 MB)
 
@@ -76,15 +76,16 @@ def known(rules: YahtzeeRules, states: np.ndarray) -> np.ndarray:
     return states[:, 1] + rules.upper_bonus * reached
 
 
-def distribution(rules: YahtzeeRules, E: np.ndarray, progress=None) -> Distribution:
+def distribution(
+    rules: YahtzeeRules, E: np.ndarray, progress: Callable[[int], None] | None = None
+) -> Distribution:
     """The exact distribution of the final score from the empty sheet under the policy of
     the table E (ties broken as the solver breaks them)."""
-    from .forward import _level_pass
+    from .forward import jit_level_pass
 
     nb = rules.n_boxes
     ok = reachable_upper(rules)
-    a = args(rules)
-    roll_prob = keep_graph(rules.dice).roll_prob
+    r = rule_arrays(rules)
     index = np.full(table_shape(rules), -1, np.int64)
     S = level_states(rules, 0, ok)
     off = np.array([0, 1], np.int64)
@@ -101,10 +102,9 @@ def distribution(rules: YahtzeeRules, E: np.ndarray, progress=None) -> Distribut
         peak = max(peak, P.nbytes + Q.nbytes)
         for c in range(0, len(S), CHUNK):
             part = slice(c, min(c + CHUNK, len(S)))
-            _level_pass(
-                S[part], off[c : part.stop + 1], P, index, off1, Q, E, *a, roll_prob,
-                hits, points, overflow,
-            )  # fmt: skip
+            jit_level_pass(
+                S[part], off[c : part.stop + 1], P, index, off1, Q, E, r, hits, points, overflow
+            )
         if overflow.any():
             raise AssertionError("a state's points outgrew its segment (distribution.widths)")
         S, off, P = S1, off1, Q
@@ -121,19 +121,20 @@ def distribution(rules: YahtzeeRules, E: np.ndarray, progress=None) -> Distribut
     return Distribution(np.trim_zeros(p, "b"), p_bonus, hits, points, peak)
 
 
-def moments(rules: YahtzeeRules, E: np.ndarray, progress=None) -> tuple[float, float]:
+def moments(
+    rules: YahtzeeRules, E: np.ndarray, progress: Callable[[int], None] | None = None
+) -> tuple[float, float]:
     """Mean and standard deviation of the final score under the policy of E, by a second
     backward pass over the levels (the first two moments of the points to come; memory:
     two tables like E).  Independent of the forward pass: the tests compare the two."""
-    from .forward import _level_moments
+    from .forward import jit_level_moments
 
     ok = reachable_upper(rules)
-    a = args(rules)
-    roll_prob = keep_graph(rules.dice).roll_prob
+    r = rule_arrays(rules)
     M1 = np.zeros(table_shape(rules))
     M2 = np.zeros(table_shape(rules))
     for filled in range(rules.n_boxes - 1, -1, -1):
-        _level_moments(level_states(rules, filled, ok), M1, M2, E, *a, roll_prob)
+        jit_level_moments(level_states(rules, filled, ok), M1, M2, E, r)
         if progress:
             progress(rules.n_boxes - filled)
     m1, m2 = float(M1[0, 0, 0]), float(M2[0, 0, 0])

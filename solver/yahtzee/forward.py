@@ -9,6 +9,9 @@ array with one segment per state, long enough for the largest x the state's boxe
 One turn moves a state's mass, hand by hand along the solver's own policy (its keeps and
 boxes, ties broken as its max breaks them), to the next level's states, shifted by the
 points the turn adds to x.
+
+A turn's moves: acc[b, pts, extra] = P(the turn scores pts in box b, extra: with a Yahtzee
+bonus), pts up to most_points.
 """
 
 from __future__ import annotations
@@ -16,76 +19,51 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .kernel import HELPERS, compiled
-from .widget import NEG, best_keeps, box_move, first_open, roll_rest, widget
+from .numba_kernel import HELPERS, compiled
+from .widget import NEG, RuleArrays, best_keeps, extra_points, roll_rest, upper_step, widget
 
 
-def turn_moves(
-    mask,
-    up,
-    yf,
-    E,
-    base,
-    upper_face,
-    joker,
-    five,
-    ybox,
-    joker_mode,
-    upper_bonus,
-    threshold,
-    ybonus,
-    forced,
-    add,
-    remove,
-    roll_keep,
-    size_start,
-    roll_prob,
-    VB,
-    A1,
-    A2,
-    arg,
-    w,
-    acc,
-):
-    """One state's turn under the optimal policy: acc[b, pts, extra] = P(the turn scores pts
-    in box b, extra: with a Yahtzee bonus) (acc zeroed by the caller; VB..w scratch)."""
-    nb, n_out = base.shape[0], base.shape[1]
-    last = size_start[size_start.shape[0] - 2]
-    widget(
-        mask,
-        up,
-        yf,
-        E,
-        base,
-        upper_face,
-        joker,
-        five,
-        ybox,
-        joker_mode,
-        upper_bonus,
-        threshold,
-        ybonus,
-        forced,
-        add,
-        remove,
-        roll_keep,
-        size_start,
-        VB,
-        A1,
-        A2,
-    )
-    w[:] = 0.0
+def most_points(r: RuleArrays) -> int:
+    """The most points one box can score (ordinary or joker)."""
+    base, joker = r.base, r.joker
+    top = 0
+    for b in range(base.shape[0]):
+        for o in range(base.shape[1]):
+            top = max(top, base[b, o])
+        top = max(top, joker[b])
+    return top
+
+
+def follow_keeps(w: np.ndarray, A: np.ndarray, r: RuleArrays, arg: np.ndarray, last: int) -> None:
+    """One roll of the keeps' masses w, each hand's mass then moved to the keep the
+    policy of A takes (arg: scratch)."""
+    roll_keep = r.roll_keep
+    roll_rest(w, r.add, last)
+    best_keeps(A, r.remove, arg)
+    for o in range(roll_keep.shape[0]):
+        k = roll_keep[o]
+        m = w[k]
+        w[k] = 0.0
+        w[arg[k]] += m
+
+
+def turn_moves(mask: int, up: int, yf: int, E: np.ndarray, r: RuleArrays, acc: np.ndarray) -> None:
+    """One state's turn under the optimal policy: acc, its moves (zeroed by the caller)."""
+    nb, n_out, nk = r.base.shape[0], r.base.shape[1], r.add.shape[0]
+    last = r.size_start[r.size_start.shape[0] - 2]
+    VB = np.empty((n_out, nb))
+    A1 = np.empty(nk)
+    A2 = np.empty(nk)
+    widget(mask, up, yf, E, r, VB, A1, A2)
+    arg = np.empty(nk, np.int64)
+    w = np.zeros(nk)
     w[0] = 1.0  # no die kept: all of them rolled
-    for A in (A2, A1):
-        roll_rest(w, add, last)
-        best_keeps(A, remove, arg)
-        for o in range(n_out):  # each hand's mass moves to the keep the policy takes
-            k = roll_keep[o]
-            m = w[k]
-            w[k] = 0.0
-            w[arg[k]] += m
-    roll_rest(w, add, last)
-    only = first_open(mask, forced)
+    follow_keeps(w, A2, r, arg, last)
+    follow_keeps(w, A1, r, arg, last)
+    roll_rest(w, r.add, last)
+    y_filled = r.ybox >= 0 and (mask >> r.ybox) & 1 == 1
+    roll_keep, five, base = r.roll_keep, r.five, r.base
+    extra_pts = np.empty(nb, np.int64)
     for o in range(n_out):
         q = w[roll_keep[o]]
         if q == 0.0:
@@ -96,232 +74,130 @@ def turn_moves(
             if VB[o, b] > best:
                 best = VB[o, b]
                 bb = b
-        gain, pts, nup, nyf = box_move(
-            mask,
-            up,
-            yf,
-            o,
-            bb,
-            base,
-            upper_face,
-            joker,
-            five,
-            ybox,
-            joker_mode,
-            upper_bonus,
-            threshold,
-            ybonus,
-            only,
-        )
-        extra = 1 if (ybox >= 0 and (mask >> ybox) & 1 == 1 and five[o] >= 0 and yf == 1) else 0
-        acc[bb, pts, extra] += q
+        if y_filled and five[o] >= 0:  # an extra Yahtzee: its joker points, its bonus
+            extra_points(mask, o, r, extra_pts)
+            acc[bb, extra_pts[bb], yf] += q
+        else:
+            acc[bb, base[bb, o], 0] += q
+
+
+def scatter_part(
+    lo: int,
+    hi: int,
+    count: bool,
+    src: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    nxt_index: np.ndarray,
+    nxt_offsets: np.ndarray,
+    Q: np.ndarray,
+    r: RuleArrays,
+    box_hits: np.ndarray,
+    box_points: np.ndarray,
+) -> int:
+    """Q[lo:hi] += each state's distribution (src: states, offsets, P and moves: its segment
+    of P) moved by each of its moves to the next state's segment, shifted by the points the
+    state does not tell; with count, box_hits[b] += P(box b scores > 0 points) and
+    box_points[b] += its mean points.  Returns 1 where a segment is too short (a bound of
+    distribution.widths is wrong), else 0.  (One call for all the states: a call per state
+    would cost numba its references' counts.)"""
+    states, offsets, P, moves = src
+    upper_face, threshold, ybox, ybonus = r.upper_face, r.threshold, r.ybox, r.ybonus
+    overflow = 0
+    for i in range(states.shape[0]):
+        mask, up, yf = states[i, 0], states[i, 1], states[i, 2]
+        seg = P[offsets[i] : offsets[i + 1]]
+        mass = seg.sum() if count else 0.0
+        for b in range(moves.shape[1]):
+            for pts in range(moves.shape[2]):
+                for extra in range(2):
+                    q = moves[i, b, pts, extra]
+                    if q == 0.0:
+                        continue
+                    nup = upper_step(up, pts, upper_face[b], threshold, 0)[0]
+                    nyf = (1 if pts > 0 else 0) if b == ybox else yf
+                    j = nxt_index[mask | (1 << b), nup, nyf]
+                    start = nxt_offsets[j] + pts + extra * ybonus - (nup - up)
+                    if start + seg.shape[0] > nxt_offsets[j + 1]:
+                        overflow = 1
+                        continue
+                    for row in range(max(start, lo), min(start + seg.shape[0], hi)):
+                        Q[row] += q * seg[row - start]
+                    if count:
+                        box_hits[b] += q * mass if pts > 0 else 0.0
+                        box_points[b] += q * mass * pts
+    return overflow
 
 
 def level_pass(
-    states,
-    offsets,
-    P,
-    nxt_index,
-    nxt_offsets,
-    Q,
-    E,
-    base,
-    upper_face,
-    joker,
-    five,
-    ybox,
-    joker_mode,
-    upper_bonus,
-    threshold,
-    ybonus,
-    forced,
-    add,
-    remove,
-    roll_keep,
-    size_start,
-    roll_prob,
-    box_hits,
-    box_points,
-    overflow,
-):
-    """Q (the next level's distributions) += every state's turn applied to P; box_hits[b] +=
-    P(box b scores > 0 points), box_points[b] += its mean points.  The states are split
-    into parts (one per thread, overflow[t] its error flag), each scattering into the rows it
-    owns: no two threads write the same row."""
-    nb, n_out = base.shape[0], base.shape[1]
-    nk = add.shape[0]
-    maxpts = 0
-    for b in range(nb):
-        for o in range(n_out):
-            if base[b, o] > maxpts:
-                maxpts = base[b, o]
-    for b in range(nb):
-        if joker[b] > maxpts:
-            maxpts = joker[b]
+    states: np.ndarray,
+    offsets: np.ndarray,
+    P: np.ndarray,
+    nxt_index: np.ndarray,
+    nxt_offsets: np.ndarray,
+    Q: np.ndarray,
+    E: np.ndarray,
+    r: RuleArrays,
+    box_hits: np.ndarray,
+    box_points: np.ndarray,
+    overflow: np.ndarray,
+) -> None:
+    """Q (the next level's distributions) += every state's turn applied to P; box_hits and
+    box_points as scatter_part.  The moves of every state first (in parallel), then the
+    scatter in parts of Q's rows (one per thread, overflow[t] its error flag): no two
+    threads write the same row."""
     n = states.shape[0]
-    # first the moves of every state (in parallel), then the scatter by rows owned
-    moves = np.zeros((n, nb, maxpts + 1, 2))
+    moves = np.zeros((n, r.base.shape[0], most_points(r) + 1, 2))
     for i in numba.prange(n):
-        VB = np.empty((n_out, nb))
-        A1 = np.empty(nk)
-        A2 = np.empty(nk)
-        arg = np.empty(nk, np.int64)
-        w = np.empty(nk)
-        turn_moves(
-            states[i, 0],
-            states[i, 1],
-            states[i, 2],
-            E,
-            base,
-            upper_face,
-            joker,
-            five,
-            ybox,
-            joker_mode,
-            upper_bonus,
-            threshold,
-            ybonus,
-            forced,
-            add,
-            remove,
-            roll_keep,
-            size_start,
-            roll_prob,
-            VB,
-            A1,
-            A2,
-            arg,
-            w,
-            moves[i],
-        )
+        turn_moves(states[i, 0], states[i, 1], states[i, 2], E, r, moves[i])
     rows = Q.shape[0]
     parts = overflow.shape[0]
     for t in numba.prange(parts):
         lo, hi = rows * t // parts, rows * (t + 1) // parts
-        for i in range(n):
-            mask, up, yf = states[i, 0], states[i, 1], states[i, 2]
-            src = P[offsets[i] : offsets[i + 1]]
-            mass = src.sum()
-            for b in range(nb):
-                for pts in range(maxpts + 1):
-                    for extra in range(2):
-                        q = moves[i, b, pts, extra]
-                        if q == 0.0:
-                            continue
-                        nup = up
-                        if upper_face[b] > 0:
-                            nup = min(up + pts, threshold)
-                        nyf = yf
-                        if b == ybox:
-                            nyf = 1 if pts > 0 else 0
-                        shift = pts + extra * ybonus - (nup - up)
-                        j = nxt_index[mask | (1 << b), nup, nyf]
-                        start = nxt_offsets[j] + shift
-                        if start + src.shape[0] > nxt_offsets[j + 1]:
-                            overflow[t] = 1  # (a bound of forward.widths is wrong)
-                            continue
-                        a = max(start, lo)
-                        z = min(start + src.shape[0], hi)
-                        for r in range(a, z):
-                            Q[r] += q * src[r - start]
-                        if t == 0:
-                            box_hits[b] += q * mass if pts > 0 else 0.0
-                            box_points[b] += q * mass * pts
+        count = t == 0  # (one thread tallies the boxes)
+        src = (states, offsets, P, moves)
+        if scatter_part(lo, hi, count, src, nxt_index, nxt_offsets, Q, r, box_hits, box_points):
+            overflow[t] = 1
 
 
-HELPERS["turn_moves"] = compiled(turn_moves)
-_level_pass = compiled(level_pass, parallel=True)
+def state_moments(
+    mask: int, up: int, yf: int, moves: np.ndarray, M1: np.ndarray, M2: np.ndarray, r: RuleArrays
+) -> tuple[float, float]:
+    """The first two moments of the points still to come from a state, given its moves and
+    the next level's moments: E[(g + R')^2] = E[g^2 + 2 g M1' + M2']."""
+    upper_face, threshold, upper_bonus = r.upper_face, r.threshold, r.upper_bonus
+    ybox, ybonus = r.ybox, r.ybonus
+    m1 = 0.0
+    m2 = 0.0
+    for b in range(moves.shape[0]):
+        for pts in range(moves.shape[1]):
+            for extra in range(2):
+                q = moves[b, pts, extra]
+                if q == 0.0:
+                    continue
+                nup, paid = upper_step(up, pts, upper_face[b], threshold, upper_bonus)
+                g = pts + extra * ybonus + paid  # the points the turn adds
+                nyf = (1 if pts > 0 else 0) if b == ybox else yf
+                n1 = M1[mask | (1 << b), nup, nyf]
+                n2 = M2[mask | (1 << b), nup, nyf]
+                m1 += q * (g + n1)
+                m2 += q * (g * g + 2.0 * g * n1 + n2)
+    return m1, m2
 
 
 def level_moments(
-    states,
-    M1,
-    M2,
-    E,
-    base,
-    upper_face,
-    joker,
-    five,
-    ybox,
-    joker_mode,
-    upper_bonus,
-    threshold,
-    ybonus,
-    forced,
-    add,
-    remove,
-    roll_keep,
-    size_start,
-    roll_prob,
-):
+    states: np.ndarray, M1: np.ndarray, M2: np.ndarray, E: np.ndarray, r: RuleArrays
+) -> None:
     """M1, M2[state] = the first two moments of the points still to come under the optimal
     policy, for the states of one level (those of the next level known): the second
-    backward pass, E[(g + R')^2] = E[g^2 + 2 g M1' + M2'] over the turn's moves."""
-    nb, n_out = base.shape[0], base.shape[1]
-    nk = add.shape[0]
-    maxpts = 0
-    for b in range(nb):
-        for o in range(n_out):
-            maxpts = max(maxpts, base[b, o])
-        maxpts = max(maxpts, joker[b])
+    backward pass."""
+    top = most_points(r)
     for i in numba.prange(states.shape[0]):
         mask, up, yf = states[i, 0], states[i, 1], states[i, 2]
-        VB = np.empty((n_out, nb))
-        A1 = np.empty(nk)
-        A2 = np.empty(nk)
-        arg = np.empty(nk, np.int64)
-        w = np.empty(nk)
-        moves = np.zeros((nb, maxpts + 1, 2))
-        turn_moves(
-            mask,
-            up,
-            yf,
-            E,
-            base,
-            upper_face,
-            joker,
-            five,
-            ybox,
-            joker_mode,
-            upper_bonus,
-            threshold,
-            ybonus,
-            forced,
-            add,
-            remove,
-            roll_keep,
-            size_start,
-            roll_prob,
-            VB,
-            A1,
-            A2,
-            arg,
-            w,
-            moves,
-        )
-        m1 = 0.0
-        m2 = 0.0
-        for b in range(nb):
-            for pts in range(maxpts + 1):
-                for extra in range(2):
-                    q = moves[b, pts, extra]
-                    if q == 0.0:
-                        continue
-                    nup = up
-                    g = pts + extra * ybonus
-                    if upper_face[b] > 0:
-                        nup = min(up + pts, threshold)
-                        if up < threshold <= up + pts:
-                            g += upper_bonus
-                    nyf = yf
-                    if b == ybox:
-                        nyf = 1 if pts > 0 else 0
-                    n1 = M1[mask | (1 << b), nup, nyf]
-                    n2 = M2[mask | (1 << b), nup, nyf]
-                    m1 += q * (g + n1)
-                    m2 += q * (g * g + 2.0 * g * n1 + n2)
-        M1[mask, up, yf] = m1
-        M2[mask, up, yf] = m2
+        moves = np.zeros((r.base.shape[0], top + 1, 2))
+        turn_moves(mask, up, yf, E, r, moves)
+        M1[mask, up, yf], M2[mask, up, yf] = state_moments(mask, up, yf, moves, M1, M2, r)
 
 
-_level_moments = compiled(level_moments, parallel=True)
+for helper in (most_points, follow_keeps, turn_moves, scatter_part, state_moments):
+    HELPERS[helper.__name__] = compiled(helper)
+jit_level_pass = compiled(level_pass, parallel=True)
+jit_level_moments = compiled(level_moments, parallel=True)

@@ -3,20 +3,25 @@
 States: the boxes filled (bit mask), the upper total capped at the threshold, and whether
 the Yahtzee box holds its points.  A state's value needs only states with one more box filled, so
 the levels (boxes filled) are solved from the full sheet back to the empty one; within a
-level every state is independent and the widget runs for all of them in parallel (numba,
-compiled once and cached on disk).  Only upper totals that the filled upper boxes can make
-are solved.
+level every state is independent and the widget runs for all of them in parallel (in C,
+_widget.c; where that was not built, numba, compiled once and cached on disk).  Only upper
+totals that the filled upper boxes can make are solved.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from functools import lru_cache
 
 import numpy as np
 
-from .dice import keep_graph
-from .rules import YahtzeeRules
-from .scoring import tables
+from .box_scores import tables
+from .hands import keep_graph
+from .widget import RuleArrays
+from .yahtzee_rules import YahtzeeRules
+
+CLevel = Callable[[np.ndarray, np.ndarray, RuleArrays, int], None]  # _widget.level
 
 
 def reachable_upper(rules: YahtzeeRules) -> np.ndarray:
@@ -43,24 +48,34 @@ def table_shape(rules: YahtzeeRules) -> tuple[int, int, int]:
     return (1 << rules.n_boxes, rules.threshold + 1, 2 if rules.yahtzee_box >= 0 else 1)
 
 
-def args(rules: YahtzeeRules) -> tuple:
-    """The widget's table arguments, in order, after (mask, up, yf, E)."""
+def read_only(x: np.ndarray, dtype: type = np.int64) -> np.ndarray:
+    """A read-only copy of x in C order (the arrays it is taken from stay writable)."""
+    a: np.ndarray = np.array(x, dtype, order="C")
+    a.setflags(write=False)
+    return a
+
+
+@lru_cache(maxsize=16)
+def rule_arrays(rules: YahtzeeRules) -> RuleArrays:
+    """The widget's rules, built once per rule set: read-only copies of the score tables and
+    the keep graph (numba compiles the widget for their types: int64, C order)."""
     kg, st = keep_graph(rules.dice), tables(rules)
-    return (
-        st.base,
-        st.upper_face,
-        st.joker,
-        st.five,
-        st.yahtzee_box,
-        joker_mode(rules),
-        rules.upper_bonus,
-        rules.threshold,
-        rules.yahtzee_bonus,
-        int(rules.order == "forced"),
-        kg.add,
-        kg.remove,
-        kg.roll_keep,
-        kg.size_start,
+    return RuleArrays(
+        base=read_only(st.base),
+        upper_face=read_only(st.upper_face),
+        joker=read_only(st.joker),
+        five=read_only(st.five),
+        add=read_only(kg.add),
+        remove=read_only(kg.remove),
+        roll_keep=read_only(kg.roll_keep),
+        size_start=read_only(kg.size_start),
+        roll_prob=read_only(kg.roll_prob, np.float64),
+        ybox=rules.yahtzee_box,
+        joker_mode=joker_mode(rules),
+        upper_bonus=rules.upper_bonus,
+        threshold=rules.threshold,
+        ybonus=rules.yahtzee_bonus,
+        forced=int(rules.order == "forced"),
     )
 
 
@@ -96,7 +111,7 @@ def level_states(rules: YahtzeeRules, filled: int, ok: np.ndarray) -> np.ndarray
     return np.stack([masks, up, yf], axis=1).astype(np.int64)
 
 
-def compiled_level():
+def compiled_level() -> CLevel | None:
     """The C build of a level (_widget.c, built by pip install), or None: numba then."""
     try:
         from . import _widget
@@ -109,17 +124,29 @@ def threads() -> int:
     return max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1, 8))
 
 
-def c_args(rules: YahtzeeRules, shape: tuple[int, int, int]) -> tuple:
-    """_widget.level's arguments after (states, E): its arrays, contiguous, and flags."""
-    kg, st = keep_graph(rules.dice), tables(rules)
-    hands = np.argsort(kg.roll_keep)  # the hands in the order of their keeps
-    ints: tuple = (st.base[:, hands], st.upper_face, st.joker, st.five[hands], kg.add, kg.remove)
-    ints += (kg.roll_keep[hands], kg.size_start)
-    arrays: tuple = tuple(np.ascontiguousarray(x, np.int64) for x in ints)
-    arrays += (np.ascontiguousarray(kg.roll_prob[hands], np.float64),)
-    flags: tuple = (shape[1], shape[2], rules.yahtzee_box, joker_mode(rules), rules.upper_bonus)
-    flags += (rules.threshold, rules.yahtzee_bonus, int(rules.order == "forced"))
-    return arrays + flags + (threads(),)
+def keep_order(r: RuleArrays) -> RuleArrays:
+    """r for _widget.c: the hands in the order of their keeps (hand o is keep `last` + o),
+    so that its hands' values lie inside its keeps' array."""
+    hands = np.argsort(r.roll_keep)
+    return r._replace(
+        base=read_only(r.base[:, hands]),
+        five=read_only(r.five[hands]),
+        roll_keep=read_only(r.roll_keep[hands]),
+        roll_prob=read_only(r.roll_prob[hands], np.float64),
+    )
+
+
+def level_kernel(rules: YahtzeeRules) -> Callable[[np.ndarray, np.ndarray], None]:
+    """level(states, E): E at the states of one level, in C on every core (or, without
+    the C kernel, numba)."""
+    c_level = compiled_level()
+    if c_level is None:
+        from .numba_kernel import level
+
+        r = rule_arrays(rules)
+        return lambda states, E: level(states, E, r)
+    rc, n = keep_order(rule_arrays(rules)), threads()
+    return lambda states, E: c_level(states, E, rc, n)
 
 
 def seconds(secs: float) -> str:
@@ -139,22 +166,15 @@ def estimate(rules: YahtzeeRules) -> str:
     return seconds(per_state * states / threads())
 
 
-def solve(rules: YahtzeeRules, progress=None) -> np.ndarray:
-    """E[mask, up, yf] for every reachable state (0 elsewhere); E[0, 0, 0] is the optimum.
-    The states of a level in C on every core (or, without the C kernel, numba)."""
+def solve(rules: YahtzeeRules, progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """E[mask, up, yf] for every reachable state (0 elsewhere); E[0, 0, 0] is the optimum;
+    progress(levels done) after each level."""
     nb = rules.n_boxes
     ok = reachable_upper(rules)
     E = np.zeros(table_shape(rules))
-    c_level = compiled_level()
-    if c_level is None:
-        from .kernel import level
-
-        a = args(rules)
-    else:
-        a = c_args(rules, E.shape)
+    level = level_kernel(rules)
     for filled in range(nb - 1, -1, -1):
-        states = level_states(rules, filled, ok)
-        (level if c_level is None else c_level)(states, E, *a)
+        level(level_states(rules, filled, ok), E)
         if progress:
             progress(nb - filled)
     return E

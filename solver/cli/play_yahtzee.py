@@ -1,0 +1,78 @@
+"""`yahtzee play`: a solitaire game of the Yahtzee family in the terminal, played on the
+step engine (match/yahtzee_match.py: hints from the optimal strategy, every decision logged as it
+is made, the review at the end).  The terminal is reached only through `ask` and `say`, so
+a script can play; quit, Ctrl-C or the end of the input leave the game, and the decisions
+made so far are reviewed all the same."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..answers.inputs import Tables_
+from ..errors import InputError
+from ..match.session import Session, dice_text
+from .terminal import Terminal, drive, new_seed, open_log
+
+if TYPE_CHECKING:
+    from ..answers.review import Review
+
+
+def yahtzee_play(
+    rules: str = "yahtzee",
+    seed: int | None = None,
+    dice_from_input: bool = False,
+    log: str | None = None,
+    tables: Tables_ = None,
+    ask: Callable[[str], str] = input,
+    say: Callable[[str], None] = print,
+    force: bool = False,
+    append: bool = False,
+) -> Review | None:
+    """One game; the review of its decisions (review.Review; also when the game was left:
+    the decisions made so far), or None where no decision was made."""
+    from ..match import YahtzeeMatch
+
+    engine = YahtzeeMatch(rules, tables)
+    seed = new_seed(seed)
+    first = engine.start(seed, "input" if dice_from_input else "seed")
+    path, out = open_log(log, "yahtzee", force, append, [rules])  # (never over the rule file)
+    term = Terminal(ask, say)
+    with out:
+        session = Session(engine, first.state, out)
+        say(f"game {seed} (replay it with --seed {seed}); the log goes to {path}")
+        term.show(first, hint_lines)
+        if not drive(session, term, lambda s: _action(s, term), hint_lines):
+            say(f"the log is in {path}")
+    return engine.review(session.state, path)
+
+
+def _action(session: Session, term: Terminal) -> str | dict[str, Any]:
+    s = session.state
+    if s.phase == "roll":
+        if s.dice_from == "input":
+            return {"action": "roll", "dice": term.dice(5 - len(s.hand))}
+        return "roll"
+    if s.phase == "keep":
+        text = term.line("  keep which dice? (e.g. 3 3; all; none; a box to stop; hint; best) > ")
+        named = {"h": "hint", "hint": "hint", "best": "best"}.get(text)
+        if named:
+            return named
+        if not text:  # (an Enter alone keeps nothing only when asked: "none")
+            raise InputError("type the dice to keep (e.g. 3 3), all, none, a box, hint or best")
+        if text in ("all", "none") or text[0].isdigit():
+            return {"action": "keep", "dice": text}
+        return {"action": "box", "box": text}
+    text = term.line("  which box? (e.g. full_house; hint; best; quit) > ")
+    if not text:
+        raise InputError("type a box (e.g. full_house), hint or best")
+    return {"h": "hint", "hint": "hint", "best": "best"}.get(text) or {"action": "box", "box": text}
+
+
+def hint_lines(e: dict[str, Any]) -> list[str]:
+    """The ten best keeps or boxes with their values (the expected points still to come)."""
+    lines = []
+    for o in e["options"][:10]:
+        what = o.get("box") or "keep " + (dice_text(o["keep"]) if o["keep"] else "nothing")
+        lines.append(f"{what:<24}{o['value']:>10.2f}")
+    return lines

@@ -1,0 +1,231 @@
+"""`yahtzee`: exact optimal solitaire play for the Yahtzee family, from the command line."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from ..render import text as render
+from .command_parts import (
+    FORMAT_OPT,
+    JSON_OPT,
+    SEED,
+    TABLES_OPT,
+    Bar,
+    F,
+    OneLineErrors,
+    emit,
+    play_options,
+    table_destination,
+    typed,
+    write_table,
+)
+
+if TYPE_CHECKING:
+    from ..answers.yahtzee_answers import YahtzeeEvaluation, YahtzeeSimulation
+
+RULES_OPT = click.option(
+    "--rules",
+    default="yahtzee",
+    show_default=True,
+    metavar="PRESET|FILE",
+    help="A preset (yahtzee rules lists them) or a rule file (docs/rules-format.md).",
+)
+
+
+def _state_opts(f: F) -> F:
+    f = click.option(
+        "--yahtzee-bonus",
+        is_flag=True,
+        help="The Yahtzee box holds 50 (extra Yahtzees earn the bonus).",
+    )(f)
+    f = click.option(
+        "--upper",
+        type=int,
+        default=0,
+        show_default=True,
+        help="Total of the upper boxes filled so far.",
+    )(f)
+    f = click.option(
+        "--filled",
+        default="",
+        metavar="BOX,BOX,...",
+        help="Boxes already filled, e.g. ones,fullhouse.",
+    )(f)
+    return f
+
+
+def _api() -> ModuleType:
+    """The Python API (the package's own functions): each command calls its function."""
+    return import_module("..", __package__)
+
+
+@click.group(
+    name="yahtzee", cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]}
+)
+@click.version_option(package_name="dicesolver", prog_name="yahtzee")
+def yahtzee_main() -> None:
+    """Exact optimal solitaire play for Yahtzee and Yatzy.
+
+    \b
+    Which dice to keep?  yahtzee advise --dice 1,3,3,5,6 --rolls-left 2
+    Which box?           yahtzee advise --dice 2,2,2,5,5 --rolls-left 0 --filled ones
+    Expected score:      yahtzee value --rules yatzy
+    Whole distribution:  yahtzee evaluate --rules yatzy
+    Check a simulator:   yahtzee simulate --games 100000 --seed 1
+    """
+
+
+@yahtzee_main.command("rules")
+@JSON_OPT
+def y_rules(as_json: bool) -> None:
+    """List the rule sets."""
+    emit(_api().yahtzee_rules(), as_json, render.yahtzee_presets)
+
+
+@yahtzee_main.command("advise")
+@RULES_OPT
+@click.option("--dice", required=True, metavar="D,D,D,D,D", help="The dice showing (all of them).")
+@click.option(
+    "--rolls-left",
+    type=int,
+    default=2,
+    show_default=True,
+    help="Rolls still to come this turn (2 after the first roll, 0: score now).",
+)
+@_state_opts
+@TABLES_OPT
+@JSON_OPT
+def y_advise(as_json: bool, **opts: Any) -> None:
+    """Every keep (or every open box) ranked by the expected final score from now on."""
+    emit(_api().yahtzee_advise(progress=Bar(), **opts), as_json, render.yahtzee_advice)
+
+
+@yahtzee_main.command("value")
+@RULES_OPT
+@_state_opts
+@TABLES_OPT
+@JSON_OPT
+def y_value(as_json: bool, **opts: Any) -> None:
+    """Expected score still to come from a state between turns (default: the empty sheet)."""
+    emit(_api().yahtzee_value(progress=Bar(), **opts), as_json, render.yahtzee_value)
+
+
+def _evaluation(a: YahtzeeEvaluation) -> str:
+    """yahtzee evaluate's answer for people."""
+    q = "  ".join(f"{k}%: {v}" for k, v in a.quantiles.items())
+    yz = "" if a.p_yahtzee is None else f"; P(Yahtzee box scored) {a.p_yahtzee:.6f}"
+    marks = [x for x in (100, 150, 200, 250, 300, 350, 400, 500, 600) if x <= a.highest]
+    lines = [
+        f"{a.rules}: the exact distribution of the final score under optimal play",
+        f"  mean {a.mean:.7f} (the table's {a.table_value:.7f})  std {a.std:.7f}",
+        f"  lowest {a.lowest}  highest {a.highest}",
+        f"  quantiles {q}",
+        f"  P(upper bonus) {a.p_upper_bonus:.6f}{yz}",
+        "  P(score >= x): " + "  ".join(f"{x}: {a.p_at_least[x]:.6f}" for x in marks),
+    ]
+    return "\n".join(lines)
+
+
+@yahtzee_main.command("evaluate")
+@RULES_OPT
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "json", "parquet"]),
+    default=None,
+    help="Write the table (score, p, p_at_least) instead of the summary (csv without --out).",
+)
+@click.option("--out", default=None, metavar="PATH", help="The table's file (with --format).")
+@click.option("--plot", default=None, metavar="FILE.png", help="Also draw the distribution.")
+@TABLES_OPT
+@JSON_OPT
+def y_evaluate(as_json: bool, fmt: str | None, out: str | None, **opts: Any) -> None:
+    """The exact distribution of the final score under optimal play: mean, standard
+    deviation, quantiles, P(score >= x) for every x, P(upper bonus), P(Yahtzee).  Exact,
+    not sampled (docs/method.md)."""
+    if out is not None and fmt is None:
+        fmt = "csv"
+    if fmt is not None and out is None:
+        table_destination(fmt, None)
+    a = _api().yahtzee_evaluate(progress=Bar(), out=out, fmt=fmt or "csv", **opts)
+    if out is not None:
+        click.echo(f"wrote {a.table().rows} scores to {out}", err=True)
+    if fmt is not None and out is None:
+        write_table(a.table(), fmt, None)
+    else:
+        emit(a, as_json, _evaluation)
+
+
+def _simulation(a: YahtzeeSimulation) -> str:
+    """yahtzee simulate's answer for people: the sample beside the exact figures."""
+    return (
+        f"{a.rules}: {a.games} games of optimal play, seed {a.seed}\n"
+        f"  mean {a.mean:.4f} +- {a.stderr:.4f}  exact {a.exact_mean:.7f}  z = {a.z:+.2f}\n"
+        f"  std {a.std:.4f}  exact "
+        + ("(too large to compute)" if a.exact_std is None else f"{a.exact_std:.4f}")
+        + "\n  quantiles "
+        + "  ".join(f"{k}%: {v:g}" for k, v in a.quantiles.items())
+    )
+
+
+@yahtzee_main.command("simulate")
+@RULES_OPT
+@click.option(
+    "--games", type=click.IntRange(1), default=100_000, show_default=True, help="Games to play."
+)
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the dice.")
+@TABLES_OPT
+@JSON_OPT
+def y_simulate(as_json: bool, **opts: Any) -> None:
+    """Optimal play simulated: mean, standard deviation and quantiles, beside the exact mean
+    and standard deviation (z: the mean's distance from the exact one in standard errors)."""
+    emit(_api().yahtzee_simulate(progress=Bar(), **opts), as_json, _simulation)
+
+
+@yahtzee_main.command("export")
+@RULES_OPT
+@FORMAT_OPT
+@click.option(
+    "--out",
+    default=None,
+    metavar="PATH",
+    help="Output file (default: standard output; parquet needs a file).",
+)
+@TABLES_OPT
+def y_export(fmt: str, out: str | None, **opts: Any) -> None:
+    """The value of every reachable state between turns."""
+    table_destination(fmt, out)
+    write_table(_api().yahtzee_export(progress=Bar(), **opts), fmt, out, "states")
+
+
+@yahtzee_main.command("review")
+@click.argument("log", metavar="LOG")
+@RULES_OPT
+@TABLES_OPT
+@JSON_OPT
+def y_review(as_json: bool, **opts: Any) -> None:
+    """Rate every keep and box of a JSON-lines log (yahtzee play, or your own:
+    docs/review.md) by the expected final score: the loss of each, errors, blunders and the
+    costliest five.  --rules is for lines that do not name theirs."""
+    from ..answers.review import yahtzee_review
+
+    emit(yahtzee_review(progress=Bar(), **opts), as_json, render.review)
+
+
+@yahtzee_main.command("play")
+@RULES_OPT
+@play_options("yahtzee", "Roll real dice and type them.")
+@TABLES_OPT
+def y_play(**opts: Any) -> None:
+    """Play a solitaire game in the terminal: type the dice to keep (3,3; all; none), then
+    a box; 'hint' shows the best choices with their values, 'best' plays the best for
+    you, 'quit' leaves.  At the end, your decisions are reviewed."""
+    from .play_yahtzee import yahtzee_play
+
+    a = yahtzee_play(ask=typed, say=click.echo, **opts)
+    if a is not None:
+        click.echo(f"\nyour review: {render.review(a)}")
