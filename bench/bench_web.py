@@ -10,6 +10,7 @@ Run: python bench/bench_web.py [--clients 50] [--requests 200] [--sessions 10000
 import argparse
 import asyncio
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -96,13 +97,21 @@ async def opened(base: str, pid: int, count: int, what: str, visit) -> None:
     print(f" ({bad} failed; {count / (time.perf_counter() - t):.0f} per second)")
 
 
+async def token(c: httpx.AsyncClient) -> dict[str, str]:
+    """The form token a page gives this visitor (its cookie kept by the client): sent as
+    X-CSRF-Token with each form post, as the page's own forms send it."""
+    page = (await c.get("/")).text
+    found = re.search(r'<meta name="csrf-token" content="([^"]+)"', page)
+    return {"X-CSRF-Token": found.group(1)} if found else {}
+
+
 async def sessions(base: str, pid: int, count: int) -> None:
     """Each session a new visitor uploading a rule file."""
     farkle = resources.files("dicesolver").joinpath("rulesets", "farkle.toml").read_text()
     files = {"rules_file": ("ours.toml", farkle.encode())}
 
     async def visit(c: httpx.AsyncClient) -> bool:
-        r = await c.post("/rules", files=files, data={"next": "/roll"})
+        r = await c.post("/rules", files=files, data={"next": "/roll"}, headers=await token(c))
         return r.status_code == 303 and "dicesolver_session" in r.headers.get("set-cookie", "")
 
     await opened(base, pid, count, "sessions (a rule file each)", visit)
@@ -114,11 +123,12 @@ async def play_sessions(base: str, pid: int, count: int) -> None:
     form = {"mode": "hotseat", "rules": "farkle", "name1": "Ann", "name2": "Bob"}
 
     async def visit(c: httpx.AsyncClient) -> bool:
-        r = await c.post("/play/setup", data=form)
+        headers = await token(c)
+        r = await c.post("/play/setup", data=form, headers=headers)
         if r.status_code != 303 or "dicesolver_session" not in r.headers.get("set-cookie", ""):
             return False
         game = r.headers["location"]
-        r = await c.post(game, data={"do": "roll", "at": "0"})
+        r = await c.post(game, data={"do": "roll", "at": "0"}, headers=headers)
         return r.status_code == 303 and (await c.get(game)).status_code == 200
 
     await opened(base, pid, count, "play sessions (a game each)", visit)

@@ -14,12 +14,12 @@ import numbers
 import tomllib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
-from functools import cached_property
 from pathlib import Path
 from typing import Any, NoReturn
 
 from .errors import InputError
 from .files import read_text
+from .lazy import lazy
 from .limits import MAX_POINTS, MAX_UNITS, check_points
 
 FACES = 6
@@ -100,7 +100,7 @@ class RuleSet:
     source: str = field(default="", compare=False, repr=False)
 
     # --- facts every caller needs, derived here once --------------------------------------
-    @cached_property
+    @lazy
     def unit(self) -> int:
         """The gcd of every score and minimum: turn totals are multiples of it."""
         values = [p for row in self.faces for p in row if p] + [p.points for p in self.patterns]

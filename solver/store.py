@@ -37,6 +37,9 @@ ENV = "DICESOLVER_TABLES"
 Arrays = dict[str, np.ndarray]
 
 
+LONG_INLINE = 2.0  # seconds: an inline build estimated at this or more is said first
+
+
 def notify(message: str) -> None:
     """What a long wait says (the command line prints it on stderr; the API is silent)."""
 
@@ -163,6 +166,15 @@ class Store:
             except OSError:
                 pass
         return dict(meta, format=FORMAT_VERSION, solver=SOLVER_VERSION), arrays
+
+    def inline(self, rules_name: str, digest: str, objective: str, seconds: float) -> None:
+        """A build estimated at `seconds` is about to run in this thread: said where it is
+        long (the command line prints it on stderr); the web's store (web/guard.py) makes
+        it a background job past its bound instead (issue 36 item 4)."""
+        if seconds >= LONG_INLINE:
+            from .limits import duration
+
+            notify(f"building the {rules_name} table {objective!r}: about {duration(seconds)} ...")
 
     @contextlib.contextmanager
     def lock(self, path: Path) -> Iterator[None]:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .lazy import lazy
 from .objectives.score import Relative, ScorePolicy, solve_score
 from .outcomes.frozen import turn_states
 from .outcomes.model import FORMAT, TurnModel, model_arrays, sound
@@ -70,7 +71,7 @@ class Tables:
             sweep = self.reachable(u + 1, held=state.permanent > 0)
             state.check(self.rules, *((None, sweep) if state.permanent else (sweep, None)))
 
-    @cached_property
+    @lazy
     def reach_bound(self) -> int:
         """Units no turn adds with probability above TRUNCATION (last_turn.reach_bound)."""
         from .objectives.last_turn import TRUNCATION, reach_bound
@@ -85,7 +86,7 @@ class Tables:
         )
         return int(arrays["D"][0])
 
-    @cached_property
+    @lazy
     def score(self) -> ScorePolicy:
         """The expected-points policy (the strategy card); with a penalty for the third
         zilch in a row, the long-run average's, a card per count (objectives/average.py)."""
@@ -93,6 +94,8 @@ class Tables:
         rows, secured_rows = (6, 3) if penalty else (2, 1)
 
         def build() -> tuple[dict[str, object], Arrays]:
+            seconds = score_seconds(self.model, penalty)
+            self.store.inline(self.rules.name, self.rules.table_key(), "score", seconds)
             relative = None
             if penalty:
                 from .objectives.average import solve_average
@@ -134,7 +137,7 @@ class Tables:
             relative,
         )
 
-    @cached_property
+    @lazy
     def last_turn(self) -> LastTurnTable:
         """P(win) of a last turn for every deficit up to the target, both board flags."""
         from .objectives.last_turn import LastTurnTable, board_flags
@@ -194,6 +197,35 @@ class Tables:
         if solve:
             return variant.solve(self, key, progress, where or variants.Where())
         return variant.open(self, key)
+
+
+# seconds of the strategy card's build per total of its grid: the reach sweep's, and its
+# turn solve's per choice and batch row (measured: unit 1 with pyramiding, 31 755 totals and
+# 883 choices, 1.8 s; the presets 0.01-0.05 s); an upper estimate
+SWEEP_SECONDS = 1e-4
+CHOICE_SECONDS = 3e-8
+
+
+def score_seconds(model: TurnModel, penalty: bool = False) -> float:
+    """The strategy card's build, estimated before it starts from its grid's length (the
+    turn's tail, solved without the grid: milliseconds): a web request runs it inline
+    only below a bound (web/guard.py), the command line says it where it is long."""
+    import math
+
+    from .objectives.score import score_payoff
+    from .turn.engine import tail_cross
+
+    rules = model.rules
+    pay = score_payoff(rules, [rules.min_bank(False), rules.min_bank(True)])
+    try:
+        cross = tail_cross(model, pay)
+        cap = max(pay.tail.start, math.floor(cross) + 1)
+    except (ValueError, OverflowError, ArithmeticError):
+        cap = pay.tail.start
+    length = cap + model.max_shift + 1
+    rows = 2 * (3 if penalty else 1) * (2 if rules.has_permanent else 1)
+    per_total = SWEEP_SECONDS + CHOICE_SECONDS * len(model.shift) * rows
+    return length * per_total * (4 if penalty else 1)
 
 
 @lru_cache(maxsize=32)

@@ -99,9 +99,12 @@ def test_a_turn_too_long_to_sum_exactly_is_refused_with_its_figures(never, monke
 
 # --- finding 11: Ctrl-C says "stopped after", not "done in" ------------------------------
 def _interrupted(args: list[str], after: float) -> subprocess.CompletedProcess:
-    """The command run as a shell runs it, SIGINT after `after` seconds: its output."""
+    """The command (`zilch ...` or `yahtzee ...`) run as a shell runs it, SIGINT after
+    `after` seconds: its output."""
+    main = {"zilch": "zilch_commands:main", "yahtzee": "yahtzee_commands:yahtzee_main"}[args[0]]
+    module, func = main.split(":")
     p = subprocess.Popen(
-        [sys.executable, "-m", "dicesolver", *args],
+        [sys.executable, "-c", f"from dicesolver.cli.{module} import {func}; {func}()", *args[1:]],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
@@ -113,11 +116,15 @@ def _interrupted(args: list[str], after: float) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.slow  # (whole processes, interrupted after some seconds)
-def test_ctrl_c_during_a_simulation_says_stopped_after(tmp_path):
+@pytest.mark.parametrize(
+    "command",
+    [["zilch", "simulate", "--rules", "farkle", "--turns", "200000000"],
+     ["yahtzee", "simulate", "--rules", "yahtzee", "--games", "100000000"]],
+    ids=["zilch simulate", "yahtzee simulate"],
+)  # fmt: skip
+def test_ctrl_c_during_a_simulation_says_stopped_after(command, tmp_path):
     """The progress line of an interrupted simulation: "stopped after", then exit 130."""
-    got = _interrupted(
-        ["simulate", "--rules", "farkle", "--turns", "200000000", "--tables", str(tmp_path)], 6.0
-    )
+    got = _interrupted([*command, "--tables", str(tmp_path)], 8.0)
     assert got.returncode == 130, got.stderr
     assert "stopped after" in got.stderr and "done in" not in got.stderr, got.stderr
 

@@ -22,10 +22,18 @@ def server(tmp_path_factory):
         yield url
 
 
+def with_token(c: httpx.Client) -> httpx.Client:
+    """The client as a browser that opened a page: its cookie, and the page's form token
+    (issue 36 item 5) sent with every request as the X-CSRF-Token header."""
+    r = c.get("/")
+    c.headers["x-csrf-token"] = re.search(r'name="csrf-token" content="(\w+)"', r.text).group(1)
+    return c
+
+
 @pytest.fixture(scope="module")
 def http(server):
     with httpx.Client(base_url=server, timeout=120) as c:
-        yield c
+        yield with_token(c)
 
 
 def calm(r: httpx.Response) -> None:
@@ -76,16 +84,11 @@ def test_malformed_bodies(http, body, words):
         if words is None:
             empty = http.post(f"/api/{name}", json={})
             assert (r.status_code, r.json()) == (empty.status_code, empty.json()), name
-        elif words != TWICE:  # (advise answers that one today: the test below, xfail)
+        else:
             said = NOT_A_QUESTION if name == "jobs" and words not in READ_FIRST else words
             assert r.status_code == 400 and said in r.json()["error"], (name, r.text)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 36: a JSON body naming a keyword twice is answered by its last value "
-    "(/api/advise: 200 with zilch's advice), where it should be refused (400)",
-)
 def test_a_keyword_given_twice_is_refused(http):
     """{"rules": "farkle", "rules": "zilch"}: which rules were meant is not known; refused
     with a line naming the keyword (the other names refuse it today for another reason)."""
@@ -393,11 +396,6 @@ PAGE_REFUSALS = [  # (method, path, what it sends, the status it should get, its
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 36: a page answers a question it refuses with 200 and the error line in "
-    "the page (the API refuses the same with 400)",
-)
 @pytest.mark.parametrize(
     "method, path, sent, status, said", PAGE_REFUSALS, ids=[c[1][:40] for c in PAGE_REFUSALS]
 )
@@ -481,6 +479,7 @@ def test_an_uploaded_rule_file_stays_in_its_own_session(server):
     farkle = resources.files("dicesolver").joinpath("rulesets", "farkle.toml").read_text()
     mine = farkle.replace('name = "farkle"', 'name = "our-table"')
     with httpx.Client(base_url=server) as alice, httpx.Client(base_url=server) as bob:
+        with_token(alice), with_token(bob)
         r = alice.post(
             "/rules", files={"rules_file": ("ours.toml", mine.encode())}, data={"next": "/roll"}
         )

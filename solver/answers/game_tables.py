@@ -110,15 +110,15 @@ def missing(tab: Tables, v: Variant, key: GameKey) -> TableMissing:
     return e
 
 
-def solving(solve: bool, progress: Progress, ask: Callable[[], Any]) -> Any:
-    """ask(), and where it needs a table nobody solved and `solve` is set: build the table
-    first (estimated, with progress), then ask again."""
+def solving(solve: bool, progress: Progress, query: Callable[[], Any]) -> Any:
+    """query(), and where it needs a table nobody solved and `solve` is set: build the table
+    first (estimated, with progress), then query again."""
     try:
-        return ask()
+        return query()
     except TableMissing as e:
         build = getattr(e, "build", None)
         if not solve or build is None:
             raise
         progress.note(f"{e.what} is not stored: solving it first (--solve)")
         build(progress)
-        return ask()
+        return query()

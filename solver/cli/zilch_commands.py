@@ -758,9 +758,32 @@ def play(**opts: Any) -> None:
 )
 @TABLES_OPT
 @click.option("--open", "open_browser", is_flag=True, help="Open the start page in a browser.")
-def serve(host: str, port: int, tables: str | None, open_browser: bool) -> None:
+@click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    metavar="NAME",
+    callback=lambda ctx, param, value: _host_names(value),
+    help="A host name the phones open it by (table.lan), besides its addresses; repeatable. "
+    "Other names are refused (against DNS rebinding).",
+)
+def serve(
+    host: str, port: int, tables: str | None, open_browser: bool, allow_hosts: tuple[str, ...]
+) -> None:
     """The table companion in a browser: should I roll, which dice, the strategy card,
     Yahtzee advice, reviews; and the JSON API (POST /api/NAME, docs/serve.md)."""
     from ..web.serve import serve as run
 
-    run(host, port, tables, open_browser, click.echo)
+    run(host, port, tables, open_browser, click.echo, allow_hosts)
+
+
+def _host_names(values: tuple[str, ...]) -> tuple[str, ...]:
+    """--allow-host's names, checked (a name or an address, no scheme, no port)."""
+    if not values:
+        return ()
+    from ..web.origin import checked_name
+
+    try:
+        return tuple(checked_name(v) for v in values)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None

@@ -278,23 +278,99 @@ def solve_penalty_game(run: GameRun) -> PenaltyGame:
     raise InputError(f"{rules.name}: the game with the penalty does not settle in {SWEEPS} sweeps")
 
 
-# seconds per (R - lo)**2 * (R - lo + 60) and sweep, past BASE_SECONDS (the process, the
-# model, the reach bound, the final turns, the first iterate), measured from nothing
-# (bench/bench_game_rows.py; tests/test_estimates.py), the turns' start values in C:
-# farkle with the 500 penalty to 2000 from -500, to 5000 from -1000, to 10000 from -2000
-# in 6.1, 29.1, 141.3 s (8 or 9 sweeps, and the first iterate about one more)
-SECONDS_PER_CELL = 9e-7
-SWEEPS_TYPICAL = 10
-BASE_SECONDS = 3.0
+# The solve's time is its sweeps' turns: every sweep solves 9 N^2 turns (N = R - lo scores
+# a side, 9 counts of zilches), each of them over the totals up to its cut (turn_cuts: from
+# there banking is certainly optimal), in C where the kernel is built (turn.starts: each row
+# to its own cut, threads over the rows of a big sum), else whole turns in numpy (every row
+# of a sum to the sum's largest cut, and the bank payoffs over the whole span N + D + 1).
+# Work counts (the rows' totals each sweep, recorded in tests/test_estimates.py) and seconds
+# per unit of work measured on this machine (issue 36, item 14): per row, the mean cut is
+#   N / 2 + D                a dice count that never zilches (a rule file's six-dice no-score
+#                            pattern: zilch-playr-busche): no cut before the reach bound D
+#   N / 2                    no final round: banking certain once the target is reached
+#   0.15 N + reach(pz)       a final round: the deficits the opponent's last turn makes up
+#                            with more than the lowest zilch chance pz, sooner where he is
+#                            far behind (farkle: 68, 69, 78 for N = 50, 60, 120 measured)
+# and whole turns' largest cut per sum half N more.  Seconds per unit of work (the classic
+# N + 1 turn states): the C kernel 0.5 us, threads counted at 1.3 for two (the machine is
+# seldom quiet); whole turns in numpy 1.27 us per total up to the cut and 0.08 us per total
+# of the span; times the sweeps (8 or 9 to the tolerance), the first iterate and the final
+# turns (half a sweep more).  Against measured (wall, from nothing: `zilch game --rules F
+# --target T --json`, 2 cores, quiet): farkle with the 500 penalty to 2000 from -500, 5000
+# from -1000, 10000 from -2000 in 6.1, 29.1, 141.3 s (estimates 8.1, 41, 191), to 1000 from
+# -2000 in 8.6 s (10.8), numpy 54.5 s (55); farkle-neller-busche to 1000 4.9 s (6.1), numpy
+# 26.4 s (26.5); the published zilch-playr-busche (its six-dice no-score pattern) to 1000
+# 51.3 s, 132 s on a busy machine (75; 7 s before issue 36), numpy 402 s (272).
+SECONDS_PER_WORK = {"starts": 5.0e-7, "whole": 1.27e-6}
+SECONDS_PER_SPAN = {"starts": 0.0, "whole": 8e-8}
+SWEEPS_TYPICAL = 9.5  # the sweeps, the first iterate and the final turns, in sweeps
+BASE_SECONDS = 1.5  # the process, the model, the reach bound
+THREAD_GAIN = 0.3  # what each thread past the first adds, in threads
+
+
+def kernel_path(model: TurnModel) -> str:
+    """How the sweeps' turns are solved: "starts" (turn.starts in C: each row to its own
+    cut) or "whole" (whole turns in numpy: the kernel not built, or a choice that adds
+    nothing, which turn.starts leaves to them)."""
+    from ..turn import kernel
+
+    usable = kernel.compiled("game_starts") is not None
+    return "starts" if usable and not np.any(model.shift == 0) else "whole"
+
+
+def mean_cut(run: GameRun, N: int) -> float:
+    """A turn's mean cut (units) in a sweep of the game with N scores a side (the table
+    above)."""
+    from .last_turn import reach_bound
+
+    model, D = run.model, run.reach_bound
+    pz = float(model.p_zilch[1:].min())
+    if pz <= 0.0:
+        m = N / 2 + D
+    elif D == 0:
+        m = N / 2
+    else:
+        m = 0.15 * N + min(reach_bound(model, pz), D)
+    return float(min(m, N + D))
+
+
+def sweep_work(run: GameRun, lo: int, path: str) -> tuple[float, float, float]:
+    """(work, span work, seconds) of one sweep: the totals its turns solve (in C each row's
+    own cut; whole turns the sum's largest), the totals of their payoffs' span, and the
+    seconds they take here (a sum's rows shared by the kernel's threads)."""
+    from ..turn import kernel
+
+    R, D = run.R, run.reach_bound
+    N = R - lo
+    m = mean_cut(run, N)
+    if path != "starts":
+        m = min(m + N / 2, N + D)
+    per = run.model.states / (run.rules.dice + 1)
+    work = span_work = seconds = 0.0
+    for count in np.minimum(np.arange(1, 2 * N), np.arange(2 * N - 1, 0, -1)):
+        rows = 9.0 * float(count)
+        w, sw = rows * m * per, rows * (N + D + 1) * per
+        t = SECONDS_PER_WORK[path] * w + SECONDS_PER_SPAN[path] * sw
+        if path == "starts":
+            t /= 1 + THREAD_GAIN * (kernel.threads(int(rows * m)) - 1)
+        work, span_work, seconds = work + w, span_work + sw, seconds + t
+    return work, span_work, seconds
 
 
 def estimate(run: GameRun) -> tuple[float, float]:
     """(bytes, seconds) a solve of the game with the penalty takes, roughly: the process,
     the table and the sweep's copy (and the first iterate), one sum's bank payoffs (a row
-    of N + D + 1 per state, its lines as many again); measured peaks 71, 81, 104 MB for
-    the three solves above."""
-    rules, R = run.rules, run.R
+    of N + D + 1 per state, its lines as many again), whole turns' grids where they are
+    solved (numpy); measured peaks 71, 81, 104 MB for the three farkle solves above.  Time:
+    the table above, for the kernel this process has."""
+    rules, R, model = run.rules, run.R, run.model
     lo = lowest_units(rules, run.lowest)
     N = R - lo
-    nbytes = BASE_BYTES_STARTS + 3 * 8.0 * 9 * N * N + 2 * 8.0 * 9 * N * (N + run.reach_bound + 1)
-    return nbytes, BASE_SECONDS + SECONDS_PER_CELL * N * N * (N + 60) * SWEEPS_TYPICAL
+    span = N + run.reach_bound + 1
+    path = kernel_path(model)
+    nbytes = BASE_BYTES_STARTS + 3 * 8.0 * 9 * N * N + 2 * 8.0 * 9 * N * span
+    if path == "whole":  # a sum's whole turns: values and choices by state and total (and
+        # numpy's own: measured peaks 97, 142 and 255 MB for the three numpy solves above)
+        nbytes += 2e7 + 8 * 8.0 * 9 * N * model.states * span
+    _, _, sweep = sweep_work(run, lo, path)
+    return nbytes, BASE_SECONDS + SWEEPS_TYPICAL * sweep

@@ -812,6 +812,11 @@ BASE_SECONDS = 0.5
 # (zilch-pyramiding, 1 952 deficits and 82 turn states, to 1500 in 2.9 s, most of it its
 # final turns), per byte of their whole solution by levels (last_turn_bytes)
 FINAL_SECONDS = {"starts": 2e-5, "levels": 3e-8}
+# installed without the C kernel (turn/kernel.py: numpy does its loops), a solve of whole
+# turns in numpy: per R**2 (a score sum's turns, a numpy step per total) on top of the whole
+# turns' R**3 (issue 36, item 14: farkle to 3000 and 5000 in 5.8 and 14.9 s, zilch to 3000
+# in 7.0 s, from nothing, turn.kernel.compiled patched to None)
+NUMPY_SECONDS_PER_R2 = 1.1e-3
 BASE_BYTES = 1.2e8  # a game solve's process before its tables (farkle to 500: 115 MB peak)
 # the same where the turns are solved by their start values alone (farkle to 500: 45 MB peak)
 BASE_BYTES_STARTS = 8e7
@@ -855,7 +860,18 @@ def estimate(run: GameRun) -> tuple[float, float]:
         finals_s = FINAL_SECONDS["levels"] * (last_turn_bytes(model, R + D + 1, R + D) if D else 0)
     else:
         finals_s = FINAL_SECONDS["starts"] * D * model.states
-    return nbytes, BASE_SECONDS + finals_s + SECONDS_PER_R3[path] * float(R) ** 3 * per_state
+    seconds = BASE_SECONDS + finals_s + SECONDS_PER_R3[path] * float(R) ** 3 * per_state
+    if path in ("starts", "chains") and not _kernel_built():  # whole turns in numpy
+        whole = SECONDS_PER_R3["whole"] * float(R) ** 3 + NUMPY_SECONDS_PER_R2 * float(R) ** 2
+        seconds = BASE_SECONDS + finals_s + whole * per_state
+    return nbytes, seconds
+
+
+def _kernel_built() -> bool:
+    """Is the C kernel of the turns' start values built (else numpy solves whole turns)?"""
+    from ..turn import kernel
+
+    return kernel.compiled("game_starts") is not None
 
 
 def _resume(

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from itertools import product
 
 import numpy as np
 
 from ..errors import InputError
+from ..lazy import lazy
 from ..rules import RuleSet
 from .dice import FACES, Outcome
 from .scoring import face_groups
@@ -50,7 +51,7 @@ class TurnStates:
     def __len__(self) -> int:
         return len(self.dice)
 
-    @cached_property
+    @lazy
     def dice_array(self) -> np.ndarray:
         return np.array(self.dice)
 

@@ -13,12 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InputError
+from ..lazy import lazy
 from ..rules import RuleSet
 
 if TYPE_CHECKING:
@@ -92,14 +93,14 @@ class TurnModel:
     def states(self) -> int:
         return len(self.out_start) + 1
 
-    @cached_property
+    @lazy
     def dice_of_state(self) -> np.ndarray:
         """(S,) the dice each state rolls."""
         if self.state_dice is not None:
             return self.state_dice
         return np.array([self.dice] + list(range(1, self.dice + 1)))
 
-    @cached_property
+    @lazy
     def state_group(self) -> np.ndarray:
         """(S,) the group of outcomes each state rolls (state 0: the group of state N)."""
         return np.append(self.dice - 1, np.arange(self.states - 1))
@@ -108,7 +109,7 @@ class TurnModel:
     def zero_group(self) -> int:
         return self.dice - 1
 
-    @cached_property
+    @lazy
     def out_group(self) -> np.ndarray:
         """(O,) the group of each outcome."""
         return np.repeat(
@@ -119,7 +120,7 @@ class TurnModel:
     def max_shift(self) -> int:
         return int(self.shift.max())
 
-    @cached_property
+    @lazy
     def out_dice(self) -> np.ndarray:
         """(O,) the dice count of each outcome."""
         return self.dice_of_state[1:][self.out_group]
@@ -133,22 +134,22 @@ class TurnModel:
         return int(self.dice_of_state[s])
 
     # --- what a playing policy sees of each choice -----------------------------------------
-    @cached_property
+    @lazy
     def left(self) -> np.ndarray:
         """(K,) dice left to roll after the choice (0: hot dice)."""
         return np.where(self.target == self.hot_state, 0, self.dice_of_state[self.target])
 
-    @cached_property
+    @lazy
     def kept(self) -> np.ndarray:
         """(K,) dice the choice sets aside."""
         return self.out_dice[self.opt_outcome] - self.left
 
-    @cached_property
+    @lazy
     def points(self) -> np.ndarray:
         """(K,) units the choice scores (permanent part included)."""
         return self.shift + self.perm
 
-    @cached_property
+    @lazy
     def options(self) -> np.ndarray:
         """(O, W) the choices of each outcome, -1 padding, most points first (then fewer
         dice left, then more permanent points): the order in which a policy's ties go."""
@@ -160,7 +161,7 @@ class TurnModel:
             opts[o, :n] = k[order]
         return opts
 
-    @cached_property
+    @lazy
     def padded(self) -> dict[str, np.ndarray]:
         """(O, W) over each outcome's choices in `options` order: the choice ("choice", -1
         padding), "valid", and the choice's points, kept, target, shift and perm (padding
@@ -173,7 +174,7 @@ class TurnModel:
             out[k] = getattr(self, k)[oc]
         return out
 
-    @cached_property
+    @lazy
     def roll_rank(self) -> np.ndarray:
         """(2, N+1, 7**6) [colour-matched, dice, base-7 code of the face counts] -> the
         roll's place among the distinct rolls of that many dice (dice.outcomes order)."""
@@ -193,7 +194,7 @@ class TurnModel:
                 lookup[1, n, code[~matched]] = rank[~matched]
         return lookup
 
-    @cached_property
+    @lazy
     def rolls_start(self) -> np.ndarray:
         """(G,) where each group's rolls begin in outcome_of."""
         from .dice import outcomes

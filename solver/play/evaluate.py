@@ -79,8 +79,7 @@ def evaluate(
             if not m.any():
                 r += 1
                 continue
-            s_all = np.arange(S)
-            bank = policy.banks(s_all, np.full(S, r), np.full(S, p))
+            bank = policy.banks(np.arange(S), np.full(S, r), np.full(S, p))
             banked = m[bank].sum()
             if banked:
                 t = (r + p) * u
@@ -91,17 +90,14 @@ def evaluate(
             mn[model.zero_group] += mr[0]
             z = mn @ model.p_zilch[1:]
             if z:
-                rec = p * u if p * u >= min_bank else 0
-                rec -= penalty[1] if rec else penalty[0]
+                rec = _zilch_record(p * u, min_bank, penalty)
                 dist[rec] = dist.get(rec, 0.0) + z
                 p_zilch += z
                 remaining -= z
             om = mn[model.out_group] * model.prob
             live = om > 0
             if live.any():
-                cells += 1
-                if cells > MAX_CELLS:
-                    raise InputError(_too_long(rules, r + p, remaining))
+                cells = _counted(cells, rules, r + p, remaining)
                 M = _carry(model, policy, M, mass, r, p, om, live)
             M[:, r] = 0.0
             r += 1
@@ -110,6 +106,20 @@ def evaluate(
     totals = np.array(sorted(dist), dtype=np.int64)
     probs = np.array([dist[t] for t in totals])
     return Distribution(totals, probs, float(p_zilch), float(max(remaining, 0.0)))
+
+
+def _zilch_record(permanent: int, min_bank: int, penalty: tuple[int, int]) -> int:
+    """What a zilch records: the permanent points where they meet the minimum, less the
+    penalty (penalty[1] where it records them, penalty[0] where it records nothing)."""
+    rec = permanent if permanent >= min_bank else 0
+    return rec - (penalty[1] if rec else penalty[0])
+
+
+def _counted(cells: int, rules: RuleSet, units: int, remaining: float) -> int:
+    """One more cell of mass carried on; past MAX_CELLS the turn is refused as endless."""
+    if cells + 1 > MAX_CELLS:
+        raise InputError(_too_long(rules, units, remaining))
+    return cells + 1
 
 
 def _too_long(rules: RuleSet, units: int, remaining: float) -> str:

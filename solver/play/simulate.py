@@ -83,11 +83,7 @@ def play_turns(
     on top (the third in a row): one, or one per turn; penalty_held: the same where the
     zilch records permanent points (the player is then on the board; default: penalty)."""
     rules = model.rules
-    s = np.zeros(n_turns, np.int64)
-    r = np.zeros(n_turns, np.int64)
-    p = np.zeros(n_turns, np.int64)
-    if start is not None:
-        s[:], r[:], p[:] = start
+    s, r, p = _starts(n_turns, start)
     row = None if rows is None else np.asarray(rows)
     # what a zilch's permanent points must reach to be recorded (units): one, or one per turn
     per_turn = np.ndim(on_board) > 0
@@ -101,10 +97,7 @@ def play_turns(
     while len(active):
         rolls += 1
         if rolls > MAX_ROLLS:  # (a turn only a zilch ends, under rules where all dice score)
-            raise InputError(
-                f"a turn rolled {MAX_ROLLS} times without ending: under this policy and these "
-                "rules a turn may never end (it never banks, and some roll always scores)"
-            )
+            raise _endless()
         sa, ra, pa = s[active], r[active], p[active]
         n, dice, matched, out = _roll(model, sa, rng)
         zilch = out < 0
@@ -130,6 +123,23 @@ def play_turns(
         active = act[cont]
         s[active], r[active], p[active] = s2[cont], r2[cont], p2[cont]
     return Played(points, left, zilched)
+
+
+def _endless() -> InputError:
+    return InputError(
+        f"a turn rolled {MAX_ROLLS} times without ending: under this policy and these "
+        "rules a turn may never end (it never banks, and some roll always scores)"
+    )
+
+
+def _starts(
+    n_turns: int, start: tuple[Units, Units, Units] | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each turn's (s, r, p) to roll from: a fresh turn, or `start`."""
+    s, r, p = (np.zeros(n_turns, np.int64) for _ in range(3))
+    if start is not None:
+        s[:], r[:], p[:] = start
+    return s, r, p
 
 
 def _roll(

@@ -195,6 +195,12 @@ class _Greedy:
     bank: np.ndarray
 
 
+def tail_cross(model: TurnModel, pay: Payoff) -> float:
+    """The turn total past which banking is best everywhere (the affine tail's crossing),
+    without solving the grid: milliseconds (tables.score_seconds sizes a build by it)."""
+    return _tail(model, pay, {}).cross
+
+
 def _tail(model: TurnModel, pay: Payoff, src_tails: SourceTails) -> _AffineTail:
     """Asymptotic (r -> infinity) values: policy iteration on affine functions of r."""
     B, S = pay.batch, model.states

@@ -13,7 +13,6 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route
@@ -23,6 +22,7 @@ from ..errors import TableMissing
 from . import calls, play, screens
 from .app_state import Web
 from .middleware import BodyLimit, SecurityHeaders
+from .origin import CsrfCookie, HostGuard, OriginGuard, csrf_token
 from .pages import PIPS
 
 HERE = Path(__file__).parent
@@ -47,15 +47,42 @@ async def api_call(request: Request) -> Response:
 
 
 async def _json_body(request: Request) -> Any:
+    """The request's JSON object ({} for no body): sent as application/json only (415
+    otherwise: a form or a text/plain body another site's page can send without asking),
+    no key given twice in an object (which value was meant is not known)."""
+    kind = request.headers.get("content-type")
     raw = await request.body()
+    if kind is None and not raw.strip():
+        return {}
+    if kind is None or kind.split(";")[0].strip().lower() != "application/json":
+        raise HTTPException(
+            415,
+            f"the request body is JSON, sent with Content-Type: application/json "
+            f"(not {calls._shown(kind or 'none')})",
+        )
     if not raw.strip():
         return {}
     try:
-        return json.loads(raw.decode("utf-8"))
+        return json.loads(raw.decode("utf-8"), object_pairs_hook=_once)
+    except calls.Refused:
+        raise
     except UnicodeDecodeError:
         raise calls.Refused("the request body is not UTF-8 text") from None
     except (ValueError, RecursionError) as e:
         raise calls.Refused(f"the request body is not valid JSON ({e})") from None
+
+
+def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are given once each (Refused otherwise)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise calls.Refused(
+                f"{calls._shown(key)} is given twice in the request body: which value is meant "
+                "is not known"
+            )
+        out[key] = value
+    return out
 
 
 async def api_job_start(request: Request) -> Response:
@@ -73,7 +100,8 @@ async def api_job_start(request: Request) -> Response:
         try:
             await web.answer(name, kwargs)
         except TableMissing as e:
-            job = await run_in_threadpool(web.jobs.start, e)
+            client = request.client.host if request.client else None  # (its cap: jobs.py)
+            job = await run_in_threadpool(web.jobs.start, e, client)
             return _json(202, job.to_dict())
         return _json(200, {"state": "stored", "error": None})
     except Exception as e:
@@ -109,11 +137,17 @@ async def server_error(request: Request, exc: Exception) -> Response:
 
 def create_app(tables: str | Path | None = None, hosts: list[str] | None = None) -> Starlette:
     """The app over the tables folder `tables` (else the default: --tables,
-    $DICESOLVER_TABLES, ...).  hosts: the Host names accepted (None: any; `zilch serve` on
-    loopback accepts only loopback names, against DNS rebinding)."""
-    middleware = [Middleware(SecurityHeaders), Middleware(BodyLimit)]
-    if hosts:
-        middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=hosts))
+    $DICESOLVER_TABLES, ...).  hosts: host names it answers to besides its loopback names,
+    the address a request reached it at and $DICESOLVER_ALLOW_HOST (against DNS
+    rebinding: origin.py); a request from another site's page that would change anything
+    is refused, and the pages' forms carry a token (origin.py)."""
+    middleware = [
+        Middleware(SecurityHeaders),
+        Middleware(HostGuard, names=hosts or ()),
+        Middleware(OriginGuard),
+        Middleware(BodyLimit),
+        Middleware(CsrfCookie),
+    ]
     routes = [
         *screens.routes(),
         *play.routes(),
@@ -129,4 +163,5 @@ def create_app(tables: str | Path | None = None, hosts: list[str] | None = None)
     )
     app.state.web = web = Web(tables)
     web.templates.env.globals["die_pips"] = PIPS
+    web.templates.env.globals["csrf_token"] = csrf_token
     return app

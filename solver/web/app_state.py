@@ -103,6 +103,6 @@ class Web:
         """The request's session, or a new one (its cookie set on the response)."""
         s = self.session(request)
         if s is None:
-            s = self.sessions.new()
+            s = self.sessions.new(request.client.host if request.client else None)
             response_cookies.append(s.id)
         return s

@@ -80,8 +80,9 @@ def error_object(e: BaseException) -> tuple[int, dict[str, Any]]:
     message as the command line shows it: a field named by its flag)."""
     if isinstance(e, TableMissing):
         return HTTP["missing"], dict(e.to_dict(), error=one_line(str(e)))
-    if isinstance(e, InputError):
-        return HTTP["bad"], {"error": one_line(flagged(e)), "exit_code": BAD_INPUT}
+    if isinstance(e, InputError):  # (a build refused for capacity: 429 or 503, jobs.py)
+        status = getattr(e, "http_status", HTTP["bad"])
+        return status, {"error": one_line(flagged(e)), "exit_code": BAD_INPUT}
     if isinstance(e, HTTPException):  # (a body too large, a form that does not parse)
         return e.status_code, {"error": one_line(str(e.detail)), "exit_code": BAD_INPUT}
     if isinstance(e, MemoryError):
@@ -194,7 +195,7 @@ def keywords(name: str) -> dict[str, Keyword]:
         for t in parts:
             if t == "None":
                 continue
-            if t in ("Rules", "YahtzeeRules") or p.name in ("rules", "log", "policy", "name"):
+            if t in ("Rules", "YahtzeeRules") or p.name in ("rules", "name", *FILES):
                 kinds = [_str]  # (checked by name below: a preset, never a path)
                 break
             if t not in KINDS:
@@ -206,12 +207,17 @@ def keywords(name: str) -> dict[str, Keyword]:
     return out
 
 
+# keywords that name a file on the command line -> the names they take here besides an
+# upload (`KEY_text`): a request names no file of the server's (issue 36)
+FILES = {"log": (), "policy": ("optimal", "points"), "vs": ("optimal", "points")}
+BUILT_IN = {"evaluate": {"policy": ("optimal",)}}  # (evaluate's policy: no "points")
+
 TEXTS = {  # the uploads each name takes in place of a path
     "advise": ("rules_text",),
     "strategy": ("rules_text",),
     "odds": ("rules_text",),
     "endgame": ("rules_text",),
-    "game": ("rules_text",),
+    "game": ("rules_text", "policy_text", "vs_text"),
     "evaluate": ("rules_text", "policy_text"),
     "review": ("rules_text", "log_text", "log_name"),
     "yahtzee_review": ("log_text", "log_name"),
@@ -337,12 +343,15 @@ def _rules_in_place(name: str, kw: dict[str, Any]) -> list[str]:
     for key in ("rules", "name"):
         if isinstance(kw.get(key), str):
             kw[key] = checked_preset(key, kw[key], names, "rules_text" if zilch else None)
-    if "log" in kw:
-        raise Refused(
-            "log names a file: the server reads none of its own; send its text as log_text"
-        )
-    if "policy" in kw and kw["policy"] != "optimal":
-        raise Refused("policy is 'optimal' here, or a policy file's text as policy_text")
+    for key, built_in in FILES.items():
+        built_in = BUILT_IN.get(name, {}).get(key, built_in)
+        if key in kw and kw[key] not in built_in:
+            said = " or ".join(repr(b) for b in built_in)
+            raise Refused(
+                f"{key} names a file: the server reads none of its own; "
+                + (f"{key} is {said} here, or " if said else "")
+                + f"send the file's text as {key}_text"
+            )
     return names
 
 
@@ -360,13 +369,17 @@ def _files_in_place(
         _check_log_rules(log_text, names)
         kw["log"] = stack.enter_context(uploaded(log_text, log_name))
         shown[kw["log"]] = log_name
-    policy = kw.pop("policy_text", None)
-    if policy is not None:
-        if "policy" in kw:
-            raise Refused("policy and policy_text exclude each other")
-        suffix = ".json" if policy.lstrip().startswith("{") else ".toml"
-        kw["policy"] = stack.enter_context(uploaded(policy, "uploaded-policy" + suffix))
-        shown[kw["policy"]] = "uploaded-policy" + suffix
+    for key in ("policy", "vs"):
+        policy = kw.pop(key + "_text", None)
+        if policy is None:
+            continue
+        if key in kw:
+            raise Refused(f"{key} and {key}_text exclude each other")
+        label = ("uploaded-policy" if key == "policy" else "uploaded-vs") + (
+            ".json" if policy.lstrip().startswith("{") else ".toml"
+        )
+        kw[key] = stack.enter_context(uploaded(policy, label))
+        shown[kw[key]] = label
     return shown
 
 
@@ -391,11 +404,23 @@ def answer(name: str, kwargs: dict[str, Any], store: Store) -> Any:
             raise InputError(named(str(e)), e.field) from None
         finally:
             CALL.reset(token)
-        if name in ("review", "yahtzee_review"):
-            from dataclasses import replace
+        return _renamed(got, named)
 
-            got = replace(got, log=named(got.log))
+
+def _renamed(got: Any, named: Callable[[str], str]) -> Any:
+    """The answer with every upload's temporary path replaced by the upload's name (a
+    review's log, an evaluation's policy, a game's policy and vs): no path of the
+    server's in an answer."""
+    import dataclasses
+
+    if not dataclasses.is_dataclass(got) or isinstance(got, type):
         return got
+    changed = {
+        f.name: named(v)
+        for f in dataclasses.fields(got)
+        if f.init and isinstance(v := getattr(got, f.name), str) and named(v) != v
+    }
+    return dataclasses.replace(got, **changed) if changed else got
 
 
 def _check_nplayer(kw: dict[str, Any], store: Store) -> None:

@@ -23,6 +23,19 @@ QUICK_FAMILIES = ("reachable", "held", "lastturn")  # (+ a length or the game's 
 CALL: ContextVar[tuple[str, dict[str, Any]] | None] = ContextVar("dicesolver_call", default=None)
 
 
+INLINE_SECONDS = 3.0  # a quick build estimated past this is a background job
+
+
+def inline_seconds() -> float:
+    """INLINE_SECONDS, or $DICESOLVER_INLINE_SECONDS."""
+    import os
+
+    try:
+        return float(os.environ.get("DICESOLVER_INLINE_SECONDS", INLINE_SECONDS))
+    except ValueError:
+        return INLINE_SECONDS
+
+
 def quick(objective: str) -> bool:
     return objective in QUICK or objective.startswith(QUICK_FAMILIES)
 
@@ -54,13 +67,24 @@ class QueryStore(Store):
         got = self.load(rules_name, digest, objective, expect, check)
         if got is not None:
             return got
+        raise self._missing(rules_name, digest, objective)
+
+    def inline(self, rules_name: str, digest: str, objective: str, seconds: float) -> None:
+        """A quick build estimated past INLINE_SECONDS (an upload of unit 1, say) is a
+        background job too (issue 36 item 4)."""
+        if seconds > inline_seconds():
+            e = self._missing(rules_name, digest, objective)
+            e.seconds = seconds  # type: ignore[attr-defined]  # (its lane: jobs.py)
+            raise e
+
+    def _missing(self, rules_name: str, digest: str, objective: str) -> Exception:
         call = CALL.get()
         if call is None:  # (a request always names its call: calls.py sets it)
-            raise InputError(f"the {rules_name} table {objective!r} is not stored")
+            return InputError(f"the {rules_name} table {objective!r} is not stored")
         e = missing(f"the {rules_name} table {objective!r}", *build_call(*call))
         # (its file: jobs.py starts one build per table, whatever question needed it)
         e.table = str(self.path(rules_name, digest, objective))  # type: ignore[attr-defined]
-        raise e
+        return e
 
 
 def missing(what: str, name: str, kwargs: dict[str, Any]) -> TableMissing:

@@ -1,18 +1,28 @@
 """Background builds: a table a question needs (TableMissing.api) solved in a worker thread
 while the page shows its progress.  One job per table (a second request for the same build
 joins the first; another process building it holds the store's lock, and the job waits
-for it), one build at a time on this machine, the rest queued; work beyond the machine is
-refused with its estimate before it is queued, as the command line refuses it."""
+for it); work beyond the machine is refused with its estimate before it is queued, as the
+command line refuses it.
+
+Capped, so that no visitor takes the server from the others (issue 36 item 1): builds run
+in two lanes, one for those estimated under a minute (FAST) and one for the rest, each with
+its own workers and a queue of at most `queue` builds; a build longer than the server's
+limit, one whose table would not fit on the disk (with the builds queued before it), and a
+client's builds past `per_client` are refused (429 or 503, and the reason in one line).
+The limits: Limits (environment variables DICESOLVER_BUILD_*, docs/serve.md)."""
 
 from __future__ import annotations
 
+import inspect
 import json
+import os
 import secrets
+import shutil
 import threading
 import time
-from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .. import store as store_module
@@ -23,7 +33,55 @@ from ..rules import RuleSet
 from ..store import Store
 
 KEPT = 64  # finished jobs remembered (for their pages), the oldest forgotten first
+FAST = 60.0  # seconds: a build estimated under this goes to the fast lane
 _current = threading.local()  # the job a worker thread runs (for the store's lock message)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one server builds at once and in all (the environment can change each)."""
+
+    queue: int = 8  # builds waiting in each lane
+    builds: int = 1  # long builds at once (the fast lane has one worker of its own)
+    per_client: int = 3  # builds one client address has queued or running
+    seconds: float = 3600.0  # the longest build this server starts (its estimate)
+    disk_reserve: float = 1e9  # bytes of the disk left free by the builds
+
+    @classmethod
+    def from_env(cls) -> Limits:
+        """DICESOLVER_BUILD_QUEUE, _BUILDS, _PER_CLIENT, _MINUTES, _DISK_RESERVE_MB."""
+        got: dict[str, Any] = {}
+        for name, key, scale in (
+            ("queue", "QUEUE", 1),
+            ("builds", "BUILDS", 1),
+            ("per_client", "PER_CLIENT", 1),
+            ("seconds", "MINUTES", 60),
+            ("disk_reserve", "DISK_RESERVE_MB", 1e6),
+        ):
+            raw = os.environ.get(f"DICESOLVER_BUILD_{key}", "").strip()
+            if raw:
+                try:
+                    value = float(raw)
+                except ValueError:
+                    raise InputError(f"DICESOLVER_BUILD_{key}={raw!r} is not a number") from None
+                if value < 0:
+                    raise InputError(f"DICESOLVER_BUILD_{key}={raw!r} is below 0")
+                got[name] = value * scale if scale != 1 else int(value)
+        return cls(**got)
+
+
+class Capacity(InputError):
+    """A build refused for the server's capacity (not for its input): 429 where the
+    client has enough builds of its own, 503 where the server has no room for it."""
+
+    def __init__(self, message: str, http_status: int = 503) -> None:
+        super().__init__(message)
+        self.http_status = http_status
+
+
+class Stopped(KeyboardInterrupt):
+    """Raised in a build's thread at its next step when the server stops (the solvers
+    save their checkpoint on it as on Ctrl-C)."""
 
 
 @dataclass
@@ -34,13 +92,17 @@ class Job:
     kwargs: dict[str, Any]
     solve_with: str
     estimate: str | None
-    state: str = "queued"  # queued, running, done, failed
+    state: str = "queued"  # queued, running, done, failed, stopped
     label: str = ""
     done: int = 0
     total: int = 0
     message: str | None = None
     error: str | None = None
     started: float = field(default_factory=time.time)
+    lane: str = "long"  # fast (estimated under FAST seconds) or long
+    client: str | None = None  # the address that asked for it
+    seconds: float | None = None  # its estimate
+    disk: float = 0.0  # bytes its table takes (estimated)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -55,16 +117,23 @@ class Job:
                 "error": self.error,
                 "estimate": self.estimate,
                 "solve_with": self.solve_with,
+                "lane": self.lane,
             }
 
 
 class JobProgress(Progress):
     """A build's bars (one after another: e.g. the final round's, then the score sums')."""
 
-    def __init__(self, job: Job) -> None:
+    def __init__(self, job: Job, stopping: threading.Event | None = None) -> None:
         self.job = job
+        self.stopping = stopping or threading.Event()
+
+    def note(self, text: str) -> None:
+        with self.job.lock:
+            self.job.message = text
 
     def start(self, label: str, total: int) -> None:
+        self._check()
         with self.job.lock:
             self.job.label, self.job.total, self.job.done = label, int(total), 0
             self.job.message = None
@@ -72,6 +141,12 @@ class JobProgress(Progress):
     def advance(self, n: int = 1) -> None:
         with self.job.lock:
             self.job.done = min(self.job.done + int(n), self.job.total)
+        self._check()
+
+    def _check(self) -> None:
+        """The server stops: the build stops here (at its next step)."""
+        if self.stopping.is_set():
+            raise Stopped()
 
     def finish(self) -> None:
         with self.job.lock:
@@ -137,18 +212,63 @@ def priced(e: TableMissing, store: Store) -> tuple[str | None, str | None]:
     return estimate_text(cost), None
 
 
+def disk_of(name: str, kwargs: dict[str, Any], store: Store) -> float:
+    """Bytes the build's table takes on disk, where the solver estimates it (else 0)."""
+    if name != "game":
+        return 0.0
+    import dicesolver as ds
+
+    try:
+        status = ds.game_table_status(
+            kwargs.get("rules", "farkle"),
+            kwargs.get("target"),
+            kwargs.get("players", 2),
+            kwargs.get("lowest"),
+            tables=store,
+        )
+    except (InputError, TypeError, ValueError):
+        return 0.0
+    return float(status.disk or 0.0)
+
+
+def free_disk(folder: Path) -> float:
+    """Bytes free where the tables go (its nearest existing folder)."""
+    for place in (folder, *folder.parents):
+        try:
+            return float(shutil.disk_usage(place).free)
+        except OSError:
+            continue
+    return float("inf")
+
+
 class Jobs:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, limits: Limits | None = None) -> None:
         self.store = store
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dicesolver-build")
+        self.limits = limits or Limits.from_env()
         self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
         self._by_id: OrderedDict[str, Job] = OrderedDict()
         self._by_key: dict[str, Job] = {}
+        self._queues: dict[str, deque[Job]] = {"fast": deque(), "long": deque()}
+        self.stopping = threading.Event()
+        self._threads: list[threading.Thread] = []
+        workers = {"fast": 1, "long": max(1, self.limits.builds)}
+        for lane, n in workers.items():
+            for i in range(n):
+                t = threading.Thread(
+                    target=self._work,
+                    args=(lane,),
+                    name=f"dicesolver-build-{lane}-{i}",
+                    daemon=True,  # (a stopped server never waits on one: see shutdown)
+                )
+                t.start()
+                self._threads.append(t)
         store_module.notify = _notify
 
-    def start(self, e: TableMissing) -> Job:
+    def start(self, e: TableMissing, client: str | None = None) -> Job:
         """The job that builds what `e` needs: the one already queued or running for the
-        same table, or a new one; InputError where the work is beyond this machine."""
+        same table, or a new one; InputError where the work is beyond this machine,
+        Capacity where it is beyond this server now."""
         name, kwargs = e.api
         key = getattr(e, "table", None) or key_of(name, kwargs)
         with self._lock:
@@ -158,12 +278,20 @@ class Jobs:
         shown, refused = priced(e, self.store)
         if refused is not None:
             raise InputError(refused)
+        cost = estimate(name, kwargs, self.store)
+        seconds = cost[1] if cost is not None else getattr(e, "seconds", None)
+        if shown is None and seconds is not None:
+            when = "under a minute" if seconds < 60 else f"about {duration(seconds)}"
+            shown = f"{when} on this machine"
+        disk = disk_of(name, kwargs, self.store)
+        lane = "fast" if seconds is not None and seconds < FAST else "long"
         with self._lock:
             job = self._by_key.get(key)
             if job is not None and job.state in ("queued", "running"):
                 return job
-            job = Job(secrets.token_urlsafe(16), key, name, kwargs, e.solve_with, None)
-            job.estimate = shown
+            self._admit(e.what, lane, client, seconds, disk)
+            job = Job(secrets.token_urlsafe(16), key, name, kwargs, e.solve_with, shown)
+            job.lane, job.client, job.seconds, job.disk = lane, client, seconds, disk
             self._by_id[job.id] = job
             self._by_key[key] = job
             while len(self._by_id) > KEPT:
@@ -171,8 +299,46 @@ class Jobs:
                 if old.state in ("queued", "running"):
                     break
                 self._forget(old)
-        self._pool.submit(self._run, job)
+            self._queues[lane].append(job)
+            self._wake.notify_all()
         return job
+
+    def _admit(
+        self, what: str, lane: str, client: str | None, seconds: float | None, disk: float
+    ) -> None:
+        """Capacity unless this server takes the build now (self._lock held)."""
+        limits = self.limits
+        if self.stopping.is_set():
+            raise Capacity("the server is stopping: no build starts now")
+        if seconds is not None and seconds > limits.seconds:
+            raise Capacity(
+                f"building {what} would take about {duration(seconds)}, longer than this "
+                f"server's limit for one build ({duration(limits.seconds)}): choose a lower "
+                "target, or build it with the command line"
+            )
+        active = [j for j in self._by_id.values() if j.state in ("queued", "running")]
+        if disk > 0:
+            free = free_disk(self.store.folder) - limits.disk_reserve
+            free -= sum(j.disk for j in active)
+            if disk > free:
+                raise Capacity(
+                    f"building {what} needs about {size(disk)} on disk; this server has "
+                    f"{size(max(free, 0.0))} to spare (after the builds queued): choose a "
+                    "lower target"
+                )
+        if client is not None:
+            mine = sum(1 for j in active if j.client == client)
+            if mine >= limits.per_client:
+                raise Capacity(
+                    f"you have {mine} builds queued or running (at most "
+                    f"{limits.per_client}): wait for one to finish",
+                    429,
+                )
+        if len(self._queues[lane]) >= limits.queue:
+            kind = "quick builds" if lane == "fast" else "builds of a minute or more"
+            raise Capacity(
+                f"the queue of {kind} is full ({len(self._queues[lane])} waiting): try again later"
+            )
 
     def _forget(self, job: Job) -> None:
         self._by_id.pop(job.id, None)
@@ -183,15 +349,32 @@ class Jobs:
         with self._lock:
             return self._by_id.get(job_id)
 
+    def _work(self, lane: str) -> None:
+        queue = self._queues[lane]
+        while True:
+            with self._lock:
+                while not queue and not self.stopping.is_set():
+                    self._wake.wait()
+                if self.stopping.is_set():
+                    return
+                job = queue.popleft()
+            self._run(job)
+
     def _run(self, job: Job) -> None:
         import dicesolver as ds
 
         with job.lock:
             job.state = "running"
         _current.job = job
+        fn = getattr(ds, job.name)
+        extra: dict[str, Any] = {}
+        if "progress" in inspect.signature(fn).parameters:
+            extra["progress"] = JobProgress(job, self.stopping)
         try:
-            getattr(ds, job.name)(**job.kwargs, tables=self.store, progress=JobProgress(job))
+            fn(**job.kwargs, tables=self.store, **extra)
             state, error = "done", None
+        except KeyboardInterrupt:  # (Stopped: the server stops)
+            state, error = "stopped", "stopped: the server stopped"
         except TableMissing as e:  # (a build that needs another first: its own command)
             state, error = "failed", f"{e}"
         except InputError as e:  # (refused: beyond the machine, or the rules say no)
@@ -207,6 +390,34 @@ class Jobs:
             job.state, job.error = state, error
             if state == "done":
                 job.done = job.total
+                job.message = None  # (a wait for another process's lock is over: item 13)
 
-    def shutdown(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
+    def stopped(self) -> list[Job]:
+        """The jobs a stop interrupted (stopped, or still running)."""
+        with self._lock:
+            return [j for j in self._by_id.values() if j.state in ("stopped", "running")]
+
+    def shutdown(self, wait: float = 0.0) -> list[Job]:
+        """Stop: no build starts, the queued ones are dropped, the running ones stop at
+        their next step (waited for up to `wait` seconds); the jobs stopped."""
+        with self._lock:
+            self.stopping.set()
+            for queue in self._queues.values():
+                for job in queue:
+                    with job.lock:
+                        job.state, job.error = "stopped", "stopped before it started"
+                queue.clear()
+            self._wake.notify_all()
+        deadline = time.monotonic() + wait
+        for t in self._threads:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            t.join(left)
+        with self._lock:
+            return [
+                j
+                for j in self._by_id.values()
+                if j.state == "running"
+                or (j.state == "stopped" and j.error != "stopped before it started")
+            ]

@@ -17,7 +17,9 @@ CSP = (
 HEADERS = [
     (b"content-security-policy", CSP.encode()),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    # (not no-referrer: under it a browser sends "Origin: null" with this site's own forms,
+    # which origin.py could not tell from another site's; same-origin tells no other site)
+    (b"referrer-policy", b"same-origin"),
     (b"x-frame-options", b"DENY"),
     (b"cross-origin-opener-policy", b"same-origin"),
 ]

@@ -15,6 +15,7 @@ from ..rules import RuleSet
 from . import calls
 from . import forms as F
 from .app_state import web_of
+from .origin import check_csrf
 
 # pips of a die face on a 100 x 100 die (static SVG drawn by the templates)
 _AT = {"tl": (28, 28), "tr": (72, 28), "ml": (28, 50), "mr": (72, 50), "c": (50, 50)}
@@ -62,7 +63,8 @@ def yahtzee_presets() -> list[dict[str, Any]]:
 
 
 async def fields(request: Request) -> dict[str, Any]:
-    """The submitted fields: a posted form (its files as UploadFile) or the query."""
+    """The submitted fields: a posted form (its files as UploadFile; 403 without this
+    browser's token, origin.py) or the query."""
     if request.method == "POST":
         form = await request.form(max_files=2, max_fields=64, max_part_size=1 << 20)
         out: dict[str, Any] = {}
@@ -71,6 +73,7 @@ async def fields(request: Request) -> dict[str, Any]:
                 out.setdefault(key, []).append(value)
             else:
                 out[key] = value
+        check_csrf(request, out)
         return out
     params = request.query_params
     out = {k: v for k, v in params.items() if k != "filled"}
@@ -134,12 +137,20 @@ async def attempt(
         return None
     except Exception as e:
         status, obj = calls.error_object(e)
-        ctx["error"] = obj["error"]
+        refuse(ctx, obj["error"], status)
         return None
     ctx["answer"] = a
     ctx["kind"] = type(a).__name__
     return a
 
 
+def refuse(ctx: dict[str, Any], error: str, status: int = 400) -> None:
+    """The page cannot answer: its one line, and the status of the refusal (as the API's:
+    bad input 400, no such thing 404), not 200 as if it had answered."""
+    ctx["error"] = calls.one_line(error)
+    ctx["status"] = status
+
+
 def page(request: Request, template: str, ctx: dict[str, Any]) -> Response:
-    return web_of(request).templates.TemplateResponse(request, template, ctx)
+    status = ctx.get("status", 200)
+    return web_of(request).templates.TemplateResponse(request, template, ctx, status_code=status)

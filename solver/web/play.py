@@ -30,7 +30,8 @@ from ..errors import InputError, TableMissing
 from . import calls
 from . import forms as F
 from .app_state import web_of
-from .pages import context, fields, page, rules_choice, yahtzee_presets
+from .origin import check_csrf
+from .pages import context, fields, page, refuse, rules_choice, yahtzee_presets
 from .sessions import set_session_cookie
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ async def setup(request: Request) -> Response:
                 raise InputError(f"no such game {asked!r}: {', '.join(MODES)}")
             game = await _start(request, form, mode, ctx)
         except InputError as e:
-            ctx["error"] = calls.one_line(str(e))
+            refuse(ctx, str(e))
             game = None
         if game is not None:
             cookies: list[str] = []
@@ -278,11 +279,9 @@ def _game(request: Request) -> Game | None:
 def _gone(request: Request) -> Response:
 
     ctx = context(request, {}, title="Play")
-    ctx["error"] = "no such game in this browser (it ended long ago, or it was never here)"
+    refuse(ctx, "no such game in this browser (it ended long ago, or it was never here)", 404)
     ctx["modes"] = MODES
-    response = page(request, "play.html", ctx)
-    response.status_code = 404
-    return response
+    return page(request, "play.html", ctx)
 
 
 async def game_page(request: Request) -> Response:
@@ -333,6 +332,7 @@ async def game_move(request: Request) -> Response:
             posted.setdefault("pick", []).append(value)
         else:
             posted[key] = value
+    check_csrf(request, posted)
     await run_in_threadpool(move, game, posted)
     return RedirectResponse(f"/play/g/{game.id}#now", status_code=303)
 

@@ -5,8 +5,9 @@ renders: the answer shown is the API's."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
@@ -24,6 +25,7 @@ from .pages import (
     context,
     fields,
     page,
+    refuse,
     rules_choice,
     yahtzee_presets,
 )
@@ -49,7 +51,7 @@ async def should_i_roll(request: Request) -> Response:
                 kwargs["dice"] = dice
             kwargs.update(_where(form))
         except InputError as e:
-            ctx["error"] = calls.one_line(str(e))
+            refuse(ctx, str(e))
         else:
             await attempt(request, ctx, "advise", kwargs, "/roll?" + F.query(form, ROLL_FIELDS))
     return page(request, "roll.html", ctx)
@@ -83,7 +85,7 @@ async def which_dice(request: Request) -> Response:
                 kwargs["dice"] = len(roll)
             kwargs.update(_where(form))
         except InputError as e:
-            ctx["error"] = calls.one_line(str(e))
+            refuse(ctx, str(e))
         else:
             await attempt(request, ctx, "advise", kwargs, "/dice?" + F.query(form, DICE_FIELDS))
     return page(request, "dice.html", ctx)
@@ -100,7 +102,7 @@ async def card(request: Request) -> Response:
         if F.flag(form, "not_on_board"):
             kwargs["not_on_board"] = True
     except InputError as e:
-        ctx["error"] = calls.one_line(str(e))
+        refuse(ctx, str(e))
         return page(request, "card.html", ctx)
     back = "/card?" + F.query(form, ("rules", "not_on_board"))
     a = await attempt(request, ctx, "strategy", kwargs, back)
@@ -139,7 +141,7 @@ async def review(request: Request) -> Response:
             if player:
                 kwargs["player"] = player
         except InputError as e:
-            ctx["error"] = calls.one_line(str(e))
+            refuse(ctx, str(e))
         else:
             a = await attempt(request, ctx, name, kwargs, "/review")
             if a is not None:
@@ -175,7 +177,7 @@ async def yahtzee(request: Request) -> Response:
             if kwargs["rolls_left"] is None:
                 kwargs["rolls_left"] = 2
         except InputError as e:
-            ctx["error"] = calls.one_line(str(e))
+            refuse(ctx, str(e))
         else:
             query = F.query(form, YAHTZEE_FIELDS)
             query += "".join(f"&filled={quote(b)}" for b in ctx["filled"])
@@ -184,12 +186,19 @@ async def yahtzee(request: Request) -> Response:
 
 
 async def _upload(form: dict[str, Any], file_key: str, text_key: str, what: str) -> tuple[str, str]:
-    """(text, file name) of an upload: a file chosen, else the text pasted."""
+    """(text, file name) of an upload: a file chosen, else the text pasted; each at most
+    as large as the API takes its text (a rule file 1 MB, as the command line reads it; a
+    log 4 MB)."""
+    limit = calls.TEXT_LIMIT[text_key]
     f = form.get(file_key)
     if isinstance(f, UploadFile) and f.filename:
-        data = await f.read(calls.TEXT_LIMIT["log_text"] + 1)
-        if len(data) > calls.TEXT_LIMIT["log_text"]:
-            raise InputError(f"the {what} file is larger than this server takes")
+        data = await f.read(limit + 1)
+        if len(data) > limit:
+            size = f.size if f.size is not None and f.size > limit else len(data)
+            raise InputError(
+                f"the {what} file {f.filename}: {size} bytes, more than such a file can be "
+                f"({limit})"
+            )
         try:
             return data.decode("utf-8"), f.filename
         except UnicodeDecodeError as e:
@@ -198,6 +207,10 @@ async def _upload(form: dict[str, Any], file_key: str, text_key: str, what: str)
             ) from None
     text = form.get(text_key)
     if isinstance(text, str) and text.strip():
+        if len(text) > limit:
+            raise InputError(
+                f"the pasted {what}: {len(text)} characters, more than such a file can be ({limit})"
+            )
         return text, f"pasted-{what}"
     raise InputError(f"choose a {what} file, or paste its text")
 
@@ -217,7 +230,7 @@ async def upload_rules(request: Request) -> Response:
         text, _ = await _upload(form, "rules_file", "rules_text", "rules")
         rs = calls.rules_from_text(text)
     except InputError as e:
-        ctx["error"] = calls.one_line(str(e))
+        refuse(ctx, str(e))
         return page(request, "rules.html", ctx)
     web = web_of(request)
     new: list[str] = []
@@ -243,29 +256,44 @@ async def build(request: Request) -> Response:
     got = web.offers.get(token)
     if got is None:
         ctx = context(request, {}, title="Build a table")
-        ctx["error"] = "this offer has expired: ask the question again"
+        refuse(ctx, "this offer has expired: ask the question again")
         return page(request, "job.html", ctx)
     e, back = got
     try:
-        job = web.jobs.start(e)
+        job = web.jobs.start(e, request.client.host if request.client else None)
     except InputError as err:
         ctx = context(request, {}, title="Build a table")
-        ctx["error"] = calls.one_line(str(err))
+        refuse(ctx, str(err), calls.error_object(err)[0])
         return page(request, "job.html", ctx)
-    return RedirectResponse(f"/jobs/{job.id}?back={quote(back)}", status_code=303)
+    return RedirectResponse(f"/jobs/{job.id}?back={quote(local_path(back))}", status_code=303)
 
 
 async def job_page(request: Request) -> Response:
     web = web_of(request)
     job = web.jobs.get(request.path_params["job"])
     ctx = context(request, {}, title="Building a table")
-    back = request.query_params.get("back", "/")
-    ctx["back"] = back if back.startswith("/") and not back.startswith("//") else "/"
+    ctx["back"] = local_path(request.query_params.get("back", "/"))
     if job is None:
-        ctx["error"] = "no such build (finished long ago, or never)"
+        refuse(ctx, "no such build (finished long ago, or never)", 404)
     else:
         ctx["job"] = job.to_dict()
     return page(request, "job.html", ctx)
+
+
+BACK = {path for path in SCREENS} | {"/", "/play/setup", "/rules"}
+_URL_SAFE = re.compile(r"[A-Za-z0-9/_.~%&=+,;:@!*'()-]*(\?[A-Za-z0-9/_.~%&=+,;:@!*'()?-]*)?")
+
+
+def local_path(back: str) -> str:
+    """`back` where it is a page of this server (a screen's path and its query), else the
+    start page: never another site, however a browser reads it ("//evil", "/\\evil",
+    "/\t/evil", "https://evil" all lead home)."""
+    if len(back) > 4000 or not _URL_SAFE.fullmatch(back):
+        return "/"
+    parts = urlsplit(back)
+    if parts.scheme or parts.netloc or parts.path not in BACK:
+        return "/"
+    return back
 
 
 def routes() -> list[Route]:

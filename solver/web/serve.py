@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1", "[::1]"]
 
@@ -63,14 +64,32 @@ def announce(host: str, port: int, say: Callable[[str], None]) -> str:
     return open_at
 
 
-def serve(
-    host: str, port: int, tables: str | None, open_browser: bool, say: Callable[[str], None]
-) -> None:
-    import uvicorn
+def served_names(host: str, allow: Sequence[str] = ()) -> list[str]:
+    """The host names the app answers to (issue 36, against DNS rebinding): the loopback
+    names, the address it listens on, the LAN address it prints (on 0.0.0.0 or ::), and
+    the names given with --allow-host.  (The app also answers to the address a request
+    reached it at: origin.HostGuard.)"""
+    names = [*LOOPBACK_NAMES]
+    if host.strip("[]") not in ("0.0.0.0", "::", ""):
+        names.append(host.strip("[]"))
+    else:
+        lan = lan_address()
+        if lan:
+            names.append(lan)
+    return names + [n for n in allow if n not in names]
 
+
+def serve(
+    host: str,
+    port: int,
+    tables: str | None,
+    open_browser: bool,
+    say: Callable[[str], None],
+    allow_hosts: Sequence[str] = (),
+) -> None:
     from .app import create_app
 
-    hosts = LOOPBACK_NAMES if loopback(host) else None  # (against DNS rebinding)
+    hosts = served_names(host, allow_hosts)  # (against DNS rebinding)
     app = create_app(tables, hosts)
     url = announce(host, port, say)
     if open_browser:
@@ -78,4 +97,76 @@ def serve(
         import webbrowser
 
         threading.Timer(1.0, webbrowser.open, (url,)).start()
-    uvicorn.run(app, host=host.strip("[]"), port=port, log_level="warning", access_log=False)
+    run(app, host.strip("[]"), port, say)
+
+
+# --- running and stopping (issue 36 items 3 and 10) ----------------------------------------
+STOP_SECONDS = 5.0  # a build's wait to reach its next step when the server stops
+GRACE_SECONDS = 3.0  # requests in progress finish within it when the server stops
+
+
+def run(app: Any, host: str, port: int, say: Callable[[str], None]) -> None:
+    """Serve `app` until Ctrl-C: connections bounded (connections.py); then builds stop at
+    their next step and the partial tables left are named; KeyboardInterrupt (exit 130).
+    A second Ctrl-C while they stop ends the process at once, without a traceback."""
+    import asyncio
+
+    import uvicorn
+
+    from .connections import Bounded, cap_of, quiet_accept_errors, raise_file_limit
+
+    Bounded.cap = cap_of(raise_file_limit())
+
+    class Server(uvicorn.Server):
+        async def serve(self, sockets: Any = None) -> None:
+            quiet_accept_errors(asyncio.get_running_loop())
+            await super().serve(sockets)
+
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        http=Bounded,
+        loop="asyncio",
+        timeout_keep_alive=5,
+        timeout_graceful_shutdown=int(GRACE_SECONDS),
+    )
+    try:
+        Server(config).run()
+    except KeyboardInterrupt:
+        stop(app, say)
+        raise
+    stop(app, say)
+
+
+def stop(app: Any, say: Callable[[str], None]) -> None:
+    """The builds stopped (waited for STOP_SECONDS at most) and the partial tables left
+    said; a second Ctrl-C meanwhile: exit 130 at once, in one line."""
+    import os
+    import signal
+    import threading
+
+    def at_once(sig: int, frame: object) -> None:
+        say("dicesolver: stopped at once; a build's partial table may remain")
+        os._exit(130)
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, at_once)
+    web = app.state.web
+    running = [j for j in web.jobs.stopped() if j.state == "running"]
+    if running:
+        say(f"dicesolver: stopping {len(running)} build(s) at their next step ...")
+    for job in web.jobs.shutdown(STOP_SECONDS):
+        state = "still running" if job.state == "running" else "stopped"
+        said = f"; {job.message}" if job.message else ""
+        say(f"dicesolver: build {state}: {job.label or job.name}{said}")
+    partial = [e for e in web.store.entries() if e.partial]
+    if partial:
+        say(
+            "dicesolver: partial tables remain (a build resumes from them; zilch tables "
+            "--remove removes them):"
+        )
+        for e in partial:
+            say(f"  {e.path}")

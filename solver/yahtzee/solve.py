@@ -25,7 +25,8 @@ CLevel = Callable[[np.ndarray, np.ndarray, RuleArrays, int], None]  # _widget.le
 
 
 def reachable_upper(rules: YahtzeeRules) -> np.ndarray:
-    """ok[upper_mask, up]: can the filled upper boxes total `up` (capped at the threshold)?"""
+    """ok[upper_mask, up]: can the filled upper boxes total `up` (capped at the threshold)?
+    A box of face f takes f x k for k = 0 .. dice (six dice: six of a kind too)."""
     T = rules.threshold
     ok = np.zeros((64, T + 1), bool)  # (T = 0 without an upper bonus: one total, 0)
     ok[0, 0] = True
@@ -33,7 +34,7 @@ def reachable_upper(rules: YahtzeeRules) -> np.ndarray:
         f = (umask & -umask).bit_length()  # the lowest face filled, 1..6
         prev = umask & (umask - 1)
         for up in np.nonzero(ok[prev])[0]:
-            for k in range(6):
+            for k in range(rules.dice + 1):
                 ok[umask, min(T, int(up) + f * k)] = True
     return ok
 
