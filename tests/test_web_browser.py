@@ -279,7 +279,9 @@ def test_the_query_screens_work_with_javascript_off(no_js, tables):
     page = no_js.go("/yahtzee")
     page.get_by_label("Your five dice").fill("22255")
     submit(page, "What now?", tap=False)
-    assert page.locator("table.options tbody tr").count() == min(12, len(a.options)), page.inner_text("main")
+    assert page.locator("table.options tbody tr").count() == min(12, len(a.options)), (
+        page.inner_text("main")
+    )
 
 
 # --- accessibility -----------------------------------------------------------------------

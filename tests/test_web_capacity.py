@@ -12,7 +12,6 @@ import resource
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -25,7 +24,7 @@ import dicesolver as ds
 from dicesolver.web import jobs as jobs_module
 from dicesolver.web.sessions import Full, Sessions
 
-from .webserver import free_port
+from .webserver import free_port, server_process, zilch_command
 
 UNIT_1 = (Path(ds.__file__).parent / "rulesets" / "zilch-pyramiding.toml").read_text()
 UNIT_1 = UNIT_1.replace("5 = [50,", "5 = [51,").replace('"zilch-pyramiding"', '"unit-one"')
@@ -37,36 +36,15 @@ def zilch_serve(
 ) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """`zilch serve` over tmp_path/tables on a free loopback port: (its address, process)."""
     port = free_port()
-    exe = Path(sys.executable).parent / "zilch"
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "dicesolver"]
+    url = f"http://127.0.0.1:{port}"
 
     def limit() -> None:
         if files is not None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
 
-    proc = subprocess.Popen(
-        [*cmd, "serve", "--port", str(port), "--tables", str(tmp_path / "tables")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=dict(os.environ, **(env or {})),
-        preexec_fn=limit,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(url + "/", timeout=5)
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr
-                time.sleep(0.1)
-        yield url, proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.communicate(timeout=30)
+    cmd = [*zilch_command(), "serve", "--port", str(port), "--tables", str(tmp_path / "tables")]
+    with server_process(cmd, url, env, limit) as served:
+        yield url, served.proc
 
 
 def job(url: str, rules: str, target: int) -> httpx.Response:

@@ -26,40 +26,19 @@ from dicesolver.web.calls import NAMES, TEXTS, _safe_name, keywords
 from dicesolver.web.serve import lan_address, loopback
 
 from .test_web_hostile import calm, with_token
-from .webserver import free_port
+from .webserver import free_port, server_process, zilch_command
 
 EVIL = "http://evil.example"
 POLICY = 'name = "three-hundred"\n\n[bank]\ndefault = 300\n'
 FARKLE = (Path(ds.__file__).parent / "rulesets" / "farkle.toml").read_text()
 
 
-def _command() -> list[str]:
-    exe = Path(sys.executable).parent / "zilch"
-    return [str(exe)] if exe.exists() else [sys.executable, "-m", "dicesolver"]
-
-
 @contextlib.contextmanager
 def process(cmd: list[str], url: str, tables: str, env: dict[str, str] | None = None):
-    """A server process (`zilch serve ...`, uvicorn) until the block ends: its output then
-    in the list yielded (stdout, stderr)."""
-    env = dict(os.environ, DICESOLVER_TABLES=tables, **(env or {}))
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    said: list[str] = []
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(url + "/static/die.svg", timeout=5)
-                break
-            except httpx.TransportError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(proc.stderr.read()) from None
-                time.sleep(0.1)
-        yield said
-    finally:
-        proc.terminate()
-        out, err = proc.communicate(timeout=30)
-        said += [out, err]
+    """A server process (`zilch serve ...`, uvicorn) over `tables` until the block ends: its
+    output then in the list yielded (stdout, stderr)."""
+    with server_process(cmd, url, dict(env or {}, DICESOLVER_TABLES=tables)) as served:
+        yield served.output
 
 
 @contextlib.contextmanager
@@ -68,7 +47,17 @@ def zilch_serve(tables: str, *args: str, host: str = "127.0.0.1", connect: str |
     its output once the block ends)."""
     port = free_port()
     url = f"http://{connect or host}:{port}"
-    cmd = [*_command(), "serve", "--host", host, "--port", str(port), "--tables", tables, *args]
+    cmd = [
+        *zilch_command(),
+        "serve",
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "--tables",
+        tables,
+        *args,
+    ]
     with process(cmd, url, tables) as said:
         yield url, port, said
 
@@ -328,7 +317,7 @@ def test_item6_every_interface_answers_its_addresses_not_other_names(tmp_path):
 def test_item6_allow_host_takes_a_host_name_only():
     for bad in ("http://table.lan", "table.lan:8000", "*", "a/b", "a b", ""):
         r = subprocess.run(
-            [*_command(), "serve", "--allow-host", bad, "--port", "1"],
+            [*zilch_command(), "serve", "--allow-host", bad, "--port", "1"],
             capture_output=True,
             text=True,
             timeout=60,
@@ -625,7 +614,7 @@ def test_item16_the_rules_form_takes_at_most_1_mb(served, browser_client, tmp_pa
     path = tmp_path / "big.toml"
     path.write_text(padded)
     cli = subprocess.run(
-        [*_command(), "strategy", "--rules", str(path)], capture_output=True, text=True
+        [*zilch_command(), "strategy", "--rules", str(path)], capture_output=True, text=True
     )
     assert cli.returncode == 2 and "more than such a file can be (1048576)" in cli.stderr
     # just under the limit: taken

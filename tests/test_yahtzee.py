@@ -291,7 +291,7 @@ def test_presets_are_files_and_load_by_path(tmp_path):
     )
     assert load(str(copy)).name == "mine" and load(str(copy)).digest() == PRESETS["yatzy"].digest()
     maxi = PRESETS["maxi-yatzy"]
-    assert maxi.dice == 6 and maxi.n_boxes == 20 and (maxi.upper_bonus, maxi.threshold) == (50, 75)
+    assert maxi.dice == 6 and maxi.n_boxes == 20 and (maxi.upper_bonus, maxi.threshold) == (100, 84)
 
 
 def test_preset_values_unchanged_by_rule_files():
@@ -488,8 +488,8 @@ def test_first_use_is_never_silent(tmp_path):
 
 
 def test_evaluate_refuses_what_would_not_fit(tmp_path):
-    """Maxi Yatzy's 49 million states: the exact distribution is refused in one line, before
-    any table is built (its game table alone is 608 MiB)."""
+    """Maxi Yatzy's 57 million states: the exact distribution is refused in one line, before
+    any table is built (its game table alone is 680 MiB)."""
     err = run("evaluate", "--rules", "maxi-yatzy", "--tables", str(tmp_path), code=2).stderr
     assert "maxi-yatzy" in err and "refused" in err and "\n" not in err.strip()
     assert not [p for p in tmp_path.glob("*") if not p.name.endswith(".lock")]

@@ -4,10 +4,15 @@ tests and the load benchmark."""
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
 
 # Debian's Chromium, driven by Playwright (no browser download exists on these machines)
 CHROMIUM = "/usr/bin/chromium"
@@ -52,3 +57,63 @@ def running(tables: str, port: int | None = None) -> Iterator[str]:
         server.should_exit = True
         thread.join(10)
         app.state.web.jobs.shutdown()
+
+
+def zilch_command() -> list[str]:
+    """`zilch` as installed beside this Python, else `python -m dicesolver`."""
+    exe = Path(sys.executable).parent / "zilch"
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "dicesolver"]
+
+
+@dataclass
+class Served:
+    """A server process and what it said (stdout, stderr) once it ended."""
+
+    proc: subprocess.Popen[str]
+    output: list[str] = field(default_factory=list)
+
+
+@contextlib.contextmanager
+def server_process(
+    cmd: list[str],
+    url: str,
+    env: dict[str, str] | None = None,
+    preexec_fn: Callable[[], None] | None = None,
+) -> Iterator[Served]:
+    """A real server process (`zilch serve ...`, uvicorn) until the block ends, once it
+    answers at `url`; then stopped (SIGTERM, SIGKILL after 30 s) where the block left it
+    running, and its output read."""
+    import httpx2 as httpx
+
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, **(env or {})),
+        preexec_fn=preexec_fn,
+    )
+    served = Served(proc)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(url + "/static/die.svg", timeout=5)
+                break
+            except httpx.TransportError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    proc.kill()
+                    raise RuntimeError(proc.communicate()[1]) from None
+                time.sleep(0.1)
+        yield served
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+        try:
+            out, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+        except ValueError:  # (the test read its output already)
+            out, err = "", ""
+        served.output += [out or "", err or ""]

@@ -4,7 +4,9 @@ A box scores by its kind: upper (face x count), kind (k dice of one face), pairs
 different faces), house (groups of two different faces, 3+2 a full house), straight (a run
 of consecutive faces, or exactly the faces listed), yahtzee (all dice alike), chance; its
 points are fixed, "all" (the sum of all dice) or "group" (the dice of the combination, the
-best such group: Yatzy's three of a kind is 3v of the highest face tripled).
+best such group: Yatzy's three of a kind is 3v of the highest face tripled).  The house
+rules: a house with five_alike also takes its a + b dice of one face (five alike), a
+two-pairs box with four_alike four of one face (4v).
 """
 
 from __future__ import annotations
@@ -39,10 +41,15 @@ def box_points(box: Box, counts: Sequence[int]) -> int:
         return _points(box, counts, box.count * v[0]) if v else 0
     if box.kind == "pairs":
         v = have(2)
-        return _points(box, counts, 2 * sum(v[: box.count])) if len(v) >= box.count else 0
+        best = [2 * sum(v[: box.count])] if len(v) >= box.count else []
+        if box.four_alike:  # (count 2) four of one face are two pairs of it: 4v
+            best += [4 * x for x in have(4)]
+        return _points(box, counts, max(best)) if best else 0
     if box.kind == "house":
         a, b = box.groups
         best = [a * x + b * y for x in have(a) for y in have(b) if x != y]
+        if box.five_alike:  # all the house's dice of one face count too: (a + b)v
+            best += [(a + b) * x for x in have(a + b)]
         return _points(box, counts, max(best)) if best else 0
     if box.kind == "straight":
         if box.run:

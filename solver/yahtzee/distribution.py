@@ -32,7 +32,7 @@ MAX_STATES = 5_000_000  # the forward pass's states: ~2 million (yatzy) take ~0.
 
 
 def check_size(rules: YahtzeeRules) -> None:
-    """InputError where the forward pass would not fit in memory (maxi-yatzy: 49 million
+    """InputError where the forward pass would not fit in memory (maxi-yatzy: 57.5 million
     states, tens of GB of distributions)."""
     ok = reachable_upper(rules)
     if rules.order == "forced":

@@ -22,6 +22,7 @@ from ..files import read_text
 UPPER = ("ones", "twos", "threes", "fours", "fives", "sixes")
 KINDS = ("upper", "kind", "pairs", "house", "straight", "yahtzee", "chance")
 MAX_TABLE = 1 << 28  # entries of the value table (2 GiB of float64): refused above
+HOUSE_RULES = ("five_alike", "four_alike")  # a box's house-rule switches (off by default)
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,8 @@ class Box:
     run: int = 0  # straight: this many consecutive faces, any of them
     faces: tuple[int, ...] = ()  # straight: exactly these faces
     points: int | str = "group"  # a fixed number, "all" (sum of all dice), "group"
+    five_alike: bool = False  # house: all its dice of one face (five alike) count too
+    four_alike: bool = False  # two pairs: four (or more) of one face count as two pairs
 
     @property
     def fixed(self) -> int | None:
@@ -77,8 +80,15 @@ class YahtzeeRules:
             ) from None
 
     def digest(self) -> str:
+        """The hash naming the rule set's stored tables (not its name nor description).  A
+        house rule enters it only where a box takes it: the rule sets without one keep the
+        hash, and so the tables, they had before the house rules existed."""
         d = asdict(self)
         d.pop("description"), d.pop("name")
+        for b in d["specs"]:
+            for k in HOUSE_RULES:
+                if not b[k]:
+                    del b[k]
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()
 
 
@@ -113,6 +123,8 @@ BOX_KEYS = (
     Key("run", "integer", "2..6", "", "straight: that many consecutive faces"),
     Key("faces", "list of faces", "distinct 1..6", "", "straight: exactly these faces"),
     Key("points", "integer or string", "a number, all, group", "group (yahtzee: 50)", "points"),
+    Key("five_alike", "boolean", "true, false", "false", "house: all dice alike count too"),
+    Key("four_alike", "boolean", "true, false", "false", "two pairs: four alike count too"),
 )
 
 
@@ -142,8 +154,8 @@ def _str(src: str, key: str, v: Any) -> str:
 KIND_KEYS = {
     "upper": {"face"},
     "kind": {"count", "points"},
-    "pairs": {"count", "points"},
-    "house": {"groups", "points"},
+    "pairs": {"count", "points", "four_alike"},
+    "house": {"groups", "points", "five_alike"},
     "straight": {"run", "faces", "points"},
     "yahtzee": {"points"},
     "chance": set(),
@@ -168,7 +180,22 @@ def _box(src: str, i: int, d: Any, dice: int) -> Box:
         if k not in KIND_KEYS[kind] | {"name", "kind"}:
             _fail(src, f"{at}.{k}", f"not a key of a {kind!r} box")
     points = _box_points(src, at, kind, d)
-    return Box(name=name, kind=kind, points=points, **_kind_fields(src, at, d, dice, points))
+    fields = _kind_fields(src, at, d, dice, points) | _house_rules(src, at, d)
+    return Box(name=name, kind=kind, points=points, **fields)
+
+
+def _house_rules(src: str, at: str, d: dict) -> dict[str, bool]:
+    """A box's house-rule switches, given (its kind takes them: KIND_KEYS): five_alike on
+    a house, four_alike on a two-pairs box."""
+    rules = {}
+    for k in HOUSE_RULES:
+        if k in d:
+            if not isinstance(d[k], bool):
+                _fail(src, f"{at}.{k}", f"expected true or false, got {d[k]!r}")
+            rules[k] = d[k]
+    if rules.get("four_alike") and d.get("count") != 2:
+        _fail(src, f"{at}.four_alike", "four alike as two pairs: a box of count = 2 only")
+    return rules
 
 
 def _box_points(src: str, at: str, kind: str, d: dict) -> int | str:
