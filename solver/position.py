@@ -1,6 +1,6 @@
 """Where a game stands beyond the turn state: the scores in turn order and what the rules'
 options add to them.  Frozen data, parsed and checked once from what a user gives
-(answers/position.py) and read by every question: advice, the game, the end-game, export,
+(answers/position_options.py) and read by every question: advice, the game, the end-game, export,
 plots, play, review and the web page.  The game's target is the rules' (RuleSet.aimed sets
 another; `target` says which), the turn state (dice, turn total, permanent points, frozen
 dice) is turn.state.TurnState."""

@@ -3,7 +3,7 @@
 Every piece of work that can take more than a couple of seconds reports here: `note` first
 (what it is, and its estimate: time, memory, disk), then `start`/`advance`/`finish` of its
 steps.  The command line draws a bar on a terminal and prints a line at the start and the
-end elsewhere (cli/common.py: Bar); the API is silent unless given a Progress."""
+end elsewhere (cli/command_parts.py: Bar); the API is silent unless given a Progress."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 
 
 class Progress:
-    """Reports long work: the command line draws a bar on stderr (cli/common.py); the API is
+    """Reports long work: the command line draws a bar on stderr (cli/command_parts.py); the API is
     silent unless given one."""
 
     def note(self, text: str) -> None:

@@ -1,7 +1,7 @@
 """Files a game or a simulation writes never replace a file without being asked (issue 26,
 finding 10): `zilch play --log`, `zilch simulate --log` and `--out`, `yahtzee play --log`
 refuse an existing file unless --force (overwrite) or --append (add to it); the rule file
-or the policy file being read is refused even with --force (answers/base.py: new_file)."""
+or the policy file being read is refused even with --force (files.py: new_file)."""
 
 import json
 

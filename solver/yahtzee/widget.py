@@ -25,8 +25,8 @@ NEG = -1e300
 
 
 class RuleArrays(NamedTuple):
-    """A rule set as the widget reads it: the score tables (scoring.ScoreTables) and the
-    keep graph (dice.KeepGraph) of its dice, arrays int64 but roll_prob, read-only."""
+    """A rule set as the widget reads it: the score tables (box_scores.ScoreTables) and the
+    keep graph (hands.KeepGraph) of its dice, arrays int64 but roll_prob, read-only."""
 
     base: np.ndarray  # (boxes, hands) ordinary points of a hand in a box
     upper_face: np.ndarray  # (boxes,) face 1..6 of an upper box, 0 for a lower box
