@@ -767,14 +767,35 @@ def play(**opts: Any) -> None:
     help="A host name the phones open it by (table.lan), besides its addresses; repeatable. "
     "Other names are refused (against DNS rebinding).",
 )
+@click.option(
+    "--state",
+    "state",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder of the game rooms' SQLite file (default: `state` beside the tables folder).",
+)
+@click.option("--rooms", "list_rooms", is_flag=True, help="List the game rooms kept, and exit.")
 def serve(
-    host: str, port: int, tables: str | None, open_browser: bool, allow_hosts: tuple[str, ...]
+    host: str,
+    port: int,
+    tables: str | None,
+    open_browser: bool,
+    allow_hosts: tuple[str, ...],
+    state: str | None,
+    list_rooms: bool,
 ) -> None:
     """The table companion in a browser: should I roll, which dice, the strategy card,
-    Yahtzee advice, reviews; and the JSON API (POST /api/NAME, docs/serve.md)."""
+    Yahtzee advice, reviews, game rooms across phones; and the JSON API (POST /api/NAME,
+    docs/serve.md)."""
     from ..web.serve import serve as run
 
-    run(host, port, tables, open_browser, click.echo, allow_hosts)
+    if list_rooms:
+        from ..web.room_store import listing_lines
+
+        for line in listing_lines(tables, state):
+            click.echo(line)
+        return
+    run(host, port, tables, open_browser, click.echo, allow_hosts, state)
 
 
 def _host_names(values: tuple[str, ...]) -> tuple[str, ...]:

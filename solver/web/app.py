@@ -19,11 +19,12 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..errors import TableMissing
-from . import calls, play, screens
+from . import calls, play, room_api, room_pages, screens
 from .app_state import Web
 from .middleware import BodyLimit, SecurityHeaders
 from .origin import CsrfCookie, HostGuard, OriginGuard, csrf_token
 from .pages import PIPS
+from .room_hub import Rooms
 
 HERE = Path(__file__).parent
 
@@ -135,12 +136,17 @@ async def server_error(request: Request, exc: Exception) -> Response:
     return Response(obj["error"], status, media_type="text/plain")
 
 
-def create_app(tables: str | Path | None = None, hosts: list[str] | None = None) -> Starlette:
+def create_app(
+    tables: str | Path | None = None,
+    hosts: list[str] | None = None,
+    state: str | Path | None = None,
+) -> Starlette:
     """The app over the tables folder `tables` (else the default: --tables,
     $DICESOLVER_TABLES, ...).  hosts: host names it answers to besides its loopback names,
     the address a request reached it at and $DICESOLVER_ALLOW_HOST (against DNS
     rebinding: origin.py); a request from another site's page that would change anything
-    is refused, and the pages' forms carry a token (origin.py)."""
+    is refused, and the pages' forms carry a token (origin.py).  state: the folder of the
+    rooms' SQLite file (default: `state` beside the tables folder; room_hub.py)."""
     middleware = [
         Middleware(SecurityHeaders),
         Middleware(HostGuard, names=hosts or ()),
@@ -151,6 +157,8 @@ def create_app(tables: str | Path | None = None, hosts: list[str] | None = None)
     routes = [
         *screens.routes(),
         *play.routes(),
+        *room_pages.routes(),
+        *room_api.routes(),
         Route("/api/jobs", api_job_start, methods=["POST"]),
         Route("/api/jobs/{job}", api_job, methods=["GET"]),
         Route("/api/{name}", api_call, methods=["POST"]),
@@ -162,6 +170,7 @@ def create_app(tables: str | Path | None = None, hosts: list[str] | None = None)
         exception_handlers={HTTPException: not_found, Exception: server_error},
     )
     app.state.web = web = Web(tables)
+    app.state.rooms = Rooms(web, None if state is None else Path(state))
     web.templates.env.globals["die_pips"] = PIPS
     web.templates.env.globals["csrf_token"] = csrf_token
     return app

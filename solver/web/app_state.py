@@ -18,6 +18,7 @@ from starlette.templating import Jinja2Templates
 from ..errors import TableMissing
 from ..store import Store
 from . import calls
+from .answer_cache import AnswerCache
 from .guard import QueryStore
 from .jobs import Jobs
 from .sessions import COOKIE, Session, Sessions
@@ -65,6 +66,7 @@ class Web:
         self.jobs = Jobs(self.store)
         self.sessions = Sessions()
         self.engines = Engines()
+        self.answers = AnswerCache(folder)
         self.offers: OrderedDict[str, tuple[TableMissing, str]] = OrderedDict()
         env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True
@@ -75,7 +77,17 @@ class Web:
         env.filters["pct1"] = lambda p: f"{100 * p:.1f}\u202f%"
 
     async def answer(self, name: str, kwargs: dict[str, Any]) -> Any:
-        return await run_in_threadpool(calls.answer, name, kwargs, self.query_store)
+        """The answer: from memory where the same question was answered from the same
+        tables (answer_cache.py), else computed in a worker thread."""
+        key = self.answers.key(name, kwargs)
+        if key is not None:
+            got = self.answers.get(key)
+            if got is not None:
+                return got
+        got = await run_in_threadpool(calls.answer, name, kwargs, self.query_store)
+        if key is not None:
+            self.answers.put(key, got)
+        return got
 
     def offer(self, e: TableMissing, back: str) -> dict[str, Any]:
         """A build offered on a page: its token (the page posts it back), the estimate."""

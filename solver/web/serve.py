@@ -86,11 +86,12 @@ def serve(
     open_browser: bool,
     say: Callable[[str], None],
     allow_hosts: Sequence[str] = (),
+    state: str | None = None,
 ) -> None:
     from .app import create_app
 
     hosts = served_names(host, allow_hosts)  # (against DNS rebinding)
-    app = create_app(tables, hosts)
+    app = create_app(tables, hosts, state)
     url = announce(host, port, say)
     if open_browser:
         import threading

@@ -1,0 +1,258 @@
+"""The rooms on disk: one SQLite file (the standard library's sqlite3, WAL mode, synchronous
+FULL) in the server's state folder.  A room is its set-up (rules, target, seats, seed), its
+seats' names and tokens, and its records in order: each person's or computer's move (the
+engine's actions), an undo, a seat handed to a computer, the game ended.  A record is
+written (and committed) before the move is shown to anyone, so a server killed at any
+moment restarts with every room at its last move: the game is replayed from the records
+with the room's seed (rooms.py)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+FILE = "rooms.sqlite"
+SCHEMA = """
+create table if not exists rooms (
+    code text primary key,
+    host text not null,
+    spec text not null,
+    seed integer not null,
+    created real not null,
+    touched real not null,
+    started integer not null default 0,
+    finished integer not null default 0,
+    next_code text
+);
+create table if not exists seats (
+    code text not null references rooms(code) on delete cascade,
+    k integer not null,
+    name text,
+    token text,
+    primary key (code, k)
+);
+create table if not exists records (
+    code text not null references rooms(code) on delete cascade,
+    n integer not null,
+    kind text not null,
+    seat integer,
+    body text not null,
+    at real not null,
+    primary key (code, n)
+);
+"""
+
+
+@dataclass
+class RoomRow:
+    """A room as stored: its set-up, the seats' names and tokens, its records."""
+
+    code: str
+    host: str
+    spec: dict[str, Any]
+    seed: int
+    created: float
+    touched: float
+    started: bool
+    finished: bool
+    next_code: str | None
+    names: list[str | None]
+    tokens: list[str | None]
+    records: list[dict[str, Any]]
+
+
+def state_folder(tables_folder: Path) -> Path:
+    """The default state folder: beside the tables folder, named `state`."""
+    return tables_folder.parent / "state"
+
+
+class RoomStore:
+    """The rooms' SQLite file; every write is committed before it returns."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / FILE
+        self._lock = threading.Lock()
+        self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self.db.execute("pragma journal_mode=wal")
+        self.db.execute("pragma synchronous=full")
+        self.db.execute("pragma foreign_keys=on")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self.db.close()
+
+    def _write(self, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
+        with self._lock:
+            self.db.execute("begin immediate")
+            try:
+                for sql, args in statements:
+                    self.db.execute(sql, args)
+            except BaseException:
+                self.db.execute("rollback")
+                raise
+            self.db.execute("commit")
+
+    def create(self, code: str, host: str, spec: dict[str, Any], seed: int, seats: int) -> None:
+        now = time.time()
+        rows: list[tuple[str, tuple[Any, ...]]] = [
+            (
+                "insert into rooms (code, host, spec, seed, created, touched) "
+                "values (?, ?, ?, ?, ?, ?)",
+                (code, host, json.dumps(spec), seed, now, now),
+            )
+        ]
+        rows += [("insert into seats (code, k) values (?, ?)", (code, k)) for k in range(seats)]
+        self._write(rows)
+
+    def seat(self, code: str, k: int, name: str | None, token: str | None) -> None:
+        self._write(
+            [
+                (
+                    "update seats set name = ?, token = ? where code = ? and k = ?",
+                    (name, token, code, k),
+                ),
+                ("update rooms set touched = ? where code = ?", (time.time(), code)),
+            ]
+        )
+
+    def started(self, code: str) -> None:
+        self._write(
+            [("update rooms set started = 1, touched = ? where code = ?", (time.time(), code))]
+        )
+
+    def record(
+        self, code: str, n: int, kind: str, seat: int | None, body: Any, finished: bool
+    ) -> None:
+        """Record n of the room (its number: the records before it); finished: the game is
+        over after it."""
+        now = time.time()
+        self._write(
+            [
+                (
+                    "insert into records (code, n, kind, seat, body, at) values (?, ?, ?, ?, ?, ?)",
+                    (code, n, kind, seat, json.dumps(body), now),
+                ),
+                (
+                    "update rooms set touched = ?, finished = ? where code = ?",
+                    (now, int(finished), code),
+                ),
+            ]
+        )
+
+    def set_host(self, code: str, host: str) -> None:
+        self._write([("update rooms set host = ? where code = ?", (host, code))])
+
+    def set_next(self, code: str, next_code: str) -> None:
+        self._write([("update rooms set next_code = ? where code = ?", (next_code, code))])
+
+    def load(self, code: str) -> RoomRow | None:
+        with self._lock:
+            row = self.db.execute(
+                "select code, host, spec, seed, created, touched, started, finished, next_code "
+                "from rooms where code = ?",
+                (code,),
+            ).fetchone()
+            if row is None:
+                return None
+            seats = self.db.execute(
+                "select name, token from seats where code = ? order by k", (code,)
+            ).fetchall()
+            records = self.db.execute(
+                "select n, kind, seat, body, at from records where code = ? order by n", (code,)
+            ).fetchall()
+        return RoomRow(
+            row[0],
+            row[1],
+            json.loads(row[2]),
+            int(row[3]),
+            float(row[4]),
+            float(row[5]),
+            bool(row[6]),
+            bool(row[7]),
+            row[8],
+            [s[0] for s in seats],
+            [s[1] for s in seats],
+            [
+                {"n": r[0], "kind": r[1], "seat": r[2], "body": json.loads(r[3]), "at": r[4]}
+                for r in records
+            ],
+        )
+
+    def listing(self) -> list[dict[str, Any]]:
+        """Every room: code, rules, seats, records, started, finished, created, touched."""
+        with self._lock:
+            rows = self.db.execute(
+                "select r.code, r.spec, r.started, r.finished, r.created, r.touched, "
+                "(select count(*) from records x where x.code = r.code), "
+                "(select group_concat(coalesce(s.name, '-'), ', ') from seats s "
+                "where s.code = r.code) from rooms r order by r.touched desc"
+            ).fetchall()
+        out = []
+        for code, spec, started, finished, created, touched, n, names in rows:
+            s = json.loads(spec)
+            out.append(
+                {
+                    "code": code,
+                    "rules": s.get("rules_name") or s.get("rules"),
+                    "target": s.get("target"),
+                    "seats": s.get("seats"),
+                    "names": names,
+                    "records": n,
+                    "started": bool(started),
+                    "finished": bool(finished),
+                    "created": created,
+                    "touched": touched,
+                }
+            )
+        return out
+
+    def count(self) -> int:
+        with self._lock:
+            return int(self.db.execute("select count(*) from rooms").fetchone()[0])
+
+    def expire(self, idle_seconds: float) -> list[str]:
+        """Forget the rooms untouched for idle_seconds: their codes."""
+        cutoff = time.time() - idle_seconds
+        with self._lock:
+            gone = [
+                r[0]
+                for r in self.db.execute(
+                    "select code from rooms where touched < ?", (cutoff,)
+                ).fetchall()
+            ]
+        if gone:
+            self._write([("delete from rooms where code = ?", (c,)) for c in gone])
+        return gone
+
+
+def listing_lines(tables: str | None, state: str | None) -> list[str]:
+    """`zilch serve --rooms`: a line per room kept (newest first), or why there is none."""
+    from datetime import datetime
+
+    from ..store import Store
+
+    folder = Path(state) if state else state_folder(Store.resolve(tables).folder)
+    if not (folder / FILE).is_file():
+        return [f"no rooms: {folder / FILE} does not exist yet"]
+    store = RoomStore(folder)
+    try:
+        rows = store.listing()
+    finally:
+        store.close()
+    lines = [f"{len(rows)} room(s) in {folder / FILE}"]
+    for r in rows:
+        when = datetime.fromtimestamp(r["touched"]).strftime("%Y-%m-%d %H:%M")
+        status = "over" if r["finished"] else "playing" if r["started"] else "waiting"
+        target = f" to {r['target']}" if r["target"] else ""
+        lines.append(
+            f"{r['code']}  {r['rules']}{target}  {status:7}  {r['records']:5} moves  "
+            f"last {when}  seats: {r['names']}"
+        )
+    return lines
