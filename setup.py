@@ -1,5 +1,6 @@
 """The compiled backward pass of the turn solver (solver/turn/_kernel.c) and the Yahtzee
-table build (solver/yahtzee/_widget.c), built at install.
+table build (solver/yahtzee/_widget.c) and its threshold tables (_threshold.c), built at
+install.
 
 Everything else is configured in pyproject.toml.  The extension is optional: if no C
 compiler is found, the package installs without it and the solver runs its numpy loop."""
@@ -21,6 +22,13 @@ setup(
         Extension(  # the Yahtzee table build (without it: numba compiles widget.py)
             "dicesolver.yahtzee._widget",
             ["solver/yahtzee/_widget.c"],
+            optional=True,
+            extra_compile_args=["-O3"] + threads,
+            extra_link_args=threads,
+        ),
+        Extension(  # the threshold tables (without it: numba compiles threshold_widget.py)
+            "dicesolver.yahtzee._threshold",
+            ["solver/yahtzee/_threshold.c"],
             optional=True,
             extra_compile_args=["-O3"] + threads,
             extra_link_args=threads,

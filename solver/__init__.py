@@ -42,6 +42,7 @@ _API = {
     "yahtzee_simulate": "answers.yahtzee_answers",
     "yahtzee_evaluate": "render.pictures",
     "yahtzee_export": "answers.yahtzee_answers",
+    "yahtzee_versus": "answers.yahtzee_versus",
     "review": "answers.review",
     "stored_tables": "answers.stored",
     "game_table_status": "answers.game_tables",
@@ -80,6 +81,7 @@ __all__ = [
     "yahtzee_rules",
     "yahtzee_simulate",
     "yahtzee_value",
+    "yahtzee_versus",
 ]
 
 if TYPE_CHECKING:
@@ -99,6 +101,7 @@ if TYPE_CHECKING:
         yahtzee_simulate,
         yahtzee_value,
     )
+    from .answers.yahtzee_versus import yahtzee_versus
     from .cli.play_yahtzee import yahtzee_play
     from .cli.play_zilch import play_game
     from .render.pictures import (

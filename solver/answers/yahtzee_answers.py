@@ -17,6 +17,14 @@ from ..yahtzee.yahtzee_rules import PRESETS, YahtzeeRules, load
 from .answer import Answer
 from .export import Table
 from .inputs import Tables_, dice_list
+from .yahtzee_target import (
+    YahtzeeTargetAdvice,
+    YahtzeeTargetValue,
+    goal,
+    target_advice,
+    target_value,
+)
+from .yahtzee_versus import Sheets, YahtzeeOpponentsAnswer, opponents_advice, opponents_value
 
 
 def yahtzee_rule_set(rules: str | YahtzeeRules) -> YahtzeeRules:
@@ -77,9 +85,14 @@ def yahtzee_advise(
     yahtzee_bonus: bool = False,
     tables: Tables_ = None,
     progress: Progress = SILENT,
-) -> YahtzeeAdvice:
+    score: int | None = None,
+    at_least: int | None = None,
+    beat: int | None = None,
+    opponents: Sheets | None = None,
+) -> YahtzeeAdvice | YahtzeeTargetAdvice | YahtzeeOpponentsAnswer:
     """Every keep (or, with no rolls left, every open box) ranked by the expected final
-    score from now on."""
+    score from now on; with at_least or beat (and score, the points on the sheet), by the
+    largest chance of a final score of at least / beating that mark (yahtzee_target.py)."""
     rs = yahtzee_rule_set(rules)
     hand = tuple(dice_list(dice, "--dice"))
     if len(hand) != rs.dice:
@@ -87,6 +100,14 @@ def yahtzee_advise(
     state = Y.parse_state(rs, _filled(filled), upper, yahtzee_bonus)
     if rolls_left not in (0, 1, 2):
         raise InputError(f"--rolls-left is 0, 1 or 2, got {rolls_left}")
+    if opponents is not None:  # (yahtzee_versus.py: P(win) against their sheets)
+        _only_opponents(at_least, beat)
+        return opponents_advice(
+            rs, state, hand, rolls_left, score or 0, opponents, tables, progress
+        )
+    if (score, at_least, beat) != (None, None, None):
+        g = goal(rs, score, at_least, beat)
+        return target_advice(rs, state, hand, rolls_left, g, tables, progress)
     opts = Y.advise(rs, yahtzee_table(rs, tables, progress), state, hand, rolls_left)
     return YahtzeeAdvice(
         rs.name,
@@ -115,13 +136,29 @@ def yahtzee_value(
     yahtzee_bonus: bool = False,
     tables: Tables_ = None,
     progress: Progress = SILENT,
-) -> YahtzeeValue:
+    score: int | None = None,
+    at_least: int | None = None,
+    beat: int | None = None,
+    opponents: Sheets | None = None,
+) -> YahtzeeValue | YahtzeeTargetValue | YahtzeeOpponentsAnswer:
     """The expected score still to come from a state between turns (default: the empty
-    sheet: the game's optimum)."""
+    sheet: the game's optimum); with at_least or beat (and score, the points on the sheet),
+    the largest chance of a final score of at least / beating that mark."""
     rs = yahtzee_rule_set(rules)
     state = Y.parse_state(rs, _filled(filled), upper, yahtzee_bonus)
+    if opponents is not None:
+        _only_opponents(at_least, beat)
+        return opponents_value(rs, state, score or 0, opponents, tables, progress)
+    if (score, at_least, beat) != (None, None, None):
+        g = goal(rs, score, at_least, beat)
+        return target_value(rs, state, _filled(filled), g, tables, progress)
     v = Y.value(rs, yahtzee_table(rs, tables, progress), state)
     return YahtzeeValue(rs.name, v, _filled(filled) or "", upper, yahtzee_bonus)
+
+
+def _only_opponents(at_least: int | None, beat: int | None) -> None:
+    if (at_least, beat) != (None, None):
+        raise InputError("--opponents takes the place of --at-least/--beat: give one of them")
 
 
 QUANTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)

@@ -58,6 +58,68 @@ def _state_opts(f: F) -> F:
     return f
 
 
+def _goal_opts(f: F) -> F:
+    """--score with --at-least or --beat: play for a final score, not the expected one."""
+    f = click.option(
+        "--beat",
+        type=int,
+        default=None,
+        metavar="T",
+        help="Play for the largest P(final > T) + P(final = T)/2 (a tie counts half).",
+    )(f)
+    f = click.option(
+        "--at-least",
+        type=int,
+        default=None,
+        metavar="T",
+        help="Play for the largest P(final score >= T).",
+    )(f)
+    f = click.option(
+        "--score",
+        type=int,
+        default=None,
+        metavar="S",
+        help="Points on the sheet so far (the upper bonus included once earned).",
+    )(f)
+    return f
+
+
+OPPONENTS_OPT = click.option(
+    "--opponents",
+    default=None,
+    metavar="SHEET;SHEET...",
+    help="Rank by P(win) against these sheets: 236 (finished), new (not started), or "
+    "'80 f=ones,chance u=3 y' (score, filled boxes, upper total, Yahtzee box holds its points).",
+)
+
+
+def _answer_text(a: Any) -> str:
+    """advise/value's text: by P(win) against opponents, by a goal, or None."""
+    from ..render.yahtzee_versus_text import opponents
+
+    return opponents(a) if hasattr(a, "opponents_best_mean") else _goal_text(a)
+
+
+def _goal_text(a: Any) -> str:
+    """The goal's answer for people: the chance, beside expected-score play."""
+    what = f"final >= {a.at_least}" if a.at_least is not None else f"beating {a.beat}"
+    head = f"{a.rules}: score {a.score}, {a.points_needed} points needed"
+    if not hasattr(a, "options"):
+        p = a.p_at_least if a.at_least is not None else a.p_win
+        return f"{head}\n  P({what}) {p:.9f}  (expected final {a.expected_final:.4f})"
+    field = "p_at_least" if a.at_least is not None else "p_win"
+    lines = [
+        f"{head}; dice {' '.join(map(str, a.dice))}, {a.rolls_left} rolls left",
+        f"  {'score in' if a.rolls_left == 0 else 'keep':<22} P({what})  expected final",
+    ]
+    for o in a.options[:15]:
+        label = o["box"] if "box" in o else (" ".join(map(str, o["keep"])) or "(reroll all)")
+        lines.append(f"  {label:<22} {o[field]:.9f}  {o['expected_final']:9.4f}")
+    if len(a.options) > 15:
+        lines.append(f"  ... {len(a.options) - 15} more (--json for all)")
+    return "\n".join(lines)
+
+
 def _api() -> ModuleType:
     """The Python API (the package's own functions): each command calls its function."""
     return import_module("..", __package__)
@@ -74,6 +136,7 @@ def yahtzee_main() -> None:
     Which dice to keep?  yahtzee advise --dice 1,3,3,5,6 --rolls-left 2
     Which box?           yahtzee advise --dice 2,2,2,5,5 --rolls-left 0 --filled ones
     Expected score:      yahtzee value --rules yatzy
+    Chance to reach 200: yahtzee value --filled ones,twos --upper 8 --score 8 --at-least 200
     Whole distribution:  yahtzee evaluate --rules yatzy
     Check a simulator:   yahtzee simulate --games 100000 --seed 1
     """
@@ -97,21 +160,31 @@ def y_rules(as_json: bool) -> None:
     help="Rolls still to come this turn (2 after the first roll, 0: score now).",
 )
 @_state_opts
+@_goal_opts
+@OPPONENTS_OPT
 @TABLES_OPT
 @JSON_OPT
 def y_advise(as_json: bool, **opts: Any) -> None:
-    """Every keep (or every open box) ranked by the expected final score from now on."""
-    emit(_api().yahtzee_advise(progress=Bar(), **opts), as_json, render.yahtzee_advice)
+    """Every keep (or every open box) ranked by the expected final score from now on; with
+    --score S --at-least T (or --beat T), by the largest chance of that final score."""
+    a = _api().yahtzee_advise(progress=Bar(), **opts)
+    plain = not hasattr(a, "points_needed") and not hasattr(a, "opponents")
+    emit(a, as_json, render.yahtzee_advice if plain else _answer_text)
 
 
 @yahtzee_main.command("value")
 @RULES_OPT
 @_state_opts
+@_goal_opts
+@OPPONENTS_OPT
 @TABLES_OPT
 @JSON_OPT
 def y_value(as_json: bool, **opts: Any) -> None:
-    """Expected score still to come from a state between turns (default: the empty sheet)."""
-    emit(_api().yahtzee_value(progress=Bar(), **opts), as_json, render.yahtzee_value)
+    """Expected score still to come from a state between turns (default: the empty sheet);
+    with --score S --at-least T (or --beat T), the largest chance of that final score."""
+    a = _api().yahtzee_value(progress=Bar(), **opts)
+    plain = not hasattr(a, "points_needed") and not hasattr(a, "opponents")
+    emit(a, as_json, render.yahtzee_value if plain else _answer_text)
 
 
 def _evaluation(a: YahtzeeEvaluation) -> str:
@@ -184,6 +257,45 @@ def y_simulate(as_json: bool, **opts: Any) -> None:
     """Optimal play simulated: mean, standard deviation and quantiles, beside the exact mean
     and standard deviation (z: the mean's distance from the exact one in standard errors)."""
     emit(_api().yahtzee_simulate(progress=Bar(), **opts), as_json, _simulation)
+
+
+@yahtzee_main.command("versus")
+@RULES_OPT
+@click.option(
+    "--policy",
+    default="heuristic",
+    show_default=True,
+    metavar="POLICY",
+    help="Mine: optimal (= expected), utility:THETA (exponential utility; THETA < 0 "
+    "shuns risk) or heuristic (adapts to the opponents' sheets; simulated).",
+)
+@click.option(
+    "--vs",
+    default="optimal",
+    show_default=True,
+    metavar="POLICY",
+    help="The others': optimal, expected or utility:THETA.",
+)
+@click.option(
+    "--players", type=click.IntRange(2, 8), default=2, show_default=True, help="Players in all."
+)
+@click.option(
+    "--games",
+    type=click.IntRange(1),
+    default=1000,
+    show_default=True,
+    help="Simulated games (the heuristic only).",
+)
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the dice.")
+@TABLES_OPT
+@JSON_OPT
+def y_versus(as_json: bool, **opts: Any) -> None:
+    """My chance of winning playing --policy against players - 1 opponents playing --vs
+    (ties at the top split evenly): exact from the final-score distributions where both
+    are score-blind; by simulated games, with the standard error, for the heuristic."""
+    from ..render.yahtzee_versus_text import versus
+
+    emit(_api().yahtzee_versus(progress=Bar(), **opts), as_json, versus)
 
 
 @yahtzee_main.command("export")

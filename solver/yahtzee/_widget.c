@@ -1,12 +1,16 @@
 /* The Yahtzee table build in C (solve.py), built by `pip install` (setup.py): the widget of
  * widget.py for every state of one level, the states shared by threads.  Same arithmetic in
  * the same order as widget.py (so the tables equal the numba ones, but for the rounding of
- * the start of the turn's mean: see the end of widget(), ~1e-13), arranged for speed:
+ * the start of the turn's mean: see the end of widget_run(), ~1e-13), arranged for speed:
  * per open box, the value of each possible number of points is worked out once (points,
  * upper bonus, the next state's value), and a hand's value in the box is a look-up; only the
  * hands of all dice alike after the Yahtzee box is filled (bonus, joker) take the rules'
- * long way (score_extras and extra_points, as in widget.py).  If it could not be built, numba
- * runs widget.py.
+ * long way (score_extras and extra_points, as in widget.py).  The states of one mask and
+ * flag (consecutive in a level's states, by upper total) are worked out UB at a time, one
+ * state a vector lane (widget_run): the keeps' means and bests become vector instructions
+ * (AVX2 where the processor has it), each lane's arithmetic the same as one state's alone.
+ * The threads take these runs a few at a time from a shared counter.  If it could not be
+ * built, numba runs widget.py.
  *
  * level(states, E, rules, threads)
  *   states (n, 3) int64 (mask, up, yf); E float64 C-contiguous (masks, threshold + 1, 2 with
@@ -27,6 +31,21 @@
 
 #define NEG (-1e300)
 #define MAX_THREADS 64
+#define UB 4   /* states (upper totals of one mask and flag) worked out at once */
+#define TAKE 4 /* runs taken from the shared counter at a time */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define WIDE __attribute__((target_clones("avx2", "default"))) /* 4 doubles at once */
+#else
+#define WIDE
+#endif
+/* a run's lanes as one value (GCC and clang vector extensions): the compiler's vector
+ * instructions, whichever the clone has; VMAX(a, b) = a > b ? a : b per lane (a macro:
+ * a function would not be inlined in the clones) */
+#define LW 4             /* lanes of one vector value: 4 doubles (one AVX2 register) */
+#define NV (UB / LW)     /* vector values a run takes */
+typedef double lanes __attribute__((vector_size(8 * LW), aligned(8)));
+typedef long long lane_mask __attribute__((vector_size(8 * LW), aligned(8)));
+#define VMAX(a, b) ((lanes)(((lane_mask)(a) & ((a) > (b))) | ((lane_mask)(b) & ~((a) > (b)))))
 
 typedef struct {
     double *E;
@@ -37,12 +56,13 @@ typedef struct {
     const double *roll_prob;
     int64_t n, nb, hands, keeps, last, T1, Y, P;
     int64_t ybox, joker_mode, upper_bonus, threshold, ybonus, forced;
+    int64_t *runs, nr; /* the runs of states (make_runs) */
+    int64_t *next;     /* the next run to take (shared by the threads) */
 } Work;
 
 typedef struct {
     const Work *w;
-    int64_t i0, i1;
-    double *A, *M, *tab;
+    double *A, *M, *tab; /* UB lanes an entry */
 } Part;
 
 static inline double E_at(const Work *w, int64_t mask, int64_t up, int64_t yf)
@@ -88,125 +108,171 @@ static double extra_move(const Work *w, int64_t mask, int64_t up, int64_t yf, in
     return (double)gain + E_at(w, mask | ((int64_t)1 << b), nup, nyf);
 }
 
-/* The value of one state at the start of its turn (widget.widget). */
-static double widget(const Part *p, int64_t mask, int64_t up, int64_t yf)
+/* The values of a run of states of one mask and flag at the start of their turn
+ * (widget.widget), UB upper totals at once: every array holds UB lanes per entry (lanes past
+ * the run's nu are filled with 0 and never written back), so that each step of the widget is
+ * a loop over the lanes the compiler makes vector instructions of.  Per lane the same
+ * arithmetic in the same order as one state at a time. */
+/* F[o * UB + u]: hand o's value in its best box, lane u (upper total up[u]). */
+WIDE static void score_run(const Work *w, int64_t mask, int64_t yf, const int64_t *up,
+                           int64_t only, double *F, double *tab)
 {
-    const Work *w = p->w;
-    int64_t nb = w->nb, hands = w->hands, keeps = w->keeps, P = w->P;
-    /* hands are the last keeps (hand o is keep last + o: the caller orders them so), so
-     * the hands' values are a part of the keeps' arrays and two buffers take turns */
-    int64_t last = w->last;
-    double *A = p->A, *M = p->M, *tab = p->tab;
-    double *F = A + last;
-    int64_t only = -1;
-    if (w->forced == 1) {
-        only = 0;
-        while ((mask >> only) & 1) only++;
-    }
-    int y_filled = w->ybox >= 0 && ((mask >> w->ybox) & 1);
-    for (int64_t o = 0; o < hands; o++) F[o] = NEG;
+    int64_t nb = w->nb, hands = w->hands, P = w->P;
+    double e[UB];
+    for (int64_t i = 0; i < hands * UB; i++) F[i] = NEG;
     for (int64_t b = 0; b < nb; b++) {
         if (((mask >> b) & 1) || (only >= 0 && b != only)) continue;
-        int64_t next = mask | ((int64_t)1 << b);
-        int64_t face = w->upper_face[b];
-        const double *bd = w->based + b * hands;
+        int64_t next = mask | ((int64_t)1 << b), face = w->upper_face[b];
         if (face > 0 || b == w->ybox) {
-            if (face > 0) {  /* an upper box scores face x count: only those points */
-                for (int64_t pts = 0; pts <= P; pts += face) {
-                    int64_t nup = up + pts;
-                    double gain = (double)pts;
-                    if (nup >= w->threshold) {
-                        nup = w->threshold;
-                        if (up < w->threshold) gain += (double)w->upper_bonus;
+            if (face > 0) { /* an upper box scores face x count: only those points */
+                for (int64_t pts = 0; pts <= P; pts += face)
+                    for (int u = 0; u < UB; u++) {
+                        int64_t nup = up[u] + pts;
+                        double gain = (double)pts;
+                        if (nup >= w->threshold) {
+                            nup = w->threshold;
+                            if (up[u] < w->threshold) gain += (double)w->upper_bonus;
+                        }
+                        tab[pts * UB + u] = gain + E_at(w, next, nup, yf);
                     }
-                    tab[pts] = gain + E_at(w, next, nup, yf);
+            } else { /* the Yahtzee box: its points decide the next flag */
+                for (int u = 0; u < UB; u++) {
+                    double e1 = E_at(w, next, up[u], 1);
+                    for (int64_t pts = 1; pts <= P; pts++) tab[pts * UB + u] = (double)pts + e1;
+                    tab[u] = 0.0 + E_at(w, next, up[u], 0);
                 }
-            } else {  /* the Yahtzee box: its points decide the next flag */
-                double e1 = E_at(w, next, up, 1);
-                for (int64_t pts = 1; pts <= P; pts++) tab[pts] = (double)pts + e1;
-                tab[0] = 0.0 + E_at(w, next, up, 0);
             }
             const int64_t *bo = w->base + b * hands;
             for (int64_t o = 0; o < hands; o++) {
-                double v = tab[bo[o]];
-                F[o] = v > F[o] ? v : F[o];
+                lanes *f = (lanes *)(F + o * UB);
+                const lanes *t = (const lanes *)(tab + bo[o] * UB);
+                for (int j = 0; j < NV; j++) {
+                    lanes a = t[j], g = f[j];
+                    f[j] = VMAX(a, g);
+                }
             }
-        } else {  /* a lower box: one next state, the points plus its value */
-            double e = E_at(w, next, up, yf);
+        } else { /* a lower box: one next state, the points plus its value */
+            const double *bd = w->based + b * hands;
+            for (int u = 0; u < UB; u++) e[u] = E_at(w, next, up[u], yf);
+            const lanes *ev = (const lanes *)e;
             for (int64_t o = 0; o < hands; o++) {
-                double v = bd[o] + e;
-                F[o] = v > F[o] ? v : F[o];
+                lanes *f = (lanes *)(F + o * UB);
+                for (int j = 0; j < NV; j++) {
+                    lanes a = bd[o] + ev[j], g = f[j];
+                    f[j] = VMAX(a, g);
+                }
             }
         }
     }
-    if (y_filled)  /* the extra Yahtzees: their own rules, box by box */
-        for (int64_t o = 0; o < hands; o++) {
-            if (w->five[o] < 0) continue;
+}
+
+/* The hands of all dice alike once the Yahtzee box is filled: their own rules, box by box. */
+static void extras_run(const Work *w, int64_t mask, int64_t yf, const int64_t *up, int64_t only,
+                       double *F)
+{
+    int64_t nb = w->nb, hands = w->hands;
+    for (int64_t o = 0; o < hands; o++) {
+        if (w->five[o] < 0) continue;
+        for (int u = 0; u < UB; u++) {
             double best = NEG;
             for (int64_t b = 0; b < nb; b++) {
                 if (((mask >> b) & 1) || (only >= 0 && b != only)) continue;
-                double v = extra_move(w, mask, up, yf, o, b);
-                if (v <= NEG / 2) continue;
-                if (v > best) best = v;
+                double v = extra_move(w, mask, up[u], yf, o, b);
+                if (v > NEG / 2 && v > best) best = v;
             }
-            F[o] = best;
+            F[o * UB + u] = best;
         }
+    }
+}
+
+WIDE static void widget_run(const Part *p, int64_t i0, int nu)
+{
+    const Work *w = p->w;
+    int64_t hands = w->hands, keeps = w->keeps, last = w->last;
+    const int64_t *s0 = w->states + 3 * i0;
+    int64_t mask = s0[0], yf = s0[2], up[UB];
+    for (int u = 0; u < UB; u++) up[u] = u < nu ? s0[3 * u + 1] : s0[1];
+    double *A = p->A, *M = p->M, *F = A + last * UB;
+    int64_t only = -1; /* forced order: the first open box, no other */
+    while (w->forced == 1 && ((mask >> ++only) & 1)) continue;
+    score_run(w, mask, yf, up, only, F, p->tab);
+    if (w->ybox >= 0 && ((mask >> w->ybox) & 1)) extras_run(w, mask, yf, up, only, F);
     /* keeps: the mean over one more die, the best over one die fewer (two rolls) */
     for (int r = 0; r < 2; r++) {
         for (int64_t k = last - 1; k >= 0; k--) {
             const int64_t *ad = w->add + 6 * k;
-            double s = 0.0;
-            for (int f = 0; f < 6; f++) s += A[ad[f]];
-            A[k] = s / 6.0;
-        }
-        M[keeps] = NEG;  /* the padding's slot */
-        if (w->subw == 5) {
-            for (int64_t k = 0; k < keeps; k++) {
-                const int32_t *sb = w->sub + 5 * k;
-                double m = A[k], m0 = M[sb[0]], m1 = M[sb[1]], m2 = M[sb[2]], m3 = M[sb[3]];
-                double m4 = M[sb[4]];
-                m0 = m0 > m1 ? m0 : m1;
-                m2 = m2 > m3 ? m2 : m3;
-                m0 = m0 > m2 ? m0 : m2;
-                m0 = m0 > m4 ? m0 : m4;
-                M[k] = m0 > m ? m0 : m;
+            lanes sum[NV];
+            for (int j = 0; j < NV; j++) sum[j] = (lanes){0.0};
+            for (int f = 0; f < 6; f++) {
+                const lanes *a = (const lanes *)(A + ad[f] * UB);
+                for (int j = 0; j < NV; j++) sum[j] += a[j];
             }
-        } else {
-            for (int64_t k = 0; k < keeps; k++) {
-                double m = A[k];
-                for (int q = 0; q < w->subw; q++) {
-                    double v = M[w->sub[w->subw * k + q]];
-                    m = v > m ? v : m;
+            for (int j = 0; j < NV; j++) ((lanes *)(A + k * UB))[j] = sum[j] / 6.0;
+        }
+        for (int u = 0; u < UB; u++) M[keeps * UB + u] = NEG; /* the padding's slot */
+        for (int64_t k = 0; k < keeps; k++) {
+            lanes m[NV];
+            const int32_t *sb = w->sub + w->subw * k;
+            for (int j = 0; j < NV; j++) m[j] = ((const lanes *)(A + k * UB))[j];
+            for (int q = 0; q < w->subw; q++) {
+                const lanes *v = (const lanes *)(M + sb[q] * UB);
+                for (int j = 0; j < NV; j++) {
+                    lanes a = v[j];
+                    m[j] = VMAX(a, m[j]);
                 }
-                M[k] = m;
             }
+            for (int j = 0; j < NV; j++) ((lanes *)(M + k * UB))[j] = m[j];
         }
-        double *t = A;  /* the best keeps' values are the next roll's hands */
+        double *t = A; /* the best keeps' values are the next roll's hands */
         A = M;
         M = t;
     }
-    F = A + last;
+    F = A + last * UB;
     /* the start of the turn: the mean over the first roll (a 1e-16 rounding away from the
      * keep recursion's sum, which numba's widget.py takes) */
-    double a0 = 0.0, a1 = 0.0;
+    double a0[UB], a1[UB];
+    for (int u = 0; u < UB; u++) a0[u] = a1[u] = 0.0;
     int64_t o = 0;
-    for (; o + 1 < hands; o += 2) {
-        a0 += w->roll_prob[o] * F[o];
-        a1 += w->roll_prob[o + 1] * F[o + 1];
+    for (; o + 1 < hands; o += 2)
+        for (int u = 0; u < UB; u++) {
+            a0[u] += w->roll_prob[o] * F[o * UB + u];
+            a1[u] += w->roll_prob[o + 1] * F[(o + 1) * UB + u];
+        }
+    for (; o < hands; o++)
+        for (int u = 0; u < UB; u++) a0[u] += w->roll_prob[o] * F[o * UB + u];
+    for (int u = 0; u < nu; u++) {
+        const int64_t *s = s0 + 3 * u;
+        w->E[(s[0] * w->T1 + s[1]) * w->Y + s[2]] = a0[u] + a1[u];
     }
-    for (; o < hands; o++) a0 += w->roll_prob[o] * F[o];
-    return a0 + a1;
 }
 
+/* A thread's share: runs taken TAKE at a time from the shared counter (another process on
+ * the cores slows one thread: the others take its runs). */
 static void *sweep(void *arg)
 {
     Part *p = arg;
     const Work *w = p->w;
-    for (int64_t i = p->i0; i < p->i1; i++) {
-        const int64_t *s = w->states + 3 * i;
-        w->E[(s[0] * w->T1 + s[1]) * w->Y + s[2]] = widget(p, s[0], s[1], s[2]);
+    for (;;) {
+        int64_t j0 = __atomic_fetch_add(w->next, TAKE, __ATOMIC_RELAXED);
+        if (j0 >= w->nr) break;
+        int64_t j1 = j0 + TAKE < w->nr ? j0 + TAKE : w->nr;
+        for (int64_t j = j0; j < j1; j++)
+            widget_run(p, w->runs[j], (int)(w->runs[j + 1] - w->runs[j]));
     }
     return NULL;
+}
+
+/* runs[j] .. runs[j + 1]: consecutive states of one mask and flag, at most UB of them;
+ * their number. */
+static int64_t make_runs(const int64_t *st, int64_t n, int64_t *runs)
+{
+    int64_t nr = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (i == 0 || st[3 * i] != st[3 * i - 3] || st[3 * i + 2] != st[3 * i - 1] ||
+            i - runs[nr - 1] == UB)
+            runs[nr++] = i;
+    runs[nr] = n;
+    return nr;
 }
 
 /* The fields of a widget.RuleArrays that the C reads, by name: the one place it unpacks
@@ -306,15 +372,17 @@ static PyObject *level(PyObject *self, PyObject *args)
     if (threads < 1) threads = 1;
     if (threads > MAX_THREADS) threads = MAX_THREADS;
     if (threads > w.n) threads = w.n > 0 ? w.n : 1;
+    int64_t next_run = 0;
+    w.next = &next_run;
+    w.runs = ok ? malloc(sizeof(int64_t) * (size_t)(w.n + 1)) : NULL;
+    int mem = w.runs != NULL;
+    w.nr = mem ? make_runs(w.states, w.n, w.runs) : 0;
     Part parts[MAX_THREADS];
-    int mem = 1;
     for (int t = 0; ok && t < threads; t++) {
         parts[t].w = &w;
-        parts[t].i0 = w.n * t / threads;
-        parts[t].i1 = w.n * (t + 1) / threads;
-        parts[t].A = malloc(sizeof(double) * (size_t)(w.keeps + 1));
-        parts[t].M = malloc(sizeof(double) * (size_t)(w.keeps + 1));
-        parts[t].tab = malloc(sizeof(double) * (size_t)(w.P + 1));
+        parts[t].A = malloc(sizeof(double) * (size_t)((w.keeps + 1) * UB));
+        parts[t].M = malloc(sizeof(double) * (size_t)((w.keeps + 1) * UB));
+        parts[t].tab = malloc(sizeof(double) * (size_t)((w.P + 1) * UB));
         mem &= parts[t].A && parts[t].M && parts[t].tab;
     }
     if (ok && mem) {
@@ -339,6 +407,7 @@ static PyObject *level(PyObject *self, PyObject *args)
         free(parts[t].M);
         free(parts[t].tab);
     }
+    free(w.runs);
     free(w.sub);
     free(w.based);
     for (int i = 0; i < N_ARRAYS; i++) PyBuffer_Release(&arr[i]);

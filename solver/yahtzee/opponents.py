@@ -1,0 +1,101 @@
+"""Playing against other players' sheets: the opponents' best final score and the chance of
+beating it (docs/method.md, "Against other players").
+
+  best_of      the distribution of the best of independent final scores
+  win_share    my exact chance of winning with my final-score distribution against
+               independent opponents' ones, a tie at the top split evenly among all tied
+  option_vectors / state_vector
+               the beat table's chance W(t) = max P(to come > t) + P(to come = t) / 2 for
+               every t of a range, per option of a turn (threshold.py's tables, the turn of
+               threshold_widget.py) or for a state between turns
+  heuristic    sum over i of P(the opponents' best = i) x W(i - my score): the chance of
+               winning of play that re-chooses its threshold play at every decision
+               (Pawlewicz's heuristic)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..progress import Progress
+from ..store import Store
+from . import threshold as TH
+from .solve import rule_arrays
+from .yahtzee_rules import YahtzeeRules
+
+State = tuple[int, int, int]  # mask, upper total capped at the threshold, Yahtzee flag
+
+
+def best_of(dists: list[np.ndarray]) -> np.ndarray:
+    """P(max = i) of independent scores, each dists[j][i] = P(score j = i)."""
+    n = max(len(d) for d in dists)
+    cdf = np.ones(n)
+    for d in dists:
+        cdf = cdf * np.minimum(np.cumsum(np.pad(d, (0, n - len(d)))), 1.0)
+    return np.diff(np.concatenate([[0.0], cdf]))
+
+
+def win_share(mine: np.ndarray, others: list[np.ndarray]) -> float:
+    """E[my share of the win]: 1 above every opponent, 1 / (k + 1) tied at the top with k
+    of them, 0 below one; all final scores independent.  At my score m the share is the
+    integral over z in [0, 1] of prod_j (P(j < m) + z P(j = m)) (the k-th coefficient of
+    the product is P(exactly k tied, none above), and the integral of z^k is 1 / (k + 1))."""
+    n = max([len(mine)] + [len(d) for d in others])
+    poly = np.ones((n, 1))  # poly[m, k]: the coefficient of z^k at my score m
+    for d in others:
+        p = np.pad(d, (0, n - len(d)))
+        below = np.concatenate([[0.0], np.cumsum(p)[:-1]])
+        nxt = np.zeros((n, poly.shape[1] + 1))
+        nxt[:, :-1] += poly * below[:, None]
+        nxt[:, 1:] += poly * p[:, None]
+        poly = nxt
+    share = poly @ (1.0 / np.arange(1, poly.shape[1] + 1))
+    return float(np.pad(mine, (0, n - len(mine))) @ share)
+
+
+def state_vector(
+    rules: YahtzeeRules, store: Store, state: State, t0: int, nt: int, progress: Progress | None
+) -> np.ndarray:
+    """W(state, t) for t = t0 .. t0 + nt - 1: the beat table of a state between turns."""
+    lv, row = TH.state_level(rules, store, "beat", state, progress)  # (its blocks checked)
+    return np.array([lv.at(row, t0 + j) for j in range(nt)])
+
+
+def option_vectors(
+    rules: YahtzeeRules,
+    store: Store,
+    state: State,
+    hand: int,
+    rolls_left: int,
+    span: tuple[int, int],
+    progress: Progress | None = None,
+) -> np.ndarray:
+    """W at t = t0 .. t0 + nt - 1 (span) of each option of the turn: with rolls left, per
+    keep (keep_graph's index), by the compiled threshold turn over the whole span at once;
+    with none, per box of hand `hand` (-1 where it may not go)."""
+    from .threshold_widget import box_values
+
+    t0, nt = span
+    mask, up, yf = state
+    nxt = TH.next_level(rules, store, "beat", mask, progress)
+    arrays = (nxt.index(rules), nxt.off, nxt.data)
+    r = rule_arrays(rules)
+    if rolls_left == 0:
+        cols = [box_values(mask, up, yf, hand, t0 + j, r, arrays, nxt.lo) for j in range(nt)]
+        return np.stack(cols, axis=1)
+    from .threshold_numba import twidget
+
+    A1, A2 = np.empty((len(r.add), nt)), np.empty((len(r.add), nt))
+    twidget(mask, up, yf, t0, r, arrays, nxt.lo, A1, A2, np.empty(nt))
+    return A1 if rolls_left == 1 else A2
+
+
+def heuristic(best: np.ndarray, score: int, vectors: np.ndarray) -> np.ndarray:
+    """Each row's sum over i of best[i] x W(i - score), vectors over t = -score .. (every i
+    of best: span(best, score))."""
+    return vectors @ best
+
+
+def span(best: np.ndarray, score: int) -> tuple[int, int]:
+    """The t range (t0, nt) that covers every final score i of best: t = i - score."""
+    return -score, len(best)
