@@ -293,6 +293,7 @@ def test_the_last_turn_after_the_bank_that_reached_the_target():
     assert np.abs(got - X[d.ravel(), t.ravel()]).max() < 1e-12
 
 
+@pytest.mark.slow  # a value iteration (8 s): the reference tier
 def test_game_with_a_final_round_equals_plain_value_iteration():
     """The same with a final round (three dice, to 500): the opponent's last turn must beat
     the bank that reached the target."""

@@ -192,6 +192,7 @@ def test_last_turn_equals_exact_brute_force_on_every_reachable_state(rs, deficit
     assert worst < 1e-12 and len(states) > 20
 
 
+@pytest.mark.slow  # a value iteration (7 s): the reference tier
 def test_game_equals_plain_value_iteration_under_pyramiding():
     """The two-player game (zonk-chicago to 1000, instant end, without its piggyback) with
     pyramiding against the plain value iteration over every state, whose turns follow the

@@ -40,7 +40,7 @@ def test_three_players_start_values_equal_whole_turns(name, monkeypatch):
 @pytest.mark.parametrize(
     "name, extra",
     [
-        ("farkle", {}),
+        pytest.param("farkle", {}, marks=pytest.mark.slow),  # (8 s: the reference tier)
         # one choice per outcome and mandatory hot dice: the chain tables past the target
         # (slow: the larger)
         pytest.param("zilch", {"entry_minimum": 0}, marks=pytest.mark.slow),
