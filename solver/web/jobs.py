@@ -23,7 +23,7 @@ import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import store as store_module
 from ..errors import InputError, TableMissing
@@ -31,6 +31,9 @@ from ..limits import check_memory, check_time, duration, size
 from ..progress import Progress
 from ..rules import RuleSet
 from ..store import Store
+
+if TYPE_CHECKING:
+    from ..answers.game_tables import GameTableStatus
 
 KEPT = 64  # finished jobs remembered (for their pages), the oldest forgotten first
 FAST = 60.0  # seconds: a build estimated under this goes to the fast lane
@@ -167,15 +170,16 @@ def key_of(name: str, kwargs: dict[str, Any]) -> str:
     return json.dumps([name, plain], sort_keys=True, default=str)
 
 
-def estimate(name: str, kwargs: dict[str, Any], store: Store) -> tuple[float, float] | None:
-    """(bytes, seconds) of a build where the solver estimates it (the game tables, by their
-    variant: variants/), else None.  (The solve checks the same figures before it starts.)"""
+def _status(name: str, kwargs: dict[str, Any], store: Store) -> GameTableStatus | None:
+    """The game table's status (stored, or its estimated memory, time and disk) where the
+    build is a game table's, else None; None too where the call is wrong (the build itself
+    says what is wrong)."""
     if name != "game":
         return None
     import dicesolver as ds
 
     try:
-        status = ds.game_table_status(
+        return ds.game_table_status(
             kwargs.get("rules", "farkle"),
             kwargs.get("target"),
             kwargs.get("players", 2),
@@ -183,9 +187,15 @@ def estimate(name: str, kwargs: dict[str, Any], store: Store) -> tuple[float, fl
             tables=store,
         )
     except (InputError, TypeError, ValueError):
-        return None  # (the build itself says what is wrong)
-    if status.memory is None or status.seconds is None:
-        return None  # (stored meanwhile)
+        return None
+
+
+def estimate(name: str, kwargs: dict[str, Any], store: Store) -> tuple[float, float] | None:
+    """(bytes, seconds) of a build where the solver estimates it (the game tables, by their
+    variant: variants/), else None.  (The solve checks the same figures before it starts.)"""
+    status = _status(name, kwargs, store)
+    if status is None or status.memory is None or status.seconds is None:
+        return None  # (not a game table, or stored meanwhile)
     return status.memory, status.seconds
 
 
@@ -214,21 +224,8 @@ def priced(e: TableMissing, store: Store) -> tuple[str | None, str | None]:
 
 def disk_of(name: str, kwargs: dict[str, Any], store: Store) -> float:
     """Bytes the build's table takes on disk, where the solver estimates it (else 0)."""
-    if name != "game":
-        return 0.0
-    import dicesolver as ds
-
-    try:
-        status = ds.game_table_status(
-            kwargs.get("rules", "farkle"),
-            kwargs.get("target"),
-            kwargs.get("players", 2),
-            kwargs.get("lowest"),
-            tables=store,
-        )
-    except (InputError, TypeError, ValueError):
-        return 0.0
-    return float(status.disk or 0.0)
+    status = _status(name, kwargs, store)
+    return 0.0 if status is None else float(status.disk or 0.0)
 
 
 def free_disk(folder: Path) -> float:
