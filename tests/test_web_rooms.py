@@ -9,6 +9,7 @@ themselves.  A kill -9 of the server and its restart: every room at its last mov
 import json
 import os
 import queue
+import re
 import signal
 import subprocess
 import threading
@@ -375,6 +376,8 @@ def test_kill_9_and_a_restart_resume_every_room(tables, tmp_path):
         for code, _, tokens in rooms:
             for _ in range(3):
                 s = settle(c, code)
+                if s["finished"]:  # (a short game may end within three moves)
+                    break
                 move(c, code, {"token": tokens[s["turn"]], "move": s["move"], "best": True})
         before = [settle(c, code) for code, _, _ in rooms]
         os.kill(served.proc.pid, signal.SIGKILL)
@@ -385,8 +388,9 @@ def test_kill_9_and_a_restart_resume_every_room(tables, tmp_path):
             now = state(c, code)
             for key in ("move", "turn", "scores", "dice", "kept", "phase", "finished"):
                 assert now[key] == was[key], (key, now[key], was[key])
-            r = move(c, code, {"token": tokens[now["turn"]], "move": now["move"], "best": True})
-            assert r.status_code == 200
+            if not now["finished"]:
+                r = move(c, code, {"token": tokens[now["turn"]], "move": now["move"], "best": True})
+                assert r.status_code == 200
         play_out(c, rooms[1][0], rooms[1][2])
 
 
@@ -474,3 +478,134 @@ def test_a_room_under_a_rule_files_text(api):
     assert s["finished"] and s["target"] == 300
     bad = api.post("/api/rooms", json={"rules_text": "not = [toml", "seats": ["person", "person"]})
     assert bad.status_code == 400
+
+
+# --- the host's seats before the start; handing a seat from the host's page -----------------
+def seats(api, code, body):
+    return api.post(f"/api/rooms/{code}/seats", json=body)
+
+
+def test_the_host_adds_and_removes_seats_before_the_start(api):
+    room = new_room(api, ("person", "computer"))
+    code, host = room["code"], room["host"]
+    ann = api.post(f"/api/rooms/{code}/join", json={"name": "Ann"}).json()
+    r = seats(api, code, {"token": host, "add": "person"})
+    assert r.status_code == 200, r.text
+    assert [x["kind"] for x in r.json()["seats"]] == ["person", "person", "computer"]
+    assert r.json()["events"][-1]["kind"] == "seats" and r.json()["move"] == 1
+    kinds = [
+        x["kind"] for x in seats(api, code, {"token": host, "add": "computer"}).json()["seats"]
+    ]
+    assert kinds == ["person", "person", "computer", "computer"]
+    assert seats(api, code, {"token": host, "remove": 3}).status_code == 200
+    # not the host: 403; beyond 2..6, bad input, a taken seat without "force": 400
+    assert seats(api, code, {"token": ann["token"], "add": "person"}).status_code == 403
+    assert seats(api, code, {"token": None, "remove": 1}).status_code == 403
+    for body in (
+        {"add": "dragon"},
+        {"remove": 9},
+        {"remove": True},
+        {},
+        {"add": "person", "remove": 1},
+        {"remove": 0},  # (Ann's: taken)
+        {"add": "person", "extra": 1},
+    ):
+        assert seats(api, code, {"token": host, **body}).status_code == 400, body
+    for _ in range(3):
+        assert seats(api, code, {"token": host, "add": "companion"}).status_code == 200
+    assert len(state(api, code)["seats"]) == 6
+    assert seats(api, code, {"token": host, "add": "computer"}).status_code == 400
+    for k in (5, 4, 3, 2):
+        assert seats(api, code, {"token": host, "remove": k}).status_code == 200
+    two = state(api, code)["seats"]
+    assert [x["kind"] for x in two] == ["person", "person"]
+    assert seats(api, code, {"token": host, "remove": 1}).status_code == 400  # (2 at least)
+    r = seats(api, code, {"token": host, "remove": 0, "force": True})  # (Ann's seat goes)
+    assert r.status_code == 400  # (... but then one seat: still refused)
+    assert seats(api, code, {"token": host, "add": "computer"}).status_code == 200
+    r = seats(api, code, {"token": host, "remove": 0, "force": True})
+    assert r.status_code == 200 and not r.json()["seats"][0]["joined"]
+    assert move(api, code, {"token": ann["token"], "move": 0, "then": "roll"}).status_code in (
+        403,
+        409,
+    )
+    bob = api.post(f"/api/rooms/{code}/join", json={"name": "Bob"}).json()
+    r = api.post(f"/api/rooms/{code}/start", json={"token": host})
+    assert r.status_code == 200, r.text
+    assert seats(api, code, {"token": host, "add": "person"}).status_code == 409
+    assert seats(api, code, {"token": host, "remove": 1}).status_code == 409
+    s = play_out(api, code, {bob["seat"]: bob["token"]})
+    assert s["finished"]
+
+
+def test_the_changed_seats_are_kept_through_a_restart(tables, tmp_path):
+    state_dir, port = str(tmp_path / "state"), free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {"DICESOLVER_ROOM_PACE": "0"}
+    with server_process(serve_cmd(tables, state_dir, port), url, env) as served:
+        c = httpx.Client(base_url=url, timeout=30)
+        room = new_room(c, ("person", "person"))
+        code, host = room["code"], room["host"]
+        ann = c.post(f"/api/rooms/{code}/join", json={"name": "Ann"}).json()
+        assert seats(c, code, {"token": host, "add": "computer"}).status_code == 200
+        assert seats(c, code, {"token": host, "remove": 1}).status_code == 200
+        before = state(c, code)
+        os.kill(served.proc.pid, signal.SIGKILL)
+        served.proc.wait(10)
+    with server_process(serve_cmd(tables, state_dir, port), url, env):
+        c = httpx.Client(base_url=url, timeout=30)
+        now = state(c, code)
+        assert now["seats"] == before["seats"] and now["move"] == before["move"] == 2
+        assert [x["kind"] for x in now["seats"]] == ["person", "computer"]
+        assert c.post(f"/api/rooms/{code}/start", json={"token": host}).status_code == 200
+        assert play_out(c, code, {0: ann["token"]})["finished"]
+    listed = subprocess.run(
+        [*zilch_command(), "serve", "--rooms", "--tables", tables, "--state", state_dir],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert code in listed and "over" in listed
+
+
+def page_token(text):
+    """The CSRF token of a page's forms (or, on a page without a form, of its meta tag)."""
+    got = re.search(r'name="csrf" value="([\w-]+)"', text)
+    return (got or re.search(r'name="csrf-token" content="([\w-]+)"', text)).group(1)
+
+
+def test_the_host_changes_seats_and_hands_one_from_the_pages(api, live):
+    room = new_room(api, ("person", "person"))
+    code, host = room["code"], room["host"]
+    host_cookie = {f"dicesolver_host_{code}": host}
+    with phone(live, host_cookie) as p:
+        lobby = p.get(f"/r/{code}")
+        assert "Add a computer" in lobby.text and 'value="remove"' not in lobby.text  # (2 seats)
+        csrf = page_token(lobby.text)
+        r = p.post(f"/r/{code}", data={"do": "add_computer", "at": "0", "csrf": csrf})
+        assert r.status_code == 303
+        assert [x["kind"] for x in state(api, code)["seats"]] == ["person", "person", "computer"]
+        assert p.post(f"/r/{code}", data={"do": "add_person"}).status_code == 403  # (no token)
+        assert 'value="remove"' in p.get(f"/r/{code}").text
+        r = p.post(f"/r/{code}", data={"do": "remove", "seat": "1", "csrf": csrf})
+        assert r.status_code == 303 and len(state(api, code)["seats"]) == 2
+    tokens = {}
+    for name in ("Ann",):
+        got = api.post(f"/api/rooms/{code}/join", json={"name": name}).json()
+        tokens[got["seat"]] = got["token"]
+    with phone(live, {f"dicesolver_room_{code}": tokens[0]}) as p:  # (not the host's phone)
+        assert "Add a computer" not in p.get(f"/r/{code}").text
+        csrf = page_token(p.get(f"/r/{code}").text)
+        p.post(f"/r/{code}", data={"do": "add_person", "csrf": csrf})
+        assert len(state(api, code)["seats"]) == 2
+    assert api.post(f"/api/rooms/{code}/start", json={"token": host}).status_code == 200
+    with phone(live, host_cookie) as p:
+        game = p.get(f"/r/{code}")
+        assert "Hand Ann's seat to a computer" in game.text
+        asked = p.get(f"/r/{code}/confirm?what=hand&seat=0")
+        assert "Hand Ann's seat to a computer?" in asked.text
+        assert 'name="seat" value="0"' in asked.text
+        r = p.post(f"/r/{code}", data={"do": "hand", "seat": "0", "csrf": page_token(asked.text)})
+        assert r.status_code == 303
+    s = settle(api, code)
+    assert s["seats"][0]["computer"] and s["finished"]

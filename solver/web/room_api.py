@@ -7,6 +7,7 @@
     POST /api/rooms/CODE/move {"token", "move", "keep", "then"} | {..., "best": true}
     POST /api/rooms/CODE/hint {"token"}            -> the hint (private: not published)
     POST /api/rooms/CODE/undo {"token"}, /end, /leave, /rematch; /hand {"token", "seat"}
+    POST /api/rooms/CODE/seats {"token": HOST, "add": KIND} | {..., "remove": K, "force"}
     GET  /api/rooms/CODE/log                       -> the decision log (zilch review reads it)
     GET  /api/rooms/CODE/events                    -> server-sent events, every record live
 
@@ -159,7 +160,9 @@ def _host_action(name: str) -> Handler:
         body = await body_of(request)
         code = await found(request)
         msg: dict[str, Any] | None
-        if name == "undo":
+        if name == "seats":
+            msg = await run_in_threadpool(rooms.seats, code, body)
+        elif name == "undo":
             msg = await run_in_threadpool(rooms.undo, code, body)
         elif name == "end":
             msg = await run_in_threadpool(rooms.end, code, body.get("token"))
@@ -236,7 +239,7 @@ def routes() -> list[Route]:
         Route("/api/rooms/{code}/hint", hint, methods=["POST"]),
         *[
             Route(f"/api/rooms/{{code}}/{name}", _host_action(name), methods=["POST"])
-            for name in ("undo", "end", "leave", "hand", "rematch")
+            for name in ("seats", "undo", "end", "leave", "hand", "rematch")
         ],
         Route("/api/rooms/{code}/log", log, methods=["GET"]),
         Route("/api/rooms/{code}/events", events, methods=["GET"]),

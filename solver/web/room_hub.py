@@ -33,6 +33,7 @@ from .rooms import (
     normal_seats,
     person_actions,
     replay,
+    reseated,
     undo_event,
 )
 
@@ -230,6 +231,33 @@ class Rooms:
             room.row.started = True
             replay(room)
             return self.message(room, "start", room.feed)
+
+    def seats(self, code: str, body: Any) -> Message:
+        """The host adds or removes a seat before the start (rooms.reseated): the set-up,
+        the seats and a record of the change written in one transaction, then shown."""
+        room = self.get(code)
+        body = body if isinstance(body, dict) else {}
+        extra = set(body) - {"token", "add", "remove", "force"}
+        if extra:
+            raise RoomError(400, f"unknown field {sorted(extra)[0]!r}")
+        with room.lock:
+            if not room.is_host(_token(body.get("token"))):
+                raise RoomError(403, "only the host adds or removes seats (the host's token)")
+            if room.row.started:
+                raise RoomError(409, "the game has started: seats change before the start")
+            row = room.row
+            now = list(zip(room.kinds, row.names, row.tokens, strict=True))
+            after, said = reseated(now, body)
+            spec = row.spec | {"seats": [kind for kind, _, _ in after]}
+            self.engine(spec)  # (a game of that many players the rules take: said now)
+            change = {k: body[k] for k in ("add", "remove", "force") if k in body}
+            seated = [(name, token) for _, name, token in after]
+            self.store.reseat(room.code, room.version, spec, seated, change)
+            row.records.append({"n": room.version, "kind": "seats", "seat": None, "body": change})
+            row.spec = spec
+            row.names = [name for name, _ in seated]
+            row.tokens = [token for _, token in seated]
+            return self.message(room, "seats", [{"kind": "seats", "text": said}])
 
     # --- moves ------------------------------------------------------------------------------
     def move(self, code: str, body: Any) -> tuple[Room, Message]:

@@ -166,6 +166,7 @@ def shown(rooms: Rooms, room: Room, request: Request) -> dict[str, Any]:
             "feed": list(room.feed),
             "stamp": stamp(st),
             "url": f"{request.base_url}r/{room.code}",
+            "max_seats": MAX_SEATS,
         }
         s = room.state
         if s is None:
@@ -266,6 +267,8 @@ def _act(
     here = f"/r/{code}#now"
     if do == "start":
         return rooms.start(code, host), here
+    if do in SEAT_ACTIONS:
+        return _host_seats(rooms, room, host, do, form), f"/r/{code}"
     if do in ("end", "rematch") or (do == "undo" and host and room.is_host(host)):
         if do == "end":
             return rooms.end(code, host), f"/r/{code}"
@@ -293,6 +296,24 @@ def _act(
             1
         ], here
     return rooms.move(code, _move_body(room, token, do, form))[1], here
+
+
+SEAT_ACTIONS = ("add_person", "add_computer", "add_companion", "remove", "hand")
+
+
+def _host_seats(
+    rooms: Rooms, room: Room, host: str | None, do: str, form: dict[str, Any]
+) -> dict[str, Any] | None:
+    """The host's seats: one added or removed before the start (the API's /seats), or
+    handed to a computer during the game (/hand); removing a taken seat and handing one
+    are asked first (the confirm page posts them, with `force`)."""
+    seat = F.text(form, "seat")
+    k = int(seat) if seat.isdigit() else -1
+    if do == "hand":
+        return rooms.leave(room.code, host, k)
+    if do == "remove":
+        return rooms.seats(room.code, {"token": host, "remove": k, "force": F.flag(form, "force")})
+    return rooms.seats(room.code, {"token": host, "add": do.removeprefix("add_")})
 
 
 def _at(form: dict[str, Any]) -> int:
@@ -324,10 +345,12 @@ def _move_body(room: Room, token: str | None, do: str, form: dict[str, Any]) -> 
 
 
 async def confirm(request: Request) -> Response:
-    """Leaving or ending, asked first (a page of its own: no script needed)."""
+    """Leaving, ending, handing a seat to a computer or removing a taken seat (the host),
+    asked first (a page of its own: no script needed)."""
     rooms = rooms_of(request)
     what = request.query_params.get("what", "leave")
-    what = what if what in ("leave", "end") else "leave"
+    what = what if what in ("leave", "end", "hand", "remove") else "leave"
+    seat = request.query_params.get("seat", "")
     try:
         room = await run_in_threadpool(rooms.get, request.path_params["code"], client_of(request))
     except InputError as e:
@@ -337,6 +360,12 @@ async def confirm(request: Request) -> Response:
     ctx = context(
         request, {}, title=f"Room {room.code}", what=what, code=room.code, version=room.version
     )
+    if what in ("hand", "remove"):
+        st = rooms.summary(room)
+        k = int(seat) if seat.isdigit() and int(seat) < len(st["seats"]) else None
+        if k is None:
+            return RedirectResponse(f"/r/{room.code}", status_code=303)
+        ctx.update(seat=k, seat_name=st["seats"][k]["name"] or f"seat {k}")
     return page(request, "room_confirm.html", ctx)
 
 

@@ -1,7 +1,8 @@
 """The rooms on disk: one SQLite file (the standard library's sqlite3, WAL mode, synchronous
 FULL) in the server's state folder.  A room is its set-up (rules, target, seats, seed), its
-seats' names and tokens, and its records in order: each person's or computer's move (the
-engine's actions), an undo, a seat handed to a computer, the game ended.  A record is
+seats' names and tokens, and its records in order: the host's change of the seats before
+the start, each person's or computer's move (the engine's actions), an undo, a seat handed
+to a computer, the game ended.  A record is
 written (and committed) before the move is shown to anyone, so a server killed at any
 moment restarts with every room at its last move: the game is replayed from the records
 with the room's seed (rooms.py)."""
@@ -121,6 +122,34 @@ class RoomStore:
                 ("update rooms set touched = ? where code = ?", (time.time(), code)),
             ]
         )
+
+    def reseat(
+        self,
+        code: str,
+        n: int,
+        spec: dict[str, Any],
+        seats: list[tuple[str | None, str | None]],
+        body: Any,
+    ) -> None:
+        """The host's change of the seats before the start, in one transaction: the room's
+        seats now (its set-up, each seat's name and token) and record n saying what changed."""
+        now = time.time()
+        rows: list[tuple[str, tuple[Any, ...]]] = [
+            (
+                "update rooms set spec = ?, touched = ? where code = ?",
+                (json.dumps(spec), now, code),
+            ),
+            ("delete from seats where code = ?", (code,)),
+            *[
+                ("insert into seats (code, k, name, token) values (?, ?, ?, ?)", (code, k, *seat))
+                for k, seat in enumerate(seats)
+            ],
+            (
+                "insert into records (code, n, kind, seat, body, at) values (?, ?, ?, ?, ?, ?)",
+                (code, n, "seats", None, json.dumps(body), now),
+            ),
+        ]
+        self._write(rows)
 
     def started(self, code: str) -> None:
         self._write(

@@ -154,6 +154,37 @@ def normal_seats(seats: Any) -> list[str]:
     return people + [s for s in seats if s == "computer"]
 
 
+Seat = tuple[str, str | None, str | None]  # (kind, name, token)
+
+
+def reseated(seats: list[Seat], body: dict[str, Any]) -> tuple[list[Seat], str]:
+    """The seats after the host's change before the start, and what it says: `add` a
+    person, computer or companion seat (a person's before the computers: the turn order), or
+    `remove` seat K (a person's seat someone took: only with `"force": true`).  400 where
+    the room would have fewer than 2 seats or more than MAX_SEATS, or no person."""
+    add, gone = body.get("add"), body.get("remove")
+    if (add is None) == (gone is None):
+        raise RoomError(400, 'the body is {"token", "add": KIND} or {"token", "remove": K}')
+    if add is not None:
+        if add not in KINDS:
+            raise RoomError(400, f"add: one of {', '.join(KINDS)}, got {add!r}")
+        people = sum(1 for kind, _, _ in seats if kind != "computer")
+        at = len(seats) if add == "computer" else people
+        after = [*seats[:at], (str(add), None, None), *seats[at:]]
+        said = f"a {add} seat was added"
+    else:
+        n = len(seats)
+        if isinstance(gone, bool) or not isinstance(gone, int) or not 0 <= gone < n:
+            raise RoomError(400, f"remove: a seat of the room, 0 to {n - 1}")
+        kind, name, token = seats[gone]
+        if token is not None and body.get("force") is not True:
+            raise RoomError(400, f'seat {gone} is taken by {name}: remove it with "force": true')
+        after = seats[:gone] + seats[gone + 1 :]
+        said = f"seat {gone} ({name or kind}) was removed"
+    normal_seats([kind for kind, _, _ in after])  # (2 to MAX_SEATS, a person at least)
+    return after, said
+
+
 # --- the game: replayed from the records -----------------------------------------------------
 def start_step(room: Room) -> Step:
     names = [n for n, k in zip(room.row.names, room.kinds, strict=True) if k != "computer"]
@@ -172,6 +203,8 @@ def replay(room: Room) -> None:
     events: list[dict[str, Any]] = list(first.events)
     for rec in room.row.records:
         kind, state, before = rec["kind"], stack[-1][1], len(events)
+        if kind == "seats":  # (the seats changed before the start: the set-up holds them)
+            continue
         if kind == "undo":  # (what the undone moves showed goes with them)
             while len(stack) > 1 and stack[-1][0] == "computer":
                 del events[stack.pop()[2] :]

@@ -1,6 +1,6 @@
 // dicesolver rooms: the page follows its room live (server-sent events); when the room
-// moves on (a move, a seat taken, the start, a rematch) the page is drawn again.  Without
-// JavaScript the page's Refresh link does the same.  No inline script (the CSP).
+// moves on (a move, a seat taken, added or removed, the start, a rematch) the page is
+// drawn again.  Without JavaScript the page's Refresh link does the same.  No inline script (the CSP).
 "use strict";
 
 (function () {
@@ -26,7 +26,7 @@
     if (msg.kind === "rematch") window.location.replace(`/r/${code}/next`);
     else window.location.reload();
   }
-  ["state", "start", "join", "move", "computer", "undo", "end", "hand", "leave", "rematch"].forEach((k) => source.addEventListener(k, follow));
+  ["state", "seats", "start", "join", "move", "computer", "undo", "end", "hand", "leave", "rematch"].forEach((k) => source.addEventListener(k, follow));
   window.addEventListener("pagehide", () => source.close());
   // a move posted from this page: the page it leads to is drawn by the server
   document.addEventListener("submit", () => { leaving = true; source.close(); });
