@@ -22,6 +22,7 @@ setup(
         Extension(  # the Yahtzee table build (without it: numba compiles widget.py)
             "dicesolver.yahtzee._widget",
             ["solver/yahtzee/_widget.c"],
+            depends=["solver/yahtzee/rule_arrays.h"],
             optional=True,
             extra_compile_args=["-O3"] + threads,
             extra_link_args=threads,
@@ -29,6 +30,7 @@ setup(
         Extension(  # the threshold tables (without it: numba compiles threshold_widget.py)
             "dicesolver.yahtzee._threshold",
             ["solver/yahtzee/_threshold.c"],
+            depends=["solver/yahtzee/rule_arrays.h"],
             optional=True,
             extra_compile_args=["-O3"] + threads,
             extra_link_args=threads,

@@ -225,31 +225,7 @@ static void *sweep(void *arg)
     return NULL;
 }
 
-enum { BASE, UPPER_FACE, JOKER, FIVE, ADD, REMOVE, ROLL_KEEP, SIZE_START, ROLL_PROB, N_ARRAYS };
-static const char *const ARRAY_FIELDS[N_ARRAYS] = {
-    "base", "upper_face", "joker", "five", "add", "remove", "roll_keep", "size_start",
-    "roll_prob"};
-enum { YBOX, JOKER_MODE, UPPER_BONUS, THRESHOLD, YBONUS, FORCED, N_FLAGS };
-static const char *const FLAG_FIELDS[N_FLAGS] = {"ybox",      "joker_mode", "upper_bonus",
-                                                 "threshold", "ybonus",     "forced"};
-
-static int read_rules(PyObject *rules, Py_buffer *arrays, long long *flags)
-{
-    for (int i = 0; i < N_ARRAYS; i++) arrays[i].obj = NULL;
-    for (int i = 0; i < N_ARRAYS; i++) {
-        PyObject *a = PyObject_GetAttrString(rules, ARRAY_FIELDS[i]);
-        int bad = a == NULL || PyObject_GetBuffer(a, &arrays[i], PyBUF_SIMPLE) < 0;
-        Py_XDECREF(a);
-        if (bad) return 0;
-    }
-    for (int i = 0; i < N_FLAGS; i++) {
-        PyObject *v = PyObject_GetAttrString(rules, FLAG_FIELDS[i]);
-        flags[i] = v == NULL ? -1 : PyLong_AsLongLong(v);
-        Py_XDECREF(v);
-        if (PyErr_Occurred()) return 0;
-    }
-    return 1;
-}
+#include "rule_arrays.h" /* the rules' fields and read_rules, shared with _widget.c */
 
 /* The derived arrays (sub, pvals, npv) and the checks of the shapes: 0 if they fail. */
 static int prepare(Work *w, const int64_t *remove, Py_ssize_t nE)
