@@ -4,7 +4,9 @@ bench_cold_game.py measures (wall, CPU, max RSS), with the load average before a
 
 Run: python bench/bench_game_rows.py [ROW ...]   (default: zilch overtaking pyramiding penalty)
 Rows: zilch, overtaking, pyramiding, penalty (farkle with the 500 penalty to 10000, lowest
--2000), challenge (exact lowest), three (three players, farkle to 10000, 2 workers)."""
+-2000), challenge (exact lowest), three (three players, farkle to 10000, 2 workers),
+three-2000, three-3000, three-5000 (the same at smaller targets: issue 39's before and
+after, alternating DICESOLVER_LANES=0 and 1 runs: the kernel's rows one or four at a time)."""
 
 import os
 import sys
@@ -21,6 +23,10 @@ ROWS = {
     "challenge": ["--rules", "zilch-challenge"],
     "penalty": ["--rules", "{penalty}", "--lowest", "-2000"],
     "three": ["--rules", "farkle", "--players", "3", "--workers", "2"],
+    **{
+        f"three-{t}": ["--rules", "farkle", "--players", "3", "--workers", "2", "--target", str(t)]
+        for t in (2000, 3000, 5000)
+    },
 }
 
 
@@ -41,7 +47,8 @@ def run(row: str) -> None:
         wall, cpu, rss = measure_args(args)
     print(
         f"{row:10} {wall:8.1f} s wall ({cpu:.1f} s CPU), {rss:7.0f} MB max RSS "
-        f"(load {load:.1f} -> {os.getloadavg()[0]:.1f})",
+        f"(load {load:.1f} -> {os.getloadavg()[0]:.1f}; "
+        f"DICESOLVER_LANES={os.environ.get('DICESOLVER_LANES', '1')})",
         flush=True,
     )
 

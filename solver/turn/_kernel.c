@@ -321,7 +321,8 @@ static inline double dot_direct(const double *v, const double *prob, Py_ssize_t 
  * alpha + beta z, its zilch chance beta, functions of a deficit that many rows share): from
  * r >= tab_at[b] on, the value is alpha[i] + beta[i] z[b] at i = tab_pos[b] + (r - tab_at[b])
  * * tab_stride[b] (the one extra, the zilch chance, beta[i]); past tab_len[b] entries, the
- * limit.  tab_at[b] >= span + maxshift: no table. */
+ * limit.  tab_at[b] >= span + maxshift: no table.  lanes (optional, default true): rows
+ * four at a time where the CPU has AVX2 and no family is asked (lanes_rows: the same bits). */
 typedef struct {
     Model m;
     const double *U, *z, *ex_bank, *ex_zilch, *alpha, *beta;
@@ -336,6 +337,7 @@ typedef struct {
     const int64_t *fam_first, *fam_count, *fam_pos;
     double *fam_out;
     Py_ssize_t n_m;
+    int lanes; /* rows LANES at a time (where built): the same bits as one at a time */
 } Starts;
 
 /* A thread's space for one row of game_starts at a time. */
@@ -377,6 +379,63 @@ static void row_free(RowSpace *rs)
     free(rs->pick);
 }
 
+/* Where hot dice are mandatory (w->chain): row b's must-roll state past its cut, V0[r] and
+ * the extras' EX0[j * top + r] for r >= stops[b] (top = span + maxshift + 1), from span down:
+ * the chain table where the row has one, the limit beyond span, free states banking. */
+static void must_roll_beyond(const Starts *w, RowSpace *rs, Py_ssize_t b, double *V0,
+                             double *EX0)
+{
+    const Model *m = &w->m;
+    Py_ssize_t E = m->E, B = w->B, span = w->span, spanE = w->spanE;
+    Py_ssize_t top = span + w->maxshift + 1;
+    Py_ssize_t o0 = m->out_first[m->zero], o1 = m->out_first[m->zero + 1];
+    double pzN = m->pz[m->zero + 1];
+    const double *Ub = w->U + b * span;
+    double zb = w->z[b];
+    int64_t stop = w->stops[b];
+    double lim = (1.0 - pzN - w->p_hot + pzN * zb) / (1.0 - w->p_hot);
+    for (Py_ssize_t r = span; r < top; r++) V0[r] = lim;
+    for (Py_ssize_t j = 0; j < E; j++) {
+        double elim = pzN * w->ex_zilch[j * B + b] / (1.0 - w->p_hot);
+        for (Py_ssize_t r = span; r < top; r++) EX0[j * top + r] = elim;
+    }
+    int64_t at = w->tab_at[b] > stop ? w->tab_at[b] : stop;
+    for (int64_t r = at; r < top; r++) { /* the table's part, then its limit */
+        int64_t i = (r - w->tab_at[b]) * w->tab_stride[b];
+        if (i < w->tab_len[b]) {
+            i += w->tab_pos[b];
+            V0[r] = w->alpha[i] + w->beta[i] * zb;
+            if (E) EX0[r] = w->beta[i];
+        } else {
+            V0[r] = lim;
+            if (E) EX0[r] = pzN * w->ex_zilch[b] / (1.0 - w->p_hot);
+        }
+    }
+    for (int64_t r = (at < span ? at : span) - 1; r >= stop; r--) {
+        for (Py_ssize_t o = o0; o < o1; o++) {
+            int64_t bk = -1;
+            double bv = 0.0;
+            for (int64_t k = m->opt_start[o]; k < m->opt_end[o]; k++) {
+                int64_t t = r + m->shift[k];
+                double v = w->hot[k] ? V0[t] : (t < span ? Ub[t] : 1.0);
+                if (bk < 0 || v > bv) { bv = v; bk = k; }
+            }
+            rs->best[o] = bv;
+            rs->pick[o] = bk;
+        }
+        V0[r] = dot_direct(rs->best, m->prob, o0, o1) + pzN * zb;
+        for (Py_ssize_t j = 0; j < E; j++) {
+            const double *xb = w->ex_bank + (j * B + b) * spanE;
+            for (Py_ssize_t o = o0; o < o1; o++) {
+                int64_t k = rs->pick[o], t = r + m->shift[k];
+                rs->chosen[o] = w->hot[k] ? EX0[j * top + t] : (t < spanE ? xb[t] : 0.0);
+            }
+            EX0[j * top + r] = dot_direct(rs->chosen, m->prob, o0, o1)
+                               + pzN * w->ex_zilch[j * B + b];
+        }
+    }
+}
+
 /* Row b's values (and extras') on its grid r < Lb (returned): V[s * Lb + r]; past the cut
  * the must-roll state's in V0[r] for r < span + maxshift + 1 (where hot dice are mandatory). */
 static Py_ssize_t solve_row(const Starts *w, RowSpace *rs, Py_ssize_t b)
@@ -385,55 +444,11 @@ static Py_ssize_t solve_row(const Starts *w, RowSpace *rs, Py_ssize_t b)
     Py_ssize_t S = m->S, E = m->E, B = w->B, span = w->span, spanE = w->spanE;
     Py_ssize_t top = span + w->maxshift + 1;
     double *V = rs->V, *EX = rs->EX, *V0 = rs->V0, *EX0 = rs->EX0;
-    Py_ssize_t o0 = m->out_first[m->zero], o1 = m->out_first[m->zero + 1];
-    double pzN = m->pz[m->zero + 1];
     const double *Ub = w->U + b * span;
     double zb = w->z[b];
     int64_t stop = w->stops[b];
     Py_ssize_t Lb = stop + w->maxshift + 1;
-    if (w->chain) { /* the must-roll state past the cut, from span down */
-        double lim = (1.0 - pzN - w->p_hot + pzN * zb) / (1.0 - w->p_hot);
-        for (Py_ssize_t r = span; r < top; r++) V0[r] = lim;
-        for (Py_ssize_t j = 0; j < E; j++) {
-            double elim = pzN * w->ex_zilch[j * B + b] / (1.0 - w->p_hot);
-            for (Py_ssize_t r = span; r < top; r++) EX0[j * top + r] = elim;
-        }
-        int64_t at = w->tab_at[b] > stop ? w->tab_at[b] : stop;
-        for (int64_t r = at; r < top; r++) { /* the table's part, then its limit */
-            int64_t i = (r - w->tab_at[b]) * w->tab_stride[b];
-            if (i < w->tab_len[b]) {
-                i += w->tab_pos[b];
-                V0[r] = w->alpha[i] + w->beta[i] * zb;
-                if (E) EX0[r] = w->beta[i];
-            } else {
-                V0[r] = lim;
-                if (E) EX0[r] = pzN * w->ex_zilch[b] / (1.0 - w->p_hot);
-            }
-        }
-        for (int64_t r = (at < span ? at : span) - 1; r >= stop; r--) {
-            for (Py_ssize_t o = o0; o < o1; o++) {
-                int64_t bk = -1;
-                double bv = 0.0;
-                for (int64_t k = m->opt_start[o]; k < m->opt_end[o]; k++) {
-                    int64_t t = r + m->shift[k];
-                    double v = w->hot[k] ? V0[t] : (t < span ? Ub[t] : 1.0);
-                    if (bk < 0 || v > bv) { bv = v; bk = k; }
-                }
-                rs->best[o] = bv;
-                rs->pick[o] = bk;
-            }
-            V0[r] = dot_direct(rs->best, m->prob, o0, o1) + pzN * zb;
-            for (Py_ssize_t j = 0; j < E; j++) {
-                const double *xb = w->ex_bank + (j * B + b) * spanE;
-                for (Py_ssize_t o = o0; o < o1; o++) {
-                    int64_t k = rs->pick[o], t = r + m->shift[k];
-                    rs->chosen[o] = w->hot[k] ? EX0[j * top + t] : (t < spanE ? xb[t] : 0.0);
-                }
-                EX0[j * top + r] = dot_direct(rs->chosen, m->prob, o0, o1)
-                                   + pzN * w->ex_zilch[j * B + b];
-            }
-        }
-    }
+    if (w->chain) must_roll_beyond(w, rs, b, V0, EX0);
     /* past the cut every free state banks; below it the backward pass */
     for (Py_ssize_t r = stop; r < Lb; r++) {
         double u = r < span ? Ub[r] : 1.0;
@@ -479,6 +494,220 @@ static double with_minimum(const Starts *w, const RowSpace *rs, Py_ssize_t b, Py
     return acc;
 }
 
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && !defined(NO_LANES)
+/* game_starts LANES rows at a time where the CPU has AVX2 (checked when called): each value
+ * a vector of the rows' (GCC's vector extension), every lane doing the scalar pass's
+ * operations in the same order (AVX2 without FMA: no fused multiply-add, the same bits).
+ * The rows' cuts differ: lane l's values from its own cut stops[b_l] on are set as
+ * solve_row sets them, and kept (the pass runs from the group's highest cut).  Without
+ * AVX2 (SSE2's two doubles, slower than one row at a time here) the rows go one by one. */
+#define LANES 4
+#define LANES_FN __attribute__((target("avx2")))
+typedef double vd __attribute__((vector_size(8 * LANES), aligned(8)));
+typedef int64_t vl __attribute__((vector_size(8 * LANES), aligned(8)));
+
+LANES_FN static inline vd vsel(vl m, vd a, vd b) { return (vd)(((vl)a & m) | ((vl)b & ~m)); }
+LANES_FN static inline vd vbc(double x) { return x - (vd){0}; }
+
+/* dot_direct's sum, lane by lane. */
+LANES_FN static inline vd vdot(const vd *v, const double *prob, Py_ssize_t o0, Py_ssize_t o1)
+{
+    vd a0 = vbc(0.0), a1 = a0, a2 = a0, a3 = a0;
+    Py_ssize_t o = o0;
+    for (; o + 3 < o1; o += 4) {
+        a0 += vbc(prob[o]) * v[o];
+        a1 += vbc(prob[o + 1]) * v[o + 1];
+        a2 += vbc(prob[o + 2]) * v[o + 2];
+        a3 += vbc(prob[o + 3]) * v[o + 3];
+    }
+    for (; o < o1; o++) a0 += vbc(prob[o]) * v[o];
+    return (a0 + a1) + (a2 + a3);
+}
+
+/* A thread's space for LANES rows: values Vl[s * Lg + r], extras' EXl[(j * S + s) * Lg + r]
+ * (Lg <= top), the bank payoffs by total, the best choice's value of each outcome and its
+ * extras', the roll values by group, each lane's must-roll state past its cut. */
+typedef struct {
+    vd *Vl, *EXl, *bank, *exbank, *best, *bestE, *Rn, *Re, *zil, *exz;
+    double *V0, *EX0;
+    int64_t *base;
+} Lanes;
+
+LANES_FN static int lanes_alloc(Lanes *ls, const Starts *w)
+{
+    const Model *m = &w->m;
+    Py_ssize_t S = m->S, E = m->E, top = w->span + w->maxshift + 1, O = m->O + 1;
+    ls->Vl = malloc(sizeof(vd) * S * top);
+    ls->EXl = malloc(sizeof(vd) * (E * S * top + 1));
+    ls->bank = malloc(sizeof(vd) * top);
+    ls->exbank = malloc(sizeof(vd) * (E * top + 1));
+    ls->best = malloc(sizeof(vd) * O);
+    ls->bestE = malloc(sizeof(vd) * (E * O + 1));
+    ls->Rn = malloc(sizeof(vd) * S);
+    ls->Re = malloc(sizeof(vd) * (E * S + 1));
+    ls->zil = malloc(sizeof(vd) * 1);
+    ls->exz = malloc(sizeof(vd) * (E + 1));
+    ls->V0 = malloc(sizeof(double) * LANES * top);
+    ls->EX0 = malloc(sizeof(double) * LANES * (E * top + 1));
+    ls->base = malloc(sizeof(int64_t) * (m->K + 1));
+    return ls->Vl && ls->EXl && ls->bank && ls->exbank && ls->best && ls->bestE && ls->Rn &&
+           ls->Re && ls->zil && ls->exz && ls->V0 && ls->EX0 && ls->base;
+}
+
+LANES_FN static void lanes_free(Lanes *ls)
+{
+    void *all[] = {ls->Vl, ls->Rn, ls->EXl, ls->bank, ls->exbank, ls->best, ls->bestE,
+                   ls->Re, ls->zil, ls->exz, ls->V0, ls->EX0, ls->base};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) free(all[i]);
+}
+
+/* Lane l's (row b's) part of the group's arrays: its values from its cut on (as solve_row
+ * sets them, up to Lg), its bank payoffs below the cut, its zilch payoffs. */
+LANES_FN static void lane_init(const Starts *w, RowSpace *rs, Lanes *ls, int l, Py_ssize_t b,
+                      Py_ssize_t Lg)
+{
+    const Model *m = &w->m;
+    Py_ssize_t S = m->S, E = m->E, B = w->B, span = w->span, spanE = w->spanE;
+    Py_ssize_t top = span + w->maxshift + 1;
+    double *V0 = ls->V0 + l * top, *EX0 = ls->EX0 + l * (E * top + 1);
+    const double *Ub = w->U + b * span;
+    int64_t stop = w->stops[b];
+    if (w->chain) must_roll_beyond(w, rs, b, V0, EX0);
+    for (Py_ssize_t r = stop; r < Lg; r++) {
+        double u = r < span ? Ub[r] : 1.0;
+        ls->Vl[r][l] = w->chain ? V0[r] : 0.0;
+        for (Py_ssize_t s = 1; s < S; s++) ls->Vl[s * Lg + r][l] = u;
+        for (Py_ssize_t j = 0; j < E; j++) {
+            const double *xb = w->ex_bank + (j * B + b) * spanE;
+            double e = r < spanE ? xb[r] : 0.0;
+            ls->EXl[j * S * Lg + r][l] = w->chain ? EX0[j * top + r] : 0.0;
+            for (Py_ssize_t s = 1; s < S; s++) ls->EXl[(j * S + s) * Lg + r][l] = e;
+        }
+    }
+    for (int64_t r = 0; r < stop; r++) ls->bank[r][l] = r >= w->mins[b] ? Ub[r] : -INFINITY;
+    for (Py_ssize_t j = 0; j < E; j++) {
+        const double *xb = w->ex_bank + (j * B + b) * spanE;
+        for (int64_t r = 0; r < stop; r++) ls->exbank[j * top + r][l] = r < spanE ? xb[r] : 0.0;
+        ls->exz[j][l] = w->ex_zilch[j * B + b];
+    }
+    ls->zil[0][l] = w->z[b];
+}
+
+/* The best choice of every outcome at total r, lane by lane (the first of equals, as
+ * pass_row): its value best[o] and its extras' bestE[j * O + o]; E a constant where it is
+ * small (its extras' values then stay in registers). */
+LANES_FN static inline void lanes_best_e(const Model *m, Lanes *ls, Py_ssize_t SLg, int64_t r,
+                                const Py_ssize_t E)
+{
+    Py_ssize_t O = m->O;
+    const int64_t *base = ls->base;
+    const vd *V = ls->Vl + r, *EX = ls->EXl + r;
+    vd eb[4];
+    for (Py_ssize_t o = 0; o < O; o++) {
+        int64_t k0 = m->opt_start[o], k1 = m->opt_end[o];
+        vd bv = V[base[k0]];
+        for (Py_ssize_t j = 0; j < E; j++) eb[j] = EX[j * SLg + base[k0]];
+        for (int64_t k = k0 + 1; k < k1; k++) {
+            vd x = V[base[k]];
+            vl up = x > bv;
+            bv = vsel(up, x, bv);
+            for (Py_ssize_t j = 0; j < E; j++) eb[j] = vsel(up, EX[j * SLg + base[k]], eb[j]);
+        }
+        ls->best[o] = bv;
+        for (Py_ssize_t j = 0; j < E; j++) ls->bestE[j * O + o] = eb[j];
+    }
+}
+
+LANES_FN static void lanes_best(const Model *m, Lanes *ls, Py_ssize_t SLg, int64_t r)
+{
+    switch (m->E) {
+    case 0: lanes_best_e(m, ls, SLg, r, 0); break;
+    case 1: lanes_best_e(m, ls, SLg, r, 1); break;
+    case 2: lanes_best_e(m, ls, SLg, r, 2); break;
+    case 3: lanes_best_e(m, ls, SLg, r, 3); break;
+    default: lanes_best_e(m, ls, SLg, r, 4 < m->E ? 4 : m->E); /* (E <= 4: lanes_rows) */
+    }
+}
+
+/* pass_row for the group's lanes, r = r0 down to 0: a lane's values from its cut on are
+ * kept (cut[l]). */
+LANES_FN static void lanes_pass(const Model *m, Lanes *ls, Py_ssize_t Lg, Py_ssize_t top, int64_t r0,
+                       vl cut)
+{
+    Py_ssize_t S = m->S, E = m->E, N = S - 1, O = m->O;
+    const Py_ssize_t *first = m->out_first;
+    for (Py_ssize_t k = 0; k < m->K; k++) ls->base[k] = m->slot[k] * Lg + m->shift[k];
+    for (int64_t r = r0; r >= 0; r--) {
+        lanes_best(m, ls, S * Lg, r);
+        for (Py_ssize_t n = 0; n < N; n++)
+            ls->Rn[n] = vdot(ls->best, m->prob, first[n], first[n + 1]) +
+                        vbc(m->pz[n + 1]) * ls->zil[0];
+        for (Py_ssize_t j = 0; j < E; j++)
+            for (Py_ssize_t n = 0; n < N; n++)
+                ls->Re[j * N + n] = vdot(ls->bestE + j * O, m->prob, first[n], first[n + 1]) +
+                                    vbc(m->pz[n + 1]) * ls->exz[j];
+        vl keep = cut <= (r - (vl){0});
+        for (Py_ssize_t s = 0; s < S; s++) {
+            Py_ssize_t n = s == 0 ? m->zero : s - 1;
+            vd rv = ls->Rn[n], bv = ls->bank[r];
+            vl banks = s > 0 ? (bv >= rv) : (vl){0};
+            ls->Vl[s * Lg + r] = vsel(keep, ls->Vl[s * Lg + r], vsel(banks, bv, rv));
+            for (Py_ssize_t j = 0; j < E; j++) {
+                vd *e = &ls->EXl[(j * S + s) * Lg + r];
+                *e = vsel(keep, *e, vsel(banks, ls->exbank[j * top + r], ls->Re[j * N + n]));
+            }
+        }
+    }
+}
+
+/* Rows rows[0 .. n - 1] (n <= LANES; a short group repeats its last row) as one group:
+ * their start values and extras' to out_v, out_ex. */
+LANES_FN static void lanes_group(const Starts *w, RowSpace *rs, Lanes *ls, const Py_ssize_t *rows,
+                        int n)
+{
+    Py_ssize_t top = w->span + w->maxshift + 1, B = w->B;
+    int64_t hi = 0;
+    Py_ssize_t b[LANES];
+    vl cut;
+    for (int l = 0; l < LANES; l++) {
+        b[l] = rows[l < n ? l : n - 1];
+        cut[l] = w->stops[b[l]];
+        if (cut[l] > hi) hi = cut[l];
+    }
+    Py_ssize_t Lg = hi + w->maxshift + 1;
+    for (int l = 0; l < LANES; l++) lane_init(w, rs, ls, l, b[l], Lg);
+    lanes_pass(&w->m, ls, Lg, top, hi - 1, cut);
+    for (int l = 0; l < n; l++) {
+        w->out_v[b[l]] = ls->Vl[0][l];
+        for (Py_ssize_t j = 0; j < w->m.E; j++)
+            w->out_ex[j * B + b[l]] = ls->EXl[j * w->m.S * Lg][l];
+    }
+}
+
+/* The rows b0 .. b1 - 1 in groups of LANES, by their cuts (rows of near cuts together: a
+ * group runs from its highest). 0 where out of memory. */
+LANES_FN static int lanes_rows(const Starts *w, RowSpace *rs, Py_ssize_t b0, Py_ssize_t b1)
+{
+    Lanes ls;
+    Py_ssize_t n = b1 - b0, *order = malloc(sizeof(Py_ssize_t) * (n + 1));
+    int ok = lanes_alloc(&ls, w) && order != NULL;
+    for (Py_ssize_t i = 0; ok && i < n; i++) { /* insertion sort by cut: rows are few */
+        Py_ssize_t b = b0 + i, at = i;
+        while (at > 0 && w->stops[order[at - 1]] > w->stops[b]) {
+            order[at] = order[at - 1];
+            at--;
+        }
+        order[at] = b;
+    }
+    for (Py_ssize_t i = 0; ok && i < n; i += LANES)
+        lanes_group(w, rs, &ls, order + i, (int)(n - i < LANES ? n - i : LANES));
+    free(order);
+    lanes_free(&ls);
+    return ok;
+}
+#endif
+
 static void *starts(void *arg)
 {
     Part *part = arg;
@@ -486,6 +715,13 @@ static void *starts(void *arg)
     Py_ssize_t E = w->m.E, B = w->B;
     RowSpace rs;
     int ok = row_alloc(&rs, w);
+#if defined(LANES)
+    if (ok && w->lanes && w->fam_count == NULL && w->m.E <= 4 && __builtin_cpu_supports("avx2")) {
+        part->ok = lanes_rows(w, &rs, part->b0, part->b1);
+        row_free(&rs);
+        return NULL;
+    }
+#endif
     for (Py_ssize_t b = part->b0; ok && b < part->b1; b++) {
         Py_ssize_t Lb = solve_row(w, &rs, b);
         w->out_v[b] = rs.V[0];
@@ -508,13 +744,13 @@ static PyObject *game_starts(PyObject *self, PyObject *args)
         fam_first, fam_count, fam_pos, fam_out;
     Py_ssize_t S, span, spanE, maxshift, zero;
     double p_hot;
-    int chain, threads;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*y*y*w*w*y*y*y*y*y*y*y*y*y*y*y*w*nnnndpni",
+    int chain, threads, lanes = 1;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*y*y*w*w*y*y*y*y*y*y*y*y*y*y*y*w*nnnndpni|p",
                           &U, &z, &mins, &stops, &slot, &shift, &opt_start, &opt_end, &out_n,
                           &prob, &pz, &hot, &ex_bank, &ex_zilch, &out_v, &out_ex, &alpha, &beta,
                           &tab_at, &tab_pos, &tab_len, &tab_stride, &q, &zq, &fam_first,
                           &fam_count, &fam_pos, &fam_out, &S, &span, &spanE, &maxshift, &p_hot,
-                          &chain, &zero, &threads))
+                          &chain, &zero, &threads, &lanes))
         return NULL;
     Starts w;
     w.B = z.len / (Py_ssize_t)sizeof(double);
@@ -548,6 +784,7 @@ static PyObject *game_starts(PyObject *self, PyObject *args)
     w.maxshift = maxshift;
     w.p_hot = p_hot;
     w.chain = chain;
+    w.lanes = lanes;
     int ok = U.len == (Py_ssize_t)sizeof(double) * w.B * span && out_v.len == z.len &&
              out_ex.len == ex_zilch.len && ex_bank.len == ex_zilch.len * spanE &&
              mins.len == (Py_ssize_t)sizeof(int64_t) * w.B && stops.len == mins.len &&

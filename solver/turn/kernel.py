@@ -23,6 +23,12 @@ def threads(work: int) -> int:
     return max(1, min(cores or 1, 8, int(cap) if cap.isdigit() and int(cap) else 8))
 
 
+def lanes() -> bool:
+    """Whether game_starts may solve its rows four at a time (AVX2 lanes, where the CPU has
+    it: the same bits as one at a time); DICESOLVER_LANES=0 turns it off (the comparison)."""
+    return os.environ.get("DICESOLVER_LANES", "1") != "0"
+
+
 def compiled(name: str = "backward") -> Callable[..., None] | None:
     """A function of solver/_kernel.c (built at install), or None: numpy does it instead."""
     try:

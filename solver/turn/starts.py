@@ -220,6 +220,7 @@ def solve_starts(
         bool(hot.any()),
         model.zero_group,
         kernel.threads(int(stops.sum())),
+        kernel.lanes(),
     )
     return v, ex, fam[-1]
 
