@@ -1,6 +1,8 @@
 """Issue 38 figures: game rooms under load.  A `zilch serve` process of its own; 20 rooms
 of four phones each play at once (each phone one live stream, GET /api/rooms/CODE/events;
-whoever's turn it is posts the best move); for every move, the time from its POST being
+whoever's turn it is posts the best move; each phone and each room's mover from a
+loopback address of its own, so that with --workers the phones of a room are served by
+different workers); for every move, the time from its POST being
 sent to each phone of the room receiving it on its stream: p50, p99, max, and the moves'
 own answer times.  The clients share the machine with the server (2 cores here).
 Run: python bench/bench_rooms.py [--rooms 20] [--phones 4] [--moves 40]"""
@@ -8,6 +10,8 @@ Run: python bench/bench_rooms.py [--rooms 20] [--phones 4] [--moves 40]"""
 import argparse
 import asyncio
 import json
+import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -25,9 +29,23 @@ def pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))] * 1000 if xs else float("nan")
 
 
+ADDRESSES = iter(range(10**9))
+
+
+def address() -> str:
+    """A loopback address of its own (a phone of its own: the workers steer by address)."""
+    k = next(ADDRESSES)
+    return f"127.0.{1 + k // 240 % 250}.{10 + k % 240}"
+
+
+def from_address(base: str, timeout: float | None) -> httpx.AsyncClient:
+    transport = httpx.AsyncHTTPTransport(local_address=address())
+    return httpx.AsyncClient(base_url=base, timeout=timeout, transport=transport)
+
+
 async def phone(base: str, code: str, seen: dict[int, list[float]], ready: asyncio.Event) -> None:
     """One phone's stream: the time each move number arrived."""
-    async with httpx.AsyncClient(base_url=base, timeout=None) as c:
+    async with from_address(base, None) as c:
         async with c.stream("GET", f"/api/rooms/{code}/events") as r:
             ready.set()
             async for line in r.aiter_lines():
@@ -37,7 +55,7 @@ async def phone(base: str, code: str, seen: dict[int, list[float]], ready: async
 
 
 async def room(base: str, phones: int, moves: int, out: dict[str, list[float]]) -> None:
-    async with httpx.AsyncClient(base_url=base, timeout=60) as c:
+    async with from_address(base, 60) as c:
         body = {"rules": "farkle", "seats": ["person"] * phones}
         made = (await c.post("/api/rooms", json=body)).json()
         code, tokens = made["code"], {}
@@ -91,11 +109,13 @@ def main() -> None:
     ap.add_argument("--rooms", type=int, default=20)
     ap.add_argument("--phones", type=int, default=4)
     ap.add_argument("--moves", type=int, default=40)
+    ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         port = free_port()
         base = f"http://127.0.0.1:{port}"
         cmd = [*zilch_command(), "serve", "--port", str(port), "--state", d + "/state"]
+        cmd += ["--tables", d + "/tables", "--workers", str(args.workers)]
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
             for _ in range(600):
@@ -104,9 +124,10 @@ def main() -> None:
                     break
                 except httpx.TransportError:
                     time.sleep(0.1)
+            print(f"zilch serve --workers {args.workers}; load average {os.getloadavg()}")
             asyncio.run(load(base, args.rooms, args.phones, args.moves))
         finally:
-            proc.terminate()
+            proc.send_signal(signal.SIGINT)
             proc.wait(30)
 
 

@@ -43,10 +43,12 @@ _API = {
     "yahtzee_evaluate": "render.pictures",
     "yahtzee_export": "answers.yahtzee_answers",
     "yahtzee_versus": "answers.yahtzee_versus",
+    "yahtzee_duel": "answers.yahtzee_duel",
     "review": "answers.review",
     "stored_tables": "answers.stored",
     "game_table_status": "answers.game_tables",
     "yahtzee_review": "answers.review",
+    "yahtzee_win_review": "answers.review",
     "play_game": "cli.play_zilch",
     "yahtzee_play": "cli.play_yahtzee",
 }
@@ -74,6 +76,7 @@ __all__ = [
     "strategy",
     "verify",
     "yahtzee_advise",
+    "yahtzee_duel",
     "yahtzee_evaluate",
     "yahtzee_export",
     "yahtzee_play",
@@ -82,6 +85,7 @@ __all__ = [
     "yahtzee_simulate",
     "yahtzee_value",
     "yahtzee_versus",
+    "yahtzee_win_review",
 ]
 
 if TYPE_CHECKING:
@@ -92,7 +96,7 @@ if TYPE_CHECKING:
     from .answers.export import export
     from .answers.game_chance import game
     from .answers.game_tables import game_table_status
-    from .answers.review import review, yahtzee_review
+    from .answers.review import review, yahtzee_review, yahtzee_win_review
     from .answers.stored import stored_tables
     from .answers.yahtzee_answers import (
         yahtzee_advise,
@@ -101,6 +105,7 @@ if TYPE_CHECKING:
         yahtzee_simulate,
         yahtzee_value,
     )
+    from .answers.yahtzee_duel import yahtzee_duel
     from .answers.yahtzee_versus import yahtzee_versus
     from .cli.play_yahtzee import yahtzee_play
     from .cli.play_zilch import play_game

@@ -516,8 +516,8 @@ def rules_500(tmp_path_factory):
 def test_advise_with_two_opponents_reads_the_nplayer_table(rules_500, tmp_path):
     """advise --score S --opponents A,B: ROLL/BANK by P(win) from the stored three-player
     table, the values those of the mover's turn from that state (NPlayerGame.turn), the
-    start of the turn every seat's chance of the table; without the table: no advice and
-    how to build it."""
+    start of the turn every seat's chance of the table; without it (and without the
+    two-player table the approximate P(win) reads): no advice and how to build either."""
     rules, tables = rules_500
     args = ["--rules", rules, "--tables", tables, "--score", "100", "--opponents", "250,300"]
     args.append("--json")
@@ -533,7 +533,7 @@ def test_advise_with_two_opponents_reads_the_nplayer_table(rules_500, tmp_path):
     assert start["p_win"]["roll"] == pytest.approx(start["p_win_seats"][0], abs=1e-12)
     four = ["--rules", rules, "--tables", tables, "--dice", "6", "--score", "0"]
     none = zilch("advise", *four, "--opponents", "0,0,0", code=3).stderr
-    assert "is not solved yet" in none and "--players 4" in none
+    assert "is not solved yet" in none and "approximate P(win)" in none and "--players 4" in none
     other = str(tmp_path / "none")
     missing = zilch("advise", *four, "--opponents", "0,0", "--tables", other, code=3).stderr
     assert "is not solved yet" in missing and "--players 3" in missing

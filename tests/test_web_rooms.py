@@ -299,8 +299,9 @@ def test_end_and_rematch_keep_the_seats(api):
     assert ok.status_code == 200  # (the same token, the same seat)
 
 
-def test_zilch_serve_rooms_lists_them(live, tables):
+def test_zilch_serve_rooms_lists_them(live, api, tables):
     _, state_dir, _ = live
+    new_room(api)  # (its own room: under xdist this worker's server may hold none yet)
     out = subprocess.run(
         [*zilch_command(), "serve", "--rooms", "--tables", tables, "--state", state_dir],
         capture_output=True,

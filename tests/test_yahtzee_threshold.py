@@ -17,6 +17,7 @@ from dicesolver.yahtzee import threshold as TH
 from dicesolver.yahtzee.yahtzee_rules import UPPER, from_dict
 
 from .clirun import yahtzee as run  # noqa: F401
+from .yahtzee_small import bonus3_toml
 
 UP = lambda f: {"name": UPPER[f - 1], "kind": "upper", "face": f}  # noqa: E731
 YAHTZEE = {"name": "yahtzee", "kind": "yahtzee", "points": 50}
@@ -271,30 +272,11 @@ def test_threshold_play_beats_expected_score_play_at_every_t(rules):
 
 # ---- the commands --------------------------------------------------------------------------
 
-BONUS3_TOML = """name = "t-bonus3"
-upper_bonus = 35
-upper_threshold = 20
-yahtzee_bonus = 100
-joker = "forced"
-[[boxes]]
-name = "fives"
-kind = "upper"
-face = 5
-[[boxes]]
-name = "sixes"
-kind = "upper"
-face = 6
-[[boxes]]
-name = "yahtzee"
-kind = "yahtzee"
-points = 50
-"""
-
 
 @pytest.fixture(scope="module")
 def bonus3(tmp_path_factory):
     d = tmp_path_factory.mktemp("thr")
-    (d / "t-bonus3.toml").write_text(BONUS3_TOML)
+    (d / "t-bonus3.toml").write_text(bonus3_toml())
     return str(d / "t-bonus3.toml"), str(d / "tables")
 
 

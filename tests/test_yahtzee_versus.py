@@ -24,6 +24,7 @@ from dicesolver.yahtzee.yahtzee_rules import UPPER, from_dict
 
 from . import yahtzee_bruteforce
 from .clirun import yahtzee as run
+from .yahtzee_small import bonus3_toml
 
 UP = lambda f: {"name": UPPER[f - 1], "kind": "upper", "face": f}  # noqa: E731
 BONUS3 = from_dict(
@@ -48,24 +49,6 @@ PLAIN3 = from_dict(
     },
     "v-plain3.toml",
 )
-TOML = """name = "v-bonus3"
-upper_bonus = 35
-upper_threshold = 20
-yahtzee_bonus = 100
-joker = "forced"
-[[boxes]]
-name = "fives"
-kind = "upper"
-face = 5
-[[boxes]]
-name = "sixes"
-kind = "upper"
-face = 6
-[[boxes]]
-name = "yahtzee"
-kind = "yahtzee"
-points = 50
-"""
 
 
 def _choose(rules, table, theta):
@@ -153,7 +136,7 @@ def test_win_share_equals_enumeration():
 @pytest.fixture(scope="module")
 def bonus3(tmp_path_factory):
     d = tmp_path_factory.mktemp("vs")
-    (d / "v-bonus3.toml").write_text(TOML)
+    (d / "v-bonus3.toml").write_text(bonus3_toml("v-bonus3"))
     return str(d / "v-bonus3.toml"), str(d / "tables")
 
 

@@ -36,6 +36,8 @@ class Values:
     objective: str
     of: Callable[[TurnState], StateValues]
     situation: Callable[[], str | None] = lambda: None
+    # (by P(win) without the exact table: the approximation's name, answers/approx_chance.py)
+    method: Callable[[], str | None] = lambda: None
 
     def __call__(self, st: TurnState) -> StateValues:
         return self.of(st)
@@ -80,15 +82,17 @@ def game_values(
         pos = Position(scores=(score, *opponents), zilches=zilches, beat=tab.rules.beat)
     cache: dict[TurnState, StateValues] = {}
     seen: list[str] = []
+    method: list[str | None] = [None]
 
     def values(st: TurnState) -> StateValues:
         if st not in cache:
             a = endgame_advice(tab, st, pos)
             cache[st] = a.p_win
             seen[:] = [a.situation]
+            method[0] = a.method
         return cache[st]
 
-    return Values("game", values, lambda: seen[0] if seen else None)
+    return Values("game", values, lambda: seen[0] if seen else None, lambda: method[0])
 
 
 SetAside = Choice | FrozenChoice  # (pyramiding's carry the frozen groups after)

@@ -58,6 +58,9 @@ class EndgameAdvice(Answer):
     p_win_challenge: float | None = optional()
     challenge: bool | None = optional()
     p_win_seats: list[float] | None = optional()  # (three players or more: every seat's)
+    # (three players or more without the exact table: false, and the approximation's name)
+    exact: bool | None = optional()
+    method: str | None = optional()
 
 
 def endgame_advice(tab: Tables, state: TurnState, pos: Position) -> EndgameAdvice:
@@ -139,6 +142,10 @@ def _game_turn(tab: Tables, state: TurnState, pos: Position, kind: str) -> Turn 
     if pos.players == 2:  # (scores checked before the table is looked for)
         v.check_scores(key, pos, ("score", "opponents"))
     g = tab.game_table(key)
+    if g is None and pos.players > 2:  # (an approximate P(win), at once: approx_chance.py)
+        from .approx_chance import approx_turn
+
+        return approx_turn(tab, pos, state)
     if g is None:
         if kind == "reach target":
             return None

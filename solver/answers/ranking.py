@@ -4,7 +4,7 @@ follows."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ..position import Position
@@ -14,6 +14,7 @@ from .answer import Answer, hidden, optional
 
 if TYPE_CHECKING:
     from ..tables import Tables
+    from .decisions import Values
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,9 @@ class Ranking(Answer):
     score: int | None = optional()
     opponents: list[int] | None = optional()
     situation: str | None = optional()
+    # (by P(win) without the exact table of this many players: false, the approximation)
+    exact: bool | None = optional()
+    method: str | None = optional()
     ruleset: RuleSet = hidden()
 
 
@@ -111,8 +115,15 @@ def ranking(
         score=pos.me if game else None,
         opponents=pos.opponents if game else None,
         situation=(by_game.situation() or _situation(tab, pos)) if by_game else None,
+        **_approximate(by_game),
         ruleset=rs,
     )
+
+
+def _approximate(values: Values | None) -> dict[str, Any]:
+    """exact false and the method, where P(win) is approximate (approx_chance.py)."""
+    method = values.method() if values is not None else None
+    return {"exact": False, "method": method} if method else {}
 
 
 def _situation(tab: Tables, pos: Position) -> str:

@@ -289,7 +289,7 @@ class _ZilchReview:
         if not any_line:
             who = "" if self.player is None else f" of the player {shown(self.player)}"
             raise InputError(f"log {self.log}: no line{who} to review")
-        return tally.review(note)
+        return tally.review(_approx_note(self.values, note))
 
     def _item(self, ln: Line, objective: str) -> Item | None:
         tab = self._tables(ln)
@@ -331,6 +331,16 @@ class _ZilchReview:
         assert opp is not None
         key = (id(tab), "game", score, tuple(opp), k, k_opp)
         return self.values.get_or(key, lambda: D.game_values(tab, score, opp, (k, k_opp)))
+
+
+def _approx_note(values: Remembered, note: str | None) -> str | None:
+    """The note, saying where P(win) was approximate (no exact table of that many players:
+    answers/approx_chance.py)."""
+    methods = {m for v in values.values() if v.objective == "game" and (m := v.method())}
+    if not methods:
+        return note
+    said = f"approximate P(win) ({', '.join(sorted(methods))}): no exact table of that many players"
+    return f"{note}; {said}" if note else said
 
 
 def _on_board(rs: RuleSet, line: Line) -> bool:
@@ -520,3 +530,83 @@ def _yahtzee_item(
     best = {k: v for k, v in opts[0].items() if k in ("keep", "box")}
     situation = {"dice": sorted(hand), "rolls_left": rolls_left, "filled": filled}
     return _item(ln, "yahtzee", best, chosen, opts[0]["value"], mine["value"], situation)
+
+
+# --- a Yahtzee game of several seats, by P(win) ---------------------------------------
+
+
+def yahtzee_win_review(
+    log: str,
+    rules: str = "yahtzee",
+    player: str | None = None,
+    tables: Tables_ = None,
+    progress: Progress = SILENT,
+) -> Review:
+    """Every decision of a Yahtzee game of several seats (lines with "score" and
+    "opponents": `yahtzee play --players N` writes them) against the best by P(win) against
+    the opponents' sheets (the heuristic of `yahtzee advise --opponents`,
+    answers/yahtzee_win.py): the loss in P(win) points.  player: only that seat's lines;
+    rules: for lines that do not name theirs."""
+    values: dict[str, Any] = {}
+    decided = Remembered()
+    tally = Tally(log, "game")
+    progress = Resumable(progress)
+    for ln in _lines(log, YAHTZEE_KEYS, progress):
+        if player is not None and ln.get("player") != player:
+            continue
+        key = ln.key(("dice", "keep", "filled"))
+        with at_line(ln, log):
+            wv = _win_values(ln, rules, tables, values, progress)
+            got = decided.get_or(key, lambda: _win_item(ln, wv))
+        tally.add(key, _numbered(got, ln))
+    if player is not None and not tally.decisions:
+        raise InputError(f"the log {log} holds no decision of {player!r}")
+    return tally.review()
+
+
+def _win_values(
+    ln: Line, rules: str, tables: Tables_, known: dict[str, Any], progress: Resumable
+) -> Any:
+    """The P(win) values of the line's rule set (a preset or a rule file), made once."""
+    from ..yahtzee.yahtzee_rules import load
+    from .yahtzee_win import WinValues
+
+    name = ln.get("rules", rules)
+    if not isinstance(name, str):
+        raise ln.fail(f"'rules' must be a preset or a rule file, got {shown(name)}")
+    if name not in known:
+        with progress.paused() as own:  # (a table's first solve draws its own bar)
+            known[name] = WinValues(load(name), tables, own)
+            known[name].build(own)
+    return known[name]
+
+
+def _win_item(ln: Line, wv: Any) -> Item:
+    """One decision against the opponents' sheets, valued by P(win)."""
+    from ..yahtzee import solitaire as Y
+    from .yahtzee_versus import parse_sheet
+
+    rs = wv.rules
+    given = ln.get("opponents")
+    if not isinstance(given, list) or not given or "score" not in ln.fields:
+        raise ln.fail("a review by P(win) needs 'score' and 'opponents' (a list of sheets)")
+    sheets = [parse_sheet(rs, s) for s in given]
+    filled = ln.get("filled", [])
+    if not isinstance(filled, list) or not all(isinstance(b, str) for b in filled):
+        raise ln.fail(f"'filled' must be a list of box names, got {shown(filled)}")
+    state = Y.parse_state(rs, ",".join(filled), ln.whole("upper", 0), ln.flag("yahtzee_bonus"))
+    hand = ln.faces("dice")
+    rolls_left, score = ln.whole("rolls_left", 2), ln.whole("score")
+    ranked = wv.ranked(state, hand, rolls_left, score, sheets)
+    if rolls_left:
+        chosen: dict[str, Any] = {"keep": sorted(ln.faces("keep", empty=True, most=rs.dice))}
+    else:
+        chosen = {"box": rs.boxes[Y.box_name(rs, str(ln.get("box", "")))]}
+    mine = [o for o in ranked.options if all(o.get(k) == v for k, v in chosen.items())]
+    if not mine:
+        raise ln.fail(f"{chosen} is not a choice of the dice {sorted(hand)} here")
+    top = ranked.options[0]
+    best = {k: v for k, v in top.items() if k in ("keep", "box")}
+    situation = {"dice": sorted(hand), "rolls_left": rolls_left, "filled": filled}
+    situation.update(score=score, opponents=given, exact=ranked.exact, method=ranked.method)
+    return _item(ln, "game", best, chosen, top["p_win"], mine[0]["p_win"], situation)

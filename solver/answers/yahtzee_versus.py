@@ -243,6 +243,30 @@ def opponents_value(
     return _answer(rs, state, score, against, float(w @ best), mean)
 
 
+def by_chance(
+    rs: YahtzeeRules, opts: list[dict[str, Any]], chance: Any, score: int | None = None
+) -> list[dict[str, Any]]:
+    """Y.advise's options (each keep or open box) with their chance of winning (`chance`:
+    a row a keep, keep_graph's, else a row a box) and their expected score beside (the
+    final, `score` on, else the points to come): best first (ties: the larger expected
+    score), each with its loss of chance against the best."""
+    field = "expected_points" if score is None else "expected_final"
+    where = {tuple(c): i for i, c in enumerate(keep_graph(rs.dice).counts.tolist())}
+    out = []
+    for d in opts:
+        if "box" in d:
+            row, label = rs.boxes.index(d["box"]), {"box": d["box"]}
+        else:
+            row = where[tuple(d["keep"].count(f) for f in range(1, 7))]
+            label = {"keep": d["keep"]}
+        value = d["value"] if score is None else score + d["value"]
+        out.append(dict(label, p_win=prob(chance[row]), **{field: value}))
+    out.sort(key=lambda d: (-d["p_win"], -d[field]))
+    for d in out:
+        d["loss"] = out[0]["p_win"] - d["p_win"]
+    return out
+
+
 def opponents_advice(
     rs: YahtzeeRules,
     state: Y.SheetState,
@@ -266,18 +290,7 @@ def opponents_advice(
         rs, store, key, Y.hand_index(dice), rolls_left, OP.span(best, score), progress
     )
     p = OP.heuristic(best, score, vec)
-    where = {tuple(c): i for i, c in enumerate(keep_graph(rs.dice).counts.tolist())}
-    out = []
-    for d in opts:
-        if "box" in d:
-            row, label = rs.boxes.index(d["box"]), {"box": d["box"]}
-        else:
-            row = where[tuple(d["keep"].count(f) for f in range(1, 7))]
-            label = {"keep": d["keep"]}
-        out.append(dict(label, p_win=prob(p[row]), expected_final=score + d["value"]))
-    out.sort(key=lambda d: (-d["p_win"], -d["expected_final"]))
-    for d in out:
-        d["loss"] = out[0]["p_win"] - d["p_win"]
+    out = by_chance(rs, opts, p, score)
     top = out[0]
     return _answer(
         rs,

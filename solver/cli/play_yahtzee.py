@@ -6,13 +6,14 @@ made so far are reviewed all the same."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..answers.inputs import Tables_
 from ..errors import InputError
 from ..match.session import Session, dice_text
-from .terminal import Terminal, drive, new_seed, open_log
+from ..progress import SILENT, Progress
+from .terminal import Terminal, new_seed, open_log, play_logged
 
 if TYPE_CHECKING:
     from ..answers.review import Review
@@ -28,23 +29,43 @@ def yahtzee_play(
     say: Callable[[str], None] = print,
     force: bool = False,
     append: bool = False,
-) -> Review | None:
+    players: int | None = None,
+    people: Sequence[str] | str | None = None,
+    hints: str = "win",
+    progress: Progress = SILENT,
+) -> Review | list[Review] | None:
     """One game; the review of its decisions (review.Review; also when the game was left:
-    the decisions made so far), or None where no decision was made."""
+    the decisions made so far), or None where no decision was made.  With players (2 to 4)
+    or people: a game of several seats (play_yahtzee_seats.py: against computers or hot
+    seat, hints by P(win) or, hints "expected", the expected score) and each person's
+    review, a list."""
     from ..match import YahtzeeMatch
+
+    if (players is not None and players != 1) or people is not None:
+        from .play_yahtzee_seats import seats_play
+
+        return seats_play(
+            rules,
+            players,
+            people,
+            hints,
+            seed,
+            dice_from_input,
+            log,
+            tables,
+            ask,
+            say,
+            force,
+            append,
+            progress,
+        )
 
     engine = YahtzeeMatch(rules, tables)
     seed = new_seed(seed)
     first = engine.start(seed, "input" if dice_from_input else "seed")
-    path, out = open_log(log, "yahtzee", force, append, [rules])  # (never over the rule file)
-    term = Terminal(ask, say)
-    with out:
-        session = Session(engine, first.state, out)
-        say(f"game {seed} (replay it with --seed {seed}); the log goes to {path}")
-        term.show(first, hint_lines)
-        if not drive(session, term, lambda s: _action(s, term), hint_lines):
-            say(f"the log is in {path}")
-    return engine.review(session.state, path)
+    log_at = open_log(log, "yahtzee", force, append, [rules])  # (never over the rule file)
+    last = play_logged(engine, first, seed, log_at, Terminal(ask, say), _action, hint_lines)
+    return engine.review(last, log_at[0])
 
 
 def _action(session: Session, term: Terminal) -> str | dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..answers.inputs import Rules, Tables_
 from ..errors import InputError
 from ..match.session import Session, dice_text
-from .terminal import Terminal, drive, new_seed, open_log
+from .terminal import Terminal, new_seed, open_log, play_logged
 
 if TYPE_CHECKING:
     from ..answers.review import Review
@@ -58,16 +58,9 @@ def play_game(
     seed = new_seed(seed)
     dice_from = "input" if dice_from_input else "seed"
     first = engine.start(humans, computers, seed, dice_from)  # (bad names: before the log)
-    path, out = open_log(log, "zilch", force, append, [rules])  # (never over the rule file)
-    term = Terminal(ask, say)
-    with out:
-        session = Session(engine, first.state, out)
-        say(f"game {seed} (replay it with --seed {seed}); the log goes to {path}")
-        term.show(first, hint_lines)
-        ended = drive(session, term, lambda s: _action(s, term), hint_lines)
-    if not ended:
-        say(f"the log is in {path}")
-    reviews = engine.reviews(session.state, path)
+    log_at = open_log(log, "zilch", force, append, [rules])  # (never over the rule file)
+    last = play_logged(engine, first, seed, log_at, Terminal(ask, say), _action, hint_lines)
+    reviews = engine.reviews(last, log_at[0])
     return [r for name in humans for r in reviews.get(name, [])]
 
 
@@ -112,7 +105,11 @@ def hint_lines(e: dict[str, Any]) -> list[str]:
     if e["phase"] == "roll":
         row = e["options"][0]
         return lines + [f"rolling {row['dice_left']} dice is worth {fmt.format(row['roll'])}"]
-    unit = "P(win)" if prob else "expected points"
+    unit = (
+        ("approximate P(win)" if e.get("exact") is False else "P(win)")
+        if prob
+        else "expected points"
+    )
     lines.append(f"{'keep':<14}{'then roll':>12}{'then bank':>12}   ({unit})")
     for o in e["options"]:
         bank = "-" if o["bank"] is None else fmt.format(o["bank"])

@@ -88,6 +88,27 @@ def drive(
     return not session.state.left
 
 
+def play_logged(
+    engine: Any,
+    first: Step,
+    seed: int,
+    log: tuple[str, IO[str]],
+    term: Terminal,
+    choose: Callable[[Session, Terminal], str | Mapping[str, Any]],
+    hint: Callable[[dict[str, Any]], list[str]],
+) -> Any:
+    """A game from its first step (`seed`'s) to its end or the person's leaving, written
+    to `log` (open_log's path and file) as it goes; its last state."""
+    path, out = log
+    with out:
+        session = Session(engine, first.state, out)
+        term.say(f"game {seed} (replay it with --seed {seed}); the log goes to {path}")
+        term.show(first, hint)
+        if not drive(session, term, lambda s: choose(s, term), hint):
+            term.say(f"the log is in {path}")
+    return session.state
+
+
 def open_log(
     path: str | None,
     game: str,

@@ -259,6 +259,30 @@ def y_simulate(as_json: bool, **opts: Any) -> None:
     emit(_api().yahtzee_simulate(progress=Bar(), **opts), as_json, _simulation)
 
 
+@yahtzee_main.command("duel")
+@RULES_OPT
+@_state_opts
+@click.option(
+    "--opponent",
+    default="new",
+    show_default=True,
+    metavar="SHEET",
+    help="The other player's sheet: 236 (finished), new, or '80 f=ones,chance u=3 y'.",
+)
+@click.option("--score", type=int, default=None, help="Your points (the difference: minus theirs).")
+@click.option("--score-diff", type=int, default=None, help="Your points minus the opponent's.")
+@click.option("--dice", default=None, metavar="D,D,D,D,D", help="Rank keeps (boxes) of a hand.")
+@click.option("--rolls-left", type=int, default=2, show_default=True, help="With --dice.")
+@TABLES_OPT
+@JSON_OPT
+def y_duel(as_json: bool, **opts: Any) -> None:
+    """Two players, solved exactly (small rule files): your chance of winning at your turn,
+    both playing their best (a tie counts half); with --dice every keep or box by it."""
+    from ..answers.yahtzee_duel import duel_text
+
+    emit(_api().yahtzee_duel(progress=Bar(), **opts), as_json, duel_text)
+
+
 @yahtzee_main.command("versus")
 @RULES_OPT
 @click.option(
@@ -317,27 +341,84 @@ def y_export(fmt: str, out: str | None, **opts: Any) -> None:
 @yahtzee_main.command("review")
 @click.argument("log", metavar="LOG")
 @RULES_OPT
+@click.option("--player", default=None, metavar="NAME", help="Only this player's decisions.")
+@click.option(
+    "--by",
+    type=click.Choice(["auto", "win", "expected"]),
+    default="auto",
+    show_default=True,
+    help="The value: P(win) against the other sheets (auto: where the log gives them).",
+)
 @TABLES_OPT
 @JSON_OPT
 def y_review(as_json: bool, **opts: Any) -> None:
     """Rate every keep and box of a JSON-lines log (yahtzee play, or your own:
     docs/review.md) by the expected final score: the loss of each, errors, blunders and the
-    costliest five.  --rules is for lines that do not name theirs."""
-    from ..answers.review import yahtzee_review
+    costliest five.  A log of several seats (yahtzee play --players: lines with 'score'
+    and 'opponents') is rated by P(win) against the other sheets (--by expected: by the
+    expected score), --player NAME's lines only.  --rules is for lines that do not name
+    theirs."""
+    from ..answers.review import yahtzee_review, yahtzee_win_review
 
-    emit(yahtzee_review(progress=Bar(), **opts), as_json, render.review)
+    player, by = opts.pop("player"), opts.pop("by")
+    if by == "auto":
+        by = "win" if _has_opponents(opts["log"]) else "expected"
+    if by == "win":
+        a = yahtzee_win_review(player=player, progress=Bar(), **opts)
+    elif player is not None:
+        raise click.UsageError("--player: only with a review by P(win) (--by win)")
+    else:
+        a = yahtzee_review(progress=Bar(), **opts)
+    emit(a, as_json, render.review)
+
+
+def _has_opponents(log: str) -> bool:
+    """Whether the log's first decision gives the other seats' sheets."""
+    from ..play.log import YAHTZEE_KEYS, read_log
+
+    lines = read_log(log, YAHTZEE_KEYS)
+    try:
+        first = next(lines, None)
+    finally:
+        lines.close()  # type: ignore[attr-defined]
+    return first is not None and "opponents" in first.fields
 
 
 @yahtzee_main.command("play")
 @RULES_OPT
+@click.option(
+    "--players",
+    type=int,
+    default=None,
+    help="Seats in all, 2 to 4: you (or --people) and computers playing for P(win) "
+    "(default: solitaire, or one seat per --people name).",
+)
+@click.option(
+    "--people",
+    default=None,
+    metavar="A,B,...",
+    help="The people's names, in turn order (hot seat: one keyboard); --players adds computers.",
+)
+@click.option(
+    "--hints",
+    type=click.Choice(["win", "expected"]),
+    default="win",
+    show_default=True,
+    help="With several seats: hints and computers by P(win) (builds the beat table the "
+    "first time: minutes for yahtzee), or by the expected score (no beat table).",
+)
 @play_options("yahtzee", "Roll real dice and type them.")
 @TABLES_OPT
 def y_play(**opts: Any) -> None:
-    """Play a solitaire game in the terminal: type the dice to keep (3,3; all; none), then
-    a box; 'hint' shows the best choices with their values, 'best' plays the best for
-    you, 'quit' leaves.  At the end, your decisions are reviewed."""
+    """Play a game in the terminal: type the dice to keep (3,3; all; none), then a box;
+    'hint' shows the best choices with their values, 'best' plays the best for you, 'quit'
+    leaves.  Solitaire by default; --players 2..4 against computers, --people A,B among
+    people (hints by P(win) against the other sheets, the expected final score beside).
+    At the end, each person's decisions are reviewed."""
     from .play_yahtzee import yahtzee_play
 
-    a = yahtzee_play(ask=typed, say=click.echo, **opts)
-    if a is not None:
-        click.echo(f"\nyour review: {render.review(a)}")
+    a = yahtzee_play(ask=typed, say=click.echo, progress=Bar(), **opts)
+    for r in a if isinstance(a, list) else [] if a is None else [a]:
+        name = r.items[0].player if r.items else None
+        who = f"{name}'s" if name not in (None, "you") else "your"
+        click.echo(f"\n{who} review: {render.review(r)}")

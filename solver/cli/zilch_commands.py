@@ -775,6 +775,14 @@ def play(**opts: Any) -> None:
     help="Folder of the game rooms' SQLite file (default: `state` beside the tables folder).",
 )
 @click.option("--rooms", "list_rooms", is_flag=True, help="List the game rooms kept, and exit.")
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="Worker processes (each device kept to one by its address; Linux): for many "
+    "phones at once, one per core.",
+)
 def serve(
     host: str,
     port: int,
@@ -783,6 +791,7 @@ def serve(
     allow_hosts: tuple[str, ...],
     state: str | None,
     list_rooms: bool,
+    workers: int,
 ) -> None:
     """The table companion in a browser: should I roll, which dice, the strategy card,
     Yahtzee advice, reviews, game rooms across phones; and the JSON API (POST /api/NAME,
@@ -795,7 +804,7 @@ def serve(
         for line in listing_lines(tables, state):
             click.echo(line)
         return
-    run(host, port, tables, open_browser, click.echo, allow_hosts, state)
+    run(host, port, tables, open_browser, click.echo, allow_hosts, state, workers)
 
 
 def _host_names(values: tuple[str, ...]) -> tuple[str, ...]:

@@ -3,7 +3,12 @@
 
 The Zilch family (zilch_match.py): 2 to 6 seats, people and optimal computers — against 1 to 3
 computers, hot seat (every seat a person on one device), companion (every seat a person
-with real dice: every roll's faces given).  Yahtzee solitaire (yahtzee_match.py).
+with real dice: every roll's faces given).  Yahtzee solitaire (yahtzee_match.py), and
+Yahtzee for 2 to 4 seats (yahtzee_seats.py: `YahtzeeSeats(rules, tables, hints="win")`,
+`start(["Ann"], computers=1)`; each seat's sheet a solitaire state; "play" makes a
+computer's moves to its turn's end; the view: seats with names, sheets and totals, the seat
+to play, "to_beat"; hints by P(win) with the expected final score beside;
+`engine.reviews(state)`: each person's review by P(win)).
 
 An engine holds the rules, the tables and a cache of values; it holds no game.  A hot seat
 of two, driven step by step (this runs: tests/test_match.py runs it):
@@ -55,13 +60,17 @@ person's reviews), `engine.review(state)` (Yahtzee).
 
 from .session import Session, Step, log_text
 from .yahtzee_match import YahtzeeHint, YahtzeeMatch, YahtzeeState
+from .yahtzee_seats import TableHint, TableState, YahtzeeSeats
 from .zilch_match import ZilchHint, ZilchMatch, ZilchState
 
 __all__ = [
     "Session",
     "Step",
+    "TableHint",
+    "TableState",
     "YahtzeeHint",
     "YahtzeeMatch",
+    "YahtzeeSeats",
     "YahtzeeState",
     "ZilchHint",
     "ZilchMatch",

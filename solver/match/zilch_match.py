@@ -10,9 +10,11 @@ the game ends there, under `end = "instant"`).
 
 A computer takes the best set-aside and move (decisions.options: the values `advise`
 gives) by the probability of winning where the game table for this many players is stored,
-and always in the final round, else by expected points; a person's hint shows the same
-values.  Every decision becomes a line of the decision log (play/log.py) as it is made, in
-the state, and each person's decisions are reviewed at the end (review.py).
+and always in the final round; among three players or more without it by an approximate
+probability of winning (answers/approx_chance.py: the two-player table stored); else by
+expected points.  A person's hint shows the same values.  Every decision becomes a line
+of the decision log (play/log.py) as it is made, in the state, and each person's decisions
+are reviewed at the end (review.py).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..answers import decisions as D
-from ..answers.answer import Answer
+from ..answers.answer import Answer, optional
 from ..answers.inputs import Rules, Tables_, rule_set, tables_of
 from ..errors import InputError, TableMissing
 from ..outcomes.frozen import faces_of
@@ -119,6 +121,9 @@ class ZilchHint(Answer):
     unit: str
     how: str  # why these values: the table used, or why there is none
     options: list[dict]
+    # (by P(win): false where approximate, no exact table of this many players; its method)
+    exact: bool | None = optional()
+    method: str | None = optional()
 
 
 def check_rules(rs: RuleSet) -> None:
@@ -182,6 +187,7 @@ class ZilchMatch:
         self.ref = rules if isinstance(rules, str) else rules_ref
         self._values: dict[tuple, tuple[D.Values, str]] = {}
         self._stored: dict[int, tuple[bool, str]] = {}
+        self._approxes: dict[int, str | None] = {}
 
     # --- a new game --------------------------------------------------------------------
     def start(
@@ -228,6 +234,8 @@ class ZilchMatch:
             stored, why = self._stored_table(n)
             if stored:
                 how = "by the probability of winning (the game table is stored)"
+            elif self._approx(n) is None:
+                how = f"by an approximate probability of winning ({why})"
             else:
                 how = (
                     f"by expected points ({why}), and in the final round by the probability "
@@ -617,17 +625,20 @@ class ZilchMatch:
         if key in self._values:
             return self._values[key]
         final = any(rs.reached(o) for o in opp)
-        stored, why = self._stored_table(len(s.seats))
+        n = len(s.seats)
+        stored, why = self._stored_table(n)
+        approx = not stored and not final and self._approx(n) is None
         got = None
-        if stored or final:
+        if stored or final or approx:
             v = D.game_values(self.tab, seat.score, opp)
             try:
                 v(TurnState(rs.dice))
                 how = (
                     "the final round: by the probability of winning"
                     if final
-                    else f"by the probability of winning (the game table for {len(s.seats)} "
-                    "players is stored)"
+                    else f"by an approximate probability of winning ({v.method()}; {why})"
+                    if approx
+                    else f"by the probability of winning (the game table for {n} players is stored)"
                 )
                 got = (v, how)
             except (InputError, TableMissing) as e:
@@ -665,6 +676,22 @@ class ZilchMatch:
         self._stored[n] = got
         return got
 
+    def _approx(self, n: int) -> str | None:
+        """Why there is no approximate P(win) among n players (None: there is one: three
+        players or more, the two-player table stored; answers/approx_chance.py)."""
+        if n in self._approxes:
+            return self._approxes[n]
+        from ..answers.approx_chance import check_approx, pair_table
+
+        why = None
+        try:
+            check_approx(self.tab, n)
+            pair_table(self.tab, n)
+        except (InputError, TableMissing) as e:
+            why = str(e)
+        self._approxes[n] = why
+        return why
+
     def hint(self, s: ZilchState) -> ZilchHint:
         """Every choice of the seat to play, valued as the computer values them."""
         self._check(s)
@@ -682,7 +709,11 @@ class ZilchMatch:
             rows.append(_row(None, s.at, values(s.at)))
         objective = values.objective
         unit = "probability of winning" if objective == "game" else "expected points"
-        return ZilchHint(s.seats[s.seat].name, s.phase, objective, unit, how, rows)
+        method = values.method()
+        if method is not None:
+            unit = "approximate " + unit
+        exact = None if objective != "game" else method is None
+        return ZilchHint(s.seats[s.seat].name, s.phase, objective, unit, how, rows, exact, method)
 
     # --- the end: reviews and the log -------------------------------------------------
     def reviews(self, s: ZilchState, log_name: str | None = None) -> dict[str, list[Review]]:
@@ -693,7 +724,8 @@ class ZilchMatch:
 
         self._check(s)
         rs = self.rules
-        stored, _ = self._stored_table(len(s.seats))
+        n = len(s.seats)
+        stored = self._stored_table(n)[0] or (n > 2 and self._approx(n) is None)
 
         # (a line of the final round: an opponent reached the target)
         def final(ln: dict[str, Any]) -> bool:

@@ -20,6 +20,9 @@ Yahtzee family (`yahtzee review`, written by `yahtzee play`):
      "box": "fullhouse"}
 
   filled, upper and yahtzee_bonus: the sheet before the turn (default: empty).
+  score and opponents (`yahtzee play --players N`): the points on the sheet and the other
+  seats' sheets as `--opponents` reads them ("236", "new", "80 f=ones,chance u=3 y"): the
+  review is then by P(win).
 
 Every line may carry "player", "game" and "n" (who, which game, which turn: kept in the
 review's items) and keys starting with "_" (ignored).  Anything else is refused with its
@@ -67,6 +70,7 @@ ZILCH_KEYS = {
     *NOTES,
 }
 YAHTZEE_KEYS = {"rules", "dice", "rolls_left", "filled", "upper", "yahtzee_bonus", "keep", "box"}
+YAHTZEE_KEYS |= {"score", "opponents"}  # (a game of several seats: yahtzee play --players)
 YAHTZEE_KEYS |= set(NOTES)
 MAX_LINES = 10_000_000
 # What a line may hold (beyond: refused, with the line and the key): no value of a log is

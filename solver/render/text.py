@@ -179,6 +179,8 @@ def ranking(a: Ranking) -> str:
         assert a.opponents is not None  # (a ranking by P(win) has the scores)
         lines[0] += f"; score {a.score}, opponents {', '.join(map(str, a.opponents))}"
         lines.append(f"situation: {a.situation}; values: P(win)")
+        if a.method is not None:
+            lines.append(approximate(a.method, 1 + len(a.opponents)))
     elif a.zilches is not None:
         lines.append("(values: points by the long-run average, a zilch counted at its cost)")
     if not a.options:
@@ -218,6 +220,14 @@ def game_take_over(a: GameTakeOver) -> str:
     )
 
 
+def approximate(method: str, players: int) -> str:
+    """The label of an approximate P(win) (answers/approx_chance.py)."""
+    return (
+        f"APPROXIMATE P(win) ({method}): no exact table for {players} players is stored; "
+        "this turn and the final round exact, the chances after it from the two-player table"
+    )
+
+
 def endgame_advice(a: EndgameAdvice) -> str:
     head = (
         f"{a.rules}: {dice(a.dice)} to roll, turn total {a.turn}"
@@ -240,6 +250,8 @@ def endgame_advice(a: EndgameAdvice) -> str:
             + ")"
         )
     lines = [head, f"situation: {a.situation}{where}"]
+    if a.method is not None:
+        lines.append(approximate(a.method, 1 + len(a.opponents)))
     if a.challenges is not None:
         lines.append(
             f"challenges left: yours {a.challenges[0]}, the opponent's {a.challenges[1]}"

@@ -5,18 +5,23 @@ on a long solve: the table is offered as a background job (jobs.py)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import TableMissing
 from . import calls, play, room_api, room_pages, screens
@@ -24,7 +29,7 @@ from .app_state import Web
 from .middleware import BodyLimit, SecurityHeaders
 from .origin import CsrfCookie, HostGuard, OriginGuard, csrf_token
 from .pages import PIPS
-from .room_hub import Rooms
+from .room_games import Rooms
 
 HERE = Path(__file__).parent
 
@@ -39,12 +44,25 @@ async def api_call(request: Request) -> Response:
     web: Web = request.app.state.web
     name = request.path_params["name"]
     try:
+        quick = None
+        if _is_json(request.headers.get("content-type")):
+            quick = web.answers.body_key(name, await request.body())
+            kept = None if quick is None else web.answers.get(quick)
+            if kept is not None:  # (the same body answered from the same tables)
+                return Response(kept, 200, media_type="application/json")
         body = await _json_body(request)
         kwargs = calls.parse(name, body)
         a = await web.answer(name, kwargs)
-        return _json(200, calls.to_json(a))
+        data = json.dumps(calls.to_json(a)).encode()
+        if quick is not None and web.answers.key(name, kwargs) is not None:
+            web.answers.put(quick, data)
+        return Response(data, 200, media_type="application/json")
     except Exception as e:
         return _json(*calls.error_object(e))
+
+
+def _is_json(kind: str | None) -> bool:
+    return kind is not None and kind.split(";")[0].strip().lower() == "application/json"
 
 
 async def _json_body(request: Request) -> Any:
@@ -136,25 +154,108 @@ async def server_error(request: Request, exc: Exception) -> Response:
     return Response(obj["error"], status, media_type="text/plain")
 
 
+@contextlib.asynccontextmanager
+async def _lifespan(app: Starlette) -> AsyncIterator[None]:
+    """While the app runs: the watch of the rooms' file for other workers' changes."""
+    rooms: Rooms = app.state.rooms
+    task = asyncio.get_running_loop().create_task(rooms.watch())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+KEPT_PAGES = {"/roll": "roll.html", "/dice": "dice.html"}
+
+
+class Kept:
+    """The innermost middleware: what was answered before from the same tables is sent
+    from memory at once, with no routing and no request objects (issue 38: the API's
+    response bytes for the same body, answer_cache.AnswerCache.body_key; the lookup
+    pages, Web.kept_page); anything else goes on to the routes, its body as received."""
+
+    def __init__(self, app: ASGIApp, web: Web) -> None:
+        self.app, self.web = app, web
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        path, method = scope["path"], scope["method"]
+        if method == "GET" and path in KEPT_PAGES:
+            kept = self.web.kept_page(Request(scope), KEPT_PAGES[path])
+            if kept is not None:
+                return await kept(scope, receive, send)
+            return await self.app(scope, receive, send)
+        name = path[5:] if method == "POST" and path.startswith("/api/") else ""
+        kind = next((v for k, v in scope["headers"] if k == b"content-type"), b"")
+        if name not in calls.NAMES or not _is_json(kind.decode("latin-1")):
+            return await self.app(scope, receive, send)
+        got: list[Message] = []
+        body, more = b"", True
+        while more:
+            message = await receive()
+            got.append(message)
+            if message["type"] != "http.request":
+                break
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+        key = None if more else self.web.answers.body_key(name, body)
+        data = None if key is None else self.web.answers.get(key)
+        if data is None:
+
+            async def again() -> Message:
+                return got.pop(0) if got else await receive()
+
+            return await self.app(scope, again, send)
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(data))]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": data})
+
+
+class ApiName(Convertor[str]):
+    """A name of the JSON API (calls.NAMES)."""
+
+    regex = "|".join(sorted(calls.NAMES, key=len, reverse=True))
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("api_name", ApiName())
+
+
 def create_app(
     tables: str | Path | None = None,
     hosts: list[str] | None = None,
     state: str | Path | None = None,
+    secret: bytes | None = None,
 ) -> Starlette:
     """The app over the tables folder `tables` (else the default: --tables,
     $DICESOLVER_TABLES, ...).  hosts: host names it answers to besides its loopback names,
     the address a request reached it at and $DICESOLVER_ALLOW_HOST (against DNS
     rebinding: origin.py); a request from another site's page that would change anything
     is refused, and the pages' forms carry a token (origin.py).  state: the folder of the
-    rooms' SQLite file (default: `state` beside the tables folder; room_hub.py)."""
+    rooms' SQLite file (default: `state` beside the tables folder; room_hub.py).  secret:
+    the form tokens' key (the same in every worker process of one server; else made
+    anew)."""
+    web = Web(tables)
     middleware = [
         Middleware(SecurityHeaders),
         Middleware(HostGuard, names=hosts or ()),
         Middleware(OriginGuard),
         Middleware(BodyLimit),
-        Middleware(CsrfCookie),
+        Middleware(CsrfCookie, secret=secret),
+        Middleware(Kept, web=web),  # (inside every check above: they hold for it too)
     ]
     routes = [
+        # (first: the questions asked most are matched at once, not after some 30 routes;
+        # the convertor takes the API's names only, so /api/rooms, /api/jobs go on below)
+        Route("/api/{name:api_name}", api_call, methods=["POST"]),
         *screens.routes(),
         *play.routes(),
         *room_pages.routes(),
@@ -168,8 +269,9 @@ def create_app(
         routes=routes,
         middleware=middleware,
         exception_handlers={HTTPException: not_found, Exception: server_error},
+        lifespan=_lifespan,
     )
-    app.state.web = web = Web(tables)
+    app.state.web = web
     app.state.rooms = Rooms(web, None if state is None else Path(state))
     web.templates.env.globals["die_pips"] = PIPS
     web.templates.env.globals["csrf_token"] = csrf_token

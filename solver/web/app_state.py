@@ -13,12 +13,13 @@ from typing import Any, TypeVar
 import jinja2
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
 from starlette.templating import Jinja2Templates
 
 from ..errors import TableMissing
 from ..store import Store
 from . import calls
-from .answer_cache import AnswerCache
+from .answer_cache import PLACEHOLDER, AnswerCache, PageCache
 from .guard import QueryStore
 from .jobs import Jobs
 from .sessions import COOKIE, Session, Sessions
@@ -27,6 +28,10 @@ HERE = Path(__file__).parent
 OFFERS = 1000  # builds offered on pages and not yet taken, remembered at once
 ENGINES = 16  # engines kept for every session's games (they hold rules and caches only)
 E = TypeVar("E")  # an engine (match.ZilchMatch, match.YahtzeeMatch)
+
+
+def _token_of(request: Request) -> str:
+    return str(request.scope.get("state", {}).get("csrf_token", ""))
 
 
 def web_of(request: Request) -> Web:
@@ -67,6 +72,7 @@ class Web:
         self.sessions = Sessions()
         self.engines = Engines()
         self.answers = AnswerCache(folder)
+        self.pages = PageCache(self.answers)
         self.offers: OrderedDict[str, tuple[TableMissing, str]] = OrderedDict()
         env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True
@@ -88,6 +94,42 @@ class Web:
         if key is not None:
             self.answers.put(key, got)
         return got
+
+    def kept_page(self, request: Request, template: str) -> Response | None:
+        """A lookup's page as it was drawn for the same address from the same tables (for
+        a browser with no uploaded rules), with this browser's form token; None if none."""
+        key = self._page_key(request, template)
+        got = None if key is None else self.pages.get(key, _token_of(request))
+        return None if got is None else HTMLResponse(got[1], got[0])
+
+    def _page_key(self, request: Request, template: str) -> str | None:
+        url = f"{request.url.path}?{request.url.query}"
+        key = self.pages.key(request.method, url, template)
+        if key is None:
+            return None
+        s = self.session(request)
+        if s is not None:
+            with s.lock:
+                if s.data.get("rules"):  # (its uploaded rules are in the page's lists)
+                    return None
+        return key
+
+    def page(self, request: Request, template: str, ctx: dict[str, Any]) -> Response:
+        """A page drawn (a lookup's page kept: kept_page)."""
+        status = ctx.get("status", 200)
+        key = self._page_key(request, template)
+        if key is None or "answer" not in ctx or "offer" in ctx:
+            return self.templates.TemplateResponse(request, template, ctx, status_code=status)
+        state = request.scope.setdefault("state", {})
+        token = _token_of(request)
+        state["csrf_token"] = PLACEHOLDER
+        try:
+            made = self.templates.TemplateResponse(request, template, ctx, status_code=status)
+        finally:
+            state["csrf_token"] = token
+        html = bytes(made.body).decode("utf-8")
+        self.pages.put(key, status, html, ctx)
+        return HTMLResponse(html.replace(PLACEHOLDER, token), status)
 
     def offer(self, e: TableMissing, back: str) -> dict[str, Any]:
         """A build offered on a page: its token (the page posts it back), the estimate."""

@@ -12,6 +12,7 @@ solve, workers and clusters, and every path on the server.  A rule file comes as
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import logging
 import os
@@ -141,6 +142,46 @@ def _list(item: Callable[[str, Any], Any]) -> Callable[[str, Any], Any]:
     return check
 
 
+MOST_OPPONENTS = 7  # Yahtzee opponents' sheets: a game of at most 8 (yahtzee versus)
+SHEET_TEXT = 1000  # characters of the opponents' sheets as one ";"-separated text
+SHEET_INTS = {"score", "s", "upper", "u"}
+SHEET_FLAGS = {"yahtzee_bonus", "ybonus", "y"}
+
+
+def _sheet(key: str, v: Any) -> Any:
+    """One opponent's sheet: a final score, a sheet's text ("80 f=ones u=3 y", "new") or
+    an object {score, filled, upper, yahtzee_bonus} (answers/yahtzee_versus.py)."""
+    if isinstance(v, str):
+        return _str(key, v)
+    if not isinstance(v, dict):
+        return _int(key, v)  # (a final score; anything else is refused there)
+    for k, x in v.items():
+        if k in SHEET_INTS:
+            _int(f"{key}: {k}", x)
+        elif k in SHEET_FLAGS:
+            _bool(f"{key}: {k}", x)
+        elif k in ("filled", "f"):
+            _list(_str)(f"{key}: {k}", x)
+        else:
+            raise Refused(
+                f"{key}: a sheet's keys are score, filled, upper and yahtzee_bonus; got {_shown(k)}"
+            )
+    return v
+
+
+def _sheets(key: str, v: Any) -> Any:
+    """Opponents' sheets: their ";"-separated text, or a list of sheets (_sheet)."""
+    if isinstance(v, str):
+        n = sum(1 for part in _str(key, v, SHEET_TEXT).split(";") if part.strip())
+    elif isinstance(v, list):
+        n = len(v)
+    else:
+        raise Refused(f"{key} must be a string of sheets or a list of them, got {_shown(v)}")
+    if n > MOST_OPPONENTS:
+        raise Refused(f"{key}: {n} sheets, more than a game has opponents ({MOST_OPPONENTS})")
+    return v if isinstance(v, str) else [_sheet(key, x) for x in v]
+
+
 # annotation (as written in the answers layer) -> its JSON check; an annotation not here
 # makes its keyword unavailable (fail closed)
 KINDS: dict[str, Callable[[str, Any], Any]] = {
@@ -151,6 +192,7 @@ KINDS: dict[str, Callable[[str, Any], Any]] = {
     "Sequence[int]": _list(_int),
     "list[int]": _list(_int),
     "Sequence[str]": _list(_str),
+    "Sheets": _sheets,  # (Yahtzee opponents: answers/yahtzee_versus.py)
 }
 
 
@@ -181,8 +223,10 @@ class Keyword:
         raise Refused(errors[-1])
 
 
+@functools.cache
 def keywords(name: str) -> dict[str, Keyword]:
-    """The keywords a request may give `name`, from its signature."""
+    """The keywords a request may give `name`, from its signature (read once per name:
+    inspect.signature took a third of a cached answer's time, issue 38)."""
     import dicesolver as ds
 
     out = {}

@@ -57,6 +57,29 @@ def numbers(form: Mapping[str, Any], key: str) -> str | None:
     return ",".join(p for p in re.split(r"[\s,;]+", v) if p)
 
 
+MAX_SHEETS = 1000  # characters of the opponents' sheets (a few sheets of ~60)
+_TOTALS = re.compile(r"\d+(?:[\s,]+\d+)+")  # finished totals: "236, 250" or "236 250"
+
+
+def sheets(form: Mapping[str, Any], key: str) -> str | None:
+    """Yahtzee opponents' sheets as typed, one a line or separated by ";" ("236", "new",
+    "80 f=ones,chance u=3 y"; a line of bare totals "236, 250" is one finished opponent a
+    number): the API's ";"-separated text, or None where blank."""
+    v = form.get(key)
+    if not isinstance(v, str) or not v.strip():
+        return None
+    if len(v) > MAX_SHEETS:
+        raise InputError(f"Opponents: {len(v)} characters, more than they can be ({MAX_SHEETS})")
+    out: list[str] = []
+    for part in re.split(r"[;\r\n]+", v):
+        part = " ".join(part.split())
+        if _TOTALS.fullmatch(part):
+            out += re.split(r"[\s,]+", part)
+        elif part:
+            out.append(part)
+    return ";".join(out) or None
+
+
 def query(form: Mapping[str, Any], keys: tuple[str, ...]) -> str:
     """The submitted fields as a query string (the page's address with this question)."""
     from urllib.parse import urlencode

@@ -7,6 +7,10 @@ itself where it knows a table is missing; this is the net under every other path
 from __future__ import annotations
 
 import inspect
+import json
+import os
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -62,12 +66,20 @@ class QueryStore(Store):
         expect: dict | None = None,
         check: Check | None = None,
     ) -> tuple[dict, Arrays]:
+        key = _open_key(self, rules_name, digest, objective, expect) if check is None else None
+        kept = None if key is None else OPEN.get(key)
+        if kept is not None:  # (open already: its memory map shared by every request)
+            return kept
         if quick(objective):
-            return super().cached(rules_name, digest, objective, build, expect, check)
-        got = self.load(rules_name, digest, objective, expect, check)
-        if got is not None:
-            return got
-        raise self._missing(rules_name, digest, objective)
+            got = super().cached(rules_name, digest, objective, build, expect, check)
+        else:
+            found = self.load(rules_name, digest, objective, expect, check)
+            if found is None:
+                raise self._missing(rules_name, digest, objective)
+            got = found
+        if key is not None:
+            OPEN.put(key, got)
+        return got
 
     def inline(self, rules_name: str, digest: str, objective: str, seconds: float) -> None:
         """A quick build estimated past INLINE_SECONDS (an upload of unit 1, say) is a
@@ -85,6 +97,46 @@ class QueryStore(Store):
         # (its file: jobs.py starts one build per table, whatever question needed it)
         e.table = str(self.path(rules_name, digest, objective))  # type: ignore[attr-defined]
         return e
+
+
+class _Open:
+    """The tables read by requests, kept open (issue 38: a question not asked before read
+    its table from the file again, a third of its time): by folder, the folder's
+    modification time (a table stored or removed changes it), rules, objective and what
+    was expected of it; the least recently read forgotten past SIZE."""
+
+    SIZE = 64
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: OrderedDict[tuple[str, ...], tuple[dict, Arrays]] = OrderedDict()
+
+    def get(self, key: tuple[str, ...]) -> tuple[dict, Arrays] | None:
+        with self._lock:
+            got = self._kept.get(key)
+            if got is not None:
+                self._kept.move_to_end(key)
+            return got
+
+    def put(self, key: tuple[str, ...], got: tuple[dict, Arrays]) -> None:
+        with self._lock:
+            self._kept[key] = got
+            while len(self._kept) > self.SIZE:
+                self._kept.popitem(last=False)
+
+
+OPEN = _Open()
+
+
+def _open_key(
+    store: Store, rules_name: str, digest: str, objective: str, expect: dict | None
+) -> tuple[str, ...] | None:
+    try:
+        stamp = os.stat(store.folder).st_mtime_ns
+        shown = json.dumps(expect or {}, sort_keys=True, default=repr)
+    except (OSError, TypeError, ValueError):
+        return None
+    return (str(store.folder), str(stamp), rules_name, digest, objective, shown)
 
 
 def missing(what: str, name: str, kwargs: dict[str, Any]) -> TableMissing:

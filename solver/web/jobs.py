@@ -13,6 +13,7 @@ The limits: Limits (environment variables DICESOLVER_BUILD_*, docs/serve.md)."""
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import os
@@ -21,6 +22,7 @@ import shutil
 import threading
 import time
 from collections import OrderedDict, deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -355,7 +357,40 @@ class Jobs:
                 if self.stopping.is_set():
                     return
                 job = queue.popleft()
-            self._run(job)
+            with self._server_turn(lane, job):
+                self._run(job)
+
+    @contextlib.contextmanager
+    def _server_turn(self, lane: str, job: Job) -> Iterator[None]:
+        """The long lane's turn across the worker processes of a server (zilch serve
+        --workers): a lock file beside the tables, so their long builds run one at a time
+        as one process's do (waited for; given up when the server stops)."""
+        if lane != "long" or self.limits.builds != 1:
+            yield
+            return
+        import fcntl
+
+        waiting = "waiting for another worker's build to end"
+        try:
+            f = open(self.store.folder.parent / f".{self.store.folder.name}-builds.lock", "a")
+        except OSError:  # (a folder not ours to write: one process's turn only)
+            yield
+            return
+        with f:
+            while not self.stopping.is_set():
+                try:
+                    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    with job.lock:
+                        job.message = waiting
+                    self.stopping.wait(0.5)
+            with job.lock:
+                job.message = None if job.message == waiting else job.message
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
 
     def _run(self, job: Job) -> None:
         import dicesolver as ds

@@ -152,5 +152,5 @@ def refuse(ctx: dict[str, Any], error: str, status: int = 400) -> None:
 
 
 def page(request: Request, template: str, ctx: dict[str, Any]) -> Response:
-    status = ctx.get("status", 200)
-    return web_of(request).templates.TemplateResponse(request, template, ctx, status_code=status)
+    """The page drawn (a lookup's page answered from stored tables is kept: Web.page)."""
+    return web_of(request).page(request, template, ctx)

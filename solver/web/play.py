@@ -32,11 +32,15 @@ from . import forms as F
 from .app_state import web_of
 from .origin import check_csrf
 from .pages import context, fields, page, refuse, rules_choice, yahtzee_presets
+from .screens import APPROXIMATE
 from .sessions import set_session_cookie
 
 if TYPE_CHECKING:
     from ..match import Step, YahtzeeMatch, ZilchMatch
+    from ..match.yahtzee_match import YahtzeeState
+    from ..match.yahtzee_seats import YahtzeeSeats
     from ..rules import RuleSet
+    from ..yahtzee.yahtzee_rules import YahtzeeRules
     from .app_state import Web
 
 GAMES = 4  # games one session keeps (the newest); an older one is forgotten
@@ -45,10 +49,24 @@ MODES = {  # mode -> (title, what it is)
     "computer": ("Against the computer", "You against one to three optimal computers"),
     "hotseat": ("Hot seat", "Two to six people passing one phone"),
     "companion": ("Companion", "A real game with real dice: the score sheet, advice on request"),
-    "yahtzee": ("Yahtzee solitaire", "A whole game of Yahtzee with hints"),
+    "yahtzee": (
+        "Yahtzee",
+        "Yahtzee solitaire, or two to four: against the computer, hot seat, real dice",
+    ),
 }
 PEOPLE = 6  # name fields on the set-up form
-SETUP_FIELDS = ("mode", "rules", "target", "computers", "seed", "yahtzee_rules", "real_dice")
+YAHTZEE_SEATS = 4  # a Yahtzee game of several: 2 to 4 seats (match/yahtzee_seats.py)
+SETUP_FIELDS = (
+    "mode",
+    "rules",
+    "target",
+    "computers",
+    "seed",
+    "yahtzee_rules",
+    "real_dice",
+    "players",
+    "people",
+)
 
 
 @dataclass
@@ -69,11 +87,14 @@ class Game:
     sheet: list[int | None] = field(default_factory=list)  # each turn's points (None: zilch)
     reviews: Any = None
     review_error: str | None = None
+    table: bool = False  # (Yahtzee of two to four seats: match.YahtzeeSeats)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def kind(self) -> str:
-        return "yahtzee" if self.mode == "yahtzee" else "zilch"
+        if self.mode != "yahtzee":
+            return "zilch"
+        return "yseats" if self.table else "yahtzee"
 
 
 # --- setting up a game ---------------------------------------------------------------------
@@ -92,6 +113,7 @@ async def setup(request: Request) -> Response:
     ctx = context(request, form, title=title, mode=mode, modes=MODES, people=PEOPLE)
     ctx["yahtzee_presets"] = yahtzee_presets()
     ctx["names"] = _names_shown(form, mode)
+    ctx["yseats"] = YAHTZEE_SEATS
     if request.method == "POST":
         try:
             if asked != mode:
@@ -116,6 +138,9 @@ async def setup(request: Request) -> Response:
 
 
 def _names_shown(form: dict[str, Any], mode: str) -> list[str]:
+    if mode == "yahtzee":  # (the people of a Yahtzee game of several; "you" alone)
+        got = [F.text(form, f"name{i}") for i in range(1, YAHTZEE_SEATS + 1)]
+        return got if any(got) else ["you", "", "", ""]
     if mode == "computer":
         return [F.text(form, "name1") or "you"]
     got = [F.text(form, f"name{i}") for i in range(1, PEOPLE + 1)]
@@ -158,12 +183,16 @@ async def _start_yahtzee(
     offered as a build first."""
     rules = F.text(form, "yahtzee_rules") or "yahtzee"
     calls.checked_preset("rules", rules, calls.yahtzee_presets(), None)
-    back = "/play/setup?" + F.query(form, SETUP_FIELDS)
+    players = F.whole(form, "players", "Players") or 1
+    seats = _yahtzee_seats(form, players) if players != 1 else None
+    back = "/play/setup?" + F.query(form, SETUP_FIELDS) + _names_query(form)
     try:  # (the Yahtzee table: stored, or offered as a build)
         await web.answer("yahtzee_advise", {"rules": rules, "dice": [1, 1, 1, 1, 1]})
     except TableMissing as e:
         ctx["offer"] = web.offer(e, back)
         return None
+    if seats is not None:
+        return await _start_yseats(web, form, ctx, seed, rules, seats, back)
     make = lambda: _yahtzee_engine(web, rules)  # (its table read from disk: a thread)
     engine = await run_in_threadpool(web.engines.get, ("yahtzee", rules), make)
     if F.flag(form, "real_dice"):  # (every roll typed: a companion to a real game)
@@ -173,6 +202,62 @@ async def _start_yahtzee(
     game = _new_game(mode, engine, rolled, rules)
     game.feed = list(first.events + rolled.events)
     return game
+
+
+def _yahtzee_seats(form: dict[str, Any], players: int) -> tuple[list[str], int]:
+    """(the people's names, the computers) of a Yahtzee game of `players` seats: the
+    people first (names given, else "you" alone, "Player K" for several)."""
+    from ..match.session import names_of
+
+    if not 2 <= players <= YAHTZEE_SEATS:
+        raise InputError(f"a Yahtzee game has 1 to {YAHTZEE_SEATS} players, got {players}")
+    people = F.whole(form, "people", "People") or 1
+    if not 1 <= people <= players:
+        raise InputError(f"people: 1 to the {players} players, got {people}")
+    typed = [F.text(form, f"name{i}") for i in range(1, people + 1)]
+    names = [t or ("you" if people == 1 else f"Player {i}") for i, t in enumerate(typed, 1)]
+    names_of(names, players - people, YAHTZEE_SEATS)  # (bad names: said before any build)
+    return names, players - people
+
+
+async def _start_yseats(
+    web: Web,
+    form: dict[str, Any],
+    ctx: dict[str, Any],
+    seed: int | None,
+    rules: str,
+    seats: tuple[list[str], int],
+    back: str,
+) -> Game | None:
+    """A Yahtzee game of two to four (match.YahtzeeSeats), its first roll made where a
+    person starts on seeded dice; None where the beat table (hints by P(win)) is offered
+    as a build first, beside "play now" by the expected score."""
+    hints = "expected" if F.flag(form, "points") else "win"
+    if hints == "win":
+        try:  # (the beat table, every level: the value of a fresh sheet reads level 0)
+            await web.answer("yahtzee_value", {"rules": rules, "score": 0, "beat": 1})
+        except TableMissing as e:
+            ctx["offer"] = web.offer(e, back)
+            ctx["points_instead"] = True
+            return None
+    make = lambda: _yseats_engine(web, rules, hints)  # (tables read from disk: a thread)
+    engine = await run_in_threadpool(web.engines.get, ("yahtzee-seats", rules, hints), make)
+    dice_from = "input" if F.flag(form, "real_dice") else "seed"
+    people, computers = seats
+    first = await run_in_threadpool(engine.start, people, computers, seed, dice_from)
+    steps = [first]
+    if dice_from == "seed" and not first.view["computer"]:
+        steps.append(await run_in_threadpool(engine.apply, first.state, "roll"))
+    game = _new_game("yahtzee", engine, steps[-1], rules)
+    game.table = True
+    game.feed = [e for st in steps for e in st.events]
+    return game
+
+
+def _yseats_engine(web: Web, rules: str, hints: str) -> YahtzeeSeats:
+    from ..match.yahtzee_seats import YahtzeeSeats
+
+    return YahtzeeSeats(rules, web.query_store, hints)
 
 
 async def _start_zilch(
@@ -198,10 +283,14 @@ async def _start_zilch(
     names_of(people, computers, PEOPLE)  # (bad names: said before any table is offered)
     players = len(people) + computers
     stored = await _game_stored(web, rules, target, players)
-    if mode == "computer" and not stored and not F.flag(form, "points"):
+    # (three players or more without their table: an approximate chance to win, from the
+    # two-player table; that one offered as a build where missing: seconds, not hours)
+    approx = players > 2 and not stored and await _game_stored(web, rules, target, 2)
+    if mode == "computer" and not (stored or approx) and not F.flag(form, "points"):
         # (the computers play best by the chance to win: its table offered as a build)
         try:
-            await web.answer("game", _game_kwargs(rules, target, players))
+            asked = 2 if players > 2 and await _supported(web, rules, target, players) else players
+            await web.answer("game", _game_kwargs(rules, target, asked))
         except TableMissing as e:
             back = "/play/setup?" + F.query(form, SETUP_FIELDS) + _names_query(form)
             ctx["offer"] = web.offer(e, back)
@@ -209,7 +298,8 @@ async def _start_zilch(
             return None
         except InputError:
             pass  # (no such table for these rules: by expected points, as zilch play)
-    engine = await run_in_threadpool(_zilch_engine, web, rules, value, target, players, stored)
+    ready = stored or approx
+    engine = await run_in_threadpool(_zilch_engine, web, rules, value, target, players, ready)
     dice_from = "input" if mode == "companion" else "seed"
     first = await run_in_threadpool(engine.start, people, computers, seed, dice_from)
     return _new_game(mode, engine, first, value)
@@ -242,6 +332,21 @@ async def _game_stored(web: Web, rules: str | RuleSet, target: int | None, playe
     return await run_in_threadpool(look)
 
 
+async def _supported(web: Web, rules: str | RuleSet, target: int | None, players: int) -> bool:
+    """Whether these rules have a game among this many players (else no P(win) at all)."""
+
+    def look() -> bool:
+        import dicesolver as ds
+
+        try:
+            ds.game_table_status(rules, target, players, tables=web.query_store)
+            return True
+        except InputError:
+            return False
+
+    return await run_in_threadpool(look)
+
+
 def _zilch_engine(
     web: Web, rules: str | RuleSet, value: str, target: int | None, players: int, stored: bool
 ) -> ZilchMatch:
@@ -259,7 +364,9 @@ def _yahtzee_engine(web: Web, rules: str) -> YahtzeeMatch:
     return YahtzeeMatch(rules, web.query_store)
 
 
-def _new_game(mode: str, engine: ZilchMatch | YahtzeeMatch, first: Step, rules_value: str) -> Game:
+def _new_game(
+    mode: str, engine: ZilchMatch | YahtzeeMatch | YahtzeeSeats, first: Step, rules_value: str
+) -> Game:
     return Game(
         secrets.token_urlsafe(16), mode, engine, first.state, rules_value, feed=list(first.events)
     )
@@ -292,7 +399,9 @@ async def game_page(request: Request) -> Response:
         return _gone(request)
     ctx = context(request, {"rules": game.rules_value}, title=MODES[game.mode][0])
     ctx.update(await run_in_threadpool(shown, game), choice_text=choice_text)
-    template = "play_zilch.html" if game.kind == "zilch" else "play_yahtzee.html"
+    template = {"zilch": "play_zilch.html", "yahtzee": "play_yahtzee.html"}.get(
+        game.kind, "play_yahtzee_seats.html"
+    )
     return page(request, template, ctx)
 
 
@@ -315,7 +424,11 @@ def shown(game: Game) -> dict[str, Any]:
             got["sheet"] = _sheet_rows(game, view)
             got["picked"] = _picked(view)
         else:
-            got["boxes"] = _box_points(game) if view["phase"] in ("keep", "box") else []
+            sheet = game.state.game if game.kind == "yseats" else game.state
+            playing = view["phase"] in ("keep", "box")
+            got["boxes"] = _box_points(game.engine.rules, sheet) if playing else []
+        if game.kind == "yseats":
+            got["approximate"] = APPROXIMATE
     return got
 
 
@@ -349,7 +462,7 @@ def move(game: Game, form: dict[str, Any]) -> None:
             return
         try:
             do = F.text(form, "do") or ("box" if F.text(form, "box") else "")
-            plan = _zilch_steps if game.kind == "zilch" else _yahtzee_steps
+            plan = {"zilch": _zilch_steps, "yahtzee": _yahtzee_steps}.get(game.kind, _yseats_steps)
             steps = plan(game, do, form)
         except (InputError, TableMissing) as e:  # (a table: its command in the line)
             game.error = calls.one_line(str(e))
@@ -386,6 +499,10 @@ def _review(game: Game) -> None:
             got = game.engine.reviews(game.state, label)
             people = [x.name for x in game.state.seats if not x.computer]
             game.reviews = [(name, got[name]) for name in people if name in got]
+        elif game.kind == "yseats":
+            got = game.engine.reviews(game.state, label)
+            people = [x.name for x in game.state.seats if not x.computer]
+            game.reviews = [(name, [got[name]]) for name in people if name in got]
         else:
             one = game.engine.review(game.state, label)
             game.reviews = [("you", [one])] if one is not None else []
@@ -491,6 +608,37 @@ def _yahtzee_steps(game: Game, do: str, form: dict[str, Any]) -> list[Step]:
     return run.steps
 
 
+def _yseats_steps(game: Game, do: str, form: dict[str, Any]) -> list[Step]:
+    """The engine's steps of a posted move in a Yahtzee game of several: the seat's own
+    move (as solitaire), a computer's turn ("play"), or every computer's turn to the next
+    person's ("skip"; with real dice, to the next roll to type).  A person's turn starts
+    with its first roll on seeded dice."""
+    run, s = _Steps(game), game.state
+    if do == "skip":
+        while run.now.phase != "over" and "play" in game.engine.allowed(run.now):
+            run.apply("play")
+        if not run.steps:
+            raise InputError("it is not a computer's turn")
+    elif do == "roll":
+        typed = s.dice_from == "input" or F.text(form, "dice")
+        run.apply({"action": "roll", "dice": F.text(form, "dice")} if typed else "roll")
+    elif do == "keep":
+        if s.phase != "keep":
+            raise InputError("no roll is left: score the hand in a box")
+        run.apply({"action": "keep", "dice": _picks(form, list(s.game.hand)) or "none"})
+    elif do == "box":
+        run.apply({"action": "box", "box": F.text(form, "box")})
+    elif do in ("best", "hint", "quit", "play"):
+        run.apply(do)
+    else:
+        raise InputError(f"unknown move {do!r}")
+    last = run.now
+    fresh = last.phase == "roll" and not last.game.hand and last.dice_from == "seed"
+    if fresh and not last.seats[last.seat].computer and do != "hint":
+        run.apply("roll")  # (a person's turn: its first roll, at once)
+    return run.steps
+
+
 # --- what a page shows -------------------------------------------------------------------
 def _picked(view: dict[str, Any]) -> list[bool]:
     """Which dice of the roll show as set aside (the set-aside taken, in "move")."""
@@ -514,11 +662,10 @@ def _sheet_rows(game: Game, view: dict[str, Any]) -> list[list[int | None | str]
     return rows
 
 
-def _box_points(game: Game) -> list[dict[str, Any]]:
+def _box_points(rs: YahtzeeRules, s: YahtzeeState) -> list[dict[str, Any]]:
     """The open boxes with the points the hand scores in each (bonuses included)."""
     from ..yahtzee import solitaire as Y
 
-    rs, s = game.engine.rules, game.state
     sheet = Y.SheetState(s.mask, s.upper, s.yf)
     out = []
     for i, box in enumerate(rs.boxes):
@@ -533,7 +680,8 @@ def _box_points(game: Game) -> list[dict[str, Any]]:
 
 
 def _log_name(game: Game) -> str:
-    return f"{game.kind}-play-{game.state.seed}.jsonl"
+    kind = "zilch" if game.kind == "zilch" else "yahtzee"
+    return f"{kind}-play-{game.state.seed}.jsonl"
 
 
 async def game_log(request: Request) -> Response:

@@ -2,15 +2,26 @@
 rematched; kept in memory once loaded (replayed from the SQLite records, rooms.py) and
 bounded (count, idle time, records); the computers driven one roll at a time; each record
 published to the room's listeners.  The blocking methods (the engine's work, the SQLite
-writes) run in a worker thread; publish() and kick() run on the event loop."""
+writes) run in a worker thread; publish() and kick() run on the event loop.
+
+Across worker processes (`zilch serve --workers N`; room_store.py): each change of a room
+is made holding the room against the other workers, the room first brought up to date
+from the file (`_writing`), so a seat or a move number is never given twice; each worker watches the
+file (`watch`: `pragma data_version` every WATCH seconds, then the rows of `changes` since)
+and brings the rooms it holds up to date, pushing each record to its own phones' streams
+(`_sync`).  The computers are driven by the worker that made the move before their turn;
+where two drive one room, a roll is made only `pace` after the room's last record."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
+import sqlite3
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +38,7 @@ from .rooms import (
     Limits,
     Room,
     RoomError,
+    apply_record,
     checked_code,
     hand_event,
     new_code,
@@ -42,6 +54,11 @@ if TYPE_CHECKING:
     from .app_state import Web
 
 Message = dict[str, Any]
+# (a posted move's actions and steps: engine, state, body, whether the host types a roll)
+StepsOf = Callable[[Any, Any, dict[str, Any], bool], tuple[list[Any], list[Any]]]
+WATCH = 0.01  # seconds between a worker's looks at the rooms' file for other workers' changes
+IDLE_WATCH = 0.25  # (the same, while it holds no room)
+RECORDS = ("move", "computer", "undo", "seats", "hand", "end")  # (kinds of records)
 
 
 class Rooms:
@@ -56,6 +73,8 @@ class Rooms:
         self._rooms: dict[str, Room] = {}
         self._asks: dict[str, deque[float]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._synced: dict[str, int] = {}  # (each room's last change its memory holds)
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def store(self) -> RoomStore:
@@ -113,6 +132,8 @@ class Rooms:
                 room.engine = self.engine(row.spec)
                 replay(room)
         with self._lock:
+            if code not in self._rooms:
+                self._synced[code] = row.seen
             return self._rooms.setdefault(code, room)
 
     def engine(self, spec: dict[str, Any]) -> ZilchMatch:
@@ -194,7 +215,7 @@ class Rooms:
         """The next free person seat, named: (its number, its token)."""
         room = self.get(code, client)
         name = _name(name)
-        with room.lock:
+        with self._writing(room):
             if room.row.started:
                 raise RoomError(409, "the game has started: a seat is taken before the start")
             taken = [n.lower() for n in room.row.names if n]
@@ -211,7 +232,7 @@ class Rooms:
 
     def start(self, code: str, token: Any) -> Message:
         room = self.get(code)
-        with room.lock:
+        with self._writing(room):
             if not room.is_host(_token(token)):
                 raise RoomError(403, "only the host starts the game (the host's token)")
             if room.row.started:
@@ -240,7 +261,7 @@ class Rooms:
         extra = set(body) - {"token", "add", "remove", "force"}
         if extra:
             raise RoomError(400, f"unknown field {sorted(extra)[0]!r}")
-        with room.lock:
+        with self._writing(room):
             if not room.is_host(_token(body.get("token"))):
                 raise RoomError(403, "only the host adds or removes seats (the host's token)")
             if room.row.started:
@@ -268,8 +289,13 @@ class Rooms:
         if extra:
             raise RoomError(400, f"unknown field {sorted(extra)[0]!r}")
         room = self.get(code)
+        return room, self._move(room, body, zilch_steps)
+
+    def _move(self, room: Room, body: dict[str, Any], steps_of: StepsOf) -> Message:
+        """The move of a checked body: the token's seat to move (or the host typing a
+        computer's roll), at the room's move now; `steps_of` the engine's actions and steps."""
         token = _token(body.get("token"))
-        with room.lock:
+        with self._writing(room):
             s = self._playing(room)
             mover = room.seat_of(token)
             seat = s.seats[s.seat]
@@ -280,17 +306,11 @@ class Rooms:
                 raise RoomError(403, f"a computer plays {seat.name}'s seat")
             self._at(room, body.get("move"))
             try:
-                if host_types:
-                    actions = [{"action": "roll", "dice": body.get("dice")}]
-                    steps = [room.engine.apply(s, actions[0])]
-                else:
-                    actions, steps = person_actions(room.engine, s, body)
+                actions, steps = steps_of(room.engine, s, body, host_types)
             except TableMissing as e:
                 raise RoomError(409, calls.one_line(str(e))) from None
             events = [e for st in steps for e in st.events]
-            return room, self._commit(
-                room, "move", mover, {"actions": actions}, steps[-1].state, events
-            )
+            return self._commit(room, "move", mover, {"actions": actions}, steps[-1].state, events)
 
     def _playing(self, room: Room) -> Any:
         if room.state is None:
@@ -323,7 +343,9 @@ class Rooms:
         """The record written (before anything is shown), then the room's state."""
         over = state.phase == "over"
         self.store.record(room.code, room.version, kind, seat, body, over)
-        room.row.records.append({"n": room.version, "kind": kind, "seat": seat, "body": body})
+        room.row.records.append(
+            {"n": room.version, "kind": kind, "seat": seat, "body": body, "at": time.time()}
+        )
         room.state = state
         room.hints.clear()
         room.add_events(events)
@@ -331,17 +353,25 @@ class Rooms:
 
     def computer_step(self, room: Room) -> Message | None:
         """One roll of a computer's turn (seeded dice), recorded; None where it is not a
-        computer's turn."""
-        with room.lock:
+        computer's turn, {} where the room's last record is younger than the pace."""
+        with self._writing(room):
             if not room.computer_to_move() or room.dice_from != "seed":
                 return None
             if room.version >= self.limits.moves:
                 return None
+            last = room.row.records[-1].get("at") if room.row.records else None
+            if last is not None and time.time() - float(last) < 0.9 * self.limits.pace:
+                return {}  # (another worker's computer moved just now: the next pause)
             s = room.state
-            step = room.engine.apply(s, "roll")
+            action = self.computer_action(room)
+            step = room.engine.apply(s, action)
             return self._commit(
-                room, "computer", s.seat, {"actions": ["roll"]}, step.state, list(step.events)
+                room, "computer", s.seat, {"actions": [action]}, step.state, list(step.events)
             )
+
+    def computer_action(self, room: Room) -> str:
+        """A computer's recorded step: one roll (a Zilch turn goes on roll by roll)."""
+        return "roll"
 
     def hint(self, code: str, token: Any) -> dict[str, Any]:
         """The hint for the seat to move: private to the phone asking (not published)."""
@@ -363,7 +393,7 @@ class Rooms:
         room = self.get(code)
         body = body if isinstance(body, dict) else {}
         token = _token(body.get("token"))
-        with room.lock:
+        with self._writing(room):
             if room.state is None:
                 raise RoomError(409, "the game has not started yet")
             last = next((r for r in reversed(room.row.records) if r["kind"] != "computer"), None)
@@ -383,7 +413,7 @@ class Rooms:
     def end(self, code: str, token: Any) -> Message:
         """The host ends the game (every person's review follows)."""
         room = self.get(code)
-        with room.lock:
+        with self._writing(room):
             if not room.is_host(_token(token)):
                 raise RoomError(403, "only the host ends the game")
             s = self._playing(room)
@@ -397,7 +427,7 @@ class Rooms:
         host's token and the seat): before the start the seat is free again; during the
         game a computer plays it (recorded)."""
         room = self.get(code)
-        with room.lock:
+        with self._writing(room):
             k = room.seat_of(_token(token))
             if seat is not None:
                 if not room.is_host(_token(token)):
@@ -416,16 +446,14 @@ class Rooms:
                 room.row.names[k], room.row.tokens[k] = None, None
                 return None
             s = self._playing(room)
-            seats = tuple(
-                x if i != k else type(x)(x.name, True, x.score) for i, x in enumerate(s.seats)
-            )
+            seats = tuple(replace(x, computer=True) if i == k else x for i, x in enumerate(s.seats))
             event = hand_event(s.seats[k].name)
             return self._commit(room, "hand", k, {"seat": k}, replace(s, seats=seats), [event])
 
     def rematch(self, code: str, token: Any) -> tuple[str, Message]:
         """A new game of the same seats (names, tokens, host), started at once."""
         room = self.get(code)
-        with room.lock:
+        with self._writing(room):
             if not room.is_host(_token(token)):
                 raise RoomError(403, "only the host starts a rematch")
             if not room.over:
@@ -437,7 +465,7 @@ class Rooms:
                 {k: spec[k] for k in ("rules", "rules_text", "target")} | {"seats": spec["seats"]}
             )
             fresh = self.get(new)
-            with fresh.lock:
+            with self._writing(fresh):
                 self.store.set_host(new, room.row.host)
                 fresh.row.host = room.row.host
                 for k, (n, t) in enumerate(zip(room.row.names, room.row.tokens, strict=True)):
@@ -456,28 +484,9 @@ class Rooms:
 
     def summary(self, room: Room) -> dict[str, Any]:
         """The room's state as the API answers it (GET /api/rooms/CODE)."""
-        row, s = room.row, room.state
-        seats = [
-            {
-                "seat": k,
-                "kind": kind,
-                "name": row.names[k],
-                "joined": kind == "computer" or row.tokens[k] is not None,
-            }
-            for k, kind in enumerate(room.kinds)
-        ]
-        out: dict[str, Any] = {
-            "code": row.code,
-            "game": "zilch",
-            "rules": row.spec["rules_name"],
-            "target": row.spec.get("target"),
-            "dice_from": room.dice_from,
-            "move": room.version,
-            "started": row.started,
-            "finished": room.over,
-            "next": row.next_code,
-            "seats": seats,
-        }
+        s = room.state
+        out = summary_head(room, "zilch")
+        seats = out["seats"]
         if s is None:
             return out | {
                 "turn": None,
@@ -527,6 +536,17 @@ class Rooms:
             except asyncio.QueueFull:
                 room.listeners.discard(q)
 
+    def close_streams(self) -> None:
+        """On the event loop, as the server stops: every live stream ends (its phone
+        reconnects to the server started again)."""
+        with self._lock:
+            held = list(self._rooms.values())
+        for room in held:
+            for q in list(room.listeners):
+                room.listeners.discard(q)
+                with contextlib.suppress(asyncio.QueueFull):
+                    q.put_nowait(None)
+
     def kick(self, room: Room) -> None:
         """On the event loop: the computers play where it is their turn."""
         if room.driving or not room.computer_to_move() or room.dice_from != "seed":
@@ -543,9 +563,122 @@ class Rooms:
                 msg = await run_in_threadpool(self.computer_step, room)
                 if msg is None:
                     return
-                self.publish(room, msg)
+                if msg:
+                    self.publish(room, msg)
         finally:
             room.driving = False
+
+    # --- several workers: each change made on the room as stored, each seen by all --------
+    @contextlib.contextmanager
+    def _writing(self, room: Room) -> Iterator[None]:
+        """The room locked, in this process and against every other (no other worker
+        changes it meanwhile), brought up to date first; its changes counted as seen."""
+        with room.lock, self.store.room_lock(room.code):
+            self._sync(room)
+            yield
+            self._synced[room.code] = self.store.changed(room.code)
+
+    def catch_up(self, room: Room) -> None:
+        """(A worker thread) the room brought up to date with what other workers wrote."""
+        with room.lock:
+            self._sync(room)
+
+    def _sync(self, room: Room) -> None:
+        """The room as stored now, where another worker changed it since it was read here;
+        each change pushed to this worker's listeners (on its event loop)."""
+        code, had = room.code, self._synced.get(room.code, 0)
+        with self.store.reading():
+            seen = self.store.changed(code)
+            if seen <= had:
+                return
+            kinds = self.store.changes_since(code, had)
+            row = self.store.load(code)
+        self._synced[code] = seen
+        if row is None:  # (expired)
+            with self._lock:
+                self._rooms.pop(code, None)
+            return
+        for msg in self._caught_up(room, row, kinds):
+            if self._loop is not None:
+                self._loop.call_soon_threadsafe(self.publish, room, msg)
+
+    def _caught_up(self, room: Room, row: Any, kinds: list[str]) -> list[Message]:
+        """The room moved on to `row` (its records a continuation of those held): the
+        messages of the changes, in order (the records' each with the state after it)."""
+        old, fresh = room.row, row.records[len(room.row.records) :]
+        room.row = row
+        out: list[Message] = []
+        if row.started:
+            if room.engine is None:
+                room.engine = self.engine(row.spec)
+            room.hints.clear()
+            again = not old.started or room.state is None
+            if again or any(r["kind"] in ("undo", "seats") for r in fresh):
+                replay(room)
+                for r in fresh:
+                    said = [undo_event(r.get("seat"))] if r["kind"] == "undo" else []
+                    out.append(self.message(room, r["kind"], said))
+            else:
+                out = [self.message(room, r["kind"], self._apply(room, r)) for r in fresh]
+        other = [k for k in kinds if k not in RECORDS and k not in ("create", "host")]
+        return [self.message(room, k, room.feed if k == "start" else []) for k in other] + out
+
+    def _apply(self, room: Room, rec: dict[str, Any]) -> list[dict[str, Any]]:
+        """Another worker's record applied to the room's state (as replay applies it)."""
+        state, events = apply_record(room, room.state, rec)
+        room.state = state
+        room.add_events(events)
+        return events
+
+    async def watch(self) -> None:
+        """(The event loop, while the app runs) the other workers' changes of the rooms
+        held here: looked for every WATCH seconds (`pragma data_version` moves when another
+        connection commits), each such room brought up to date and pushed."""
+        self._loop = asyncio.get_running_loop()
+        conn: sqlite3.Connection | None = None
+        version, seq = None, 0
+        try:
+            while True:
+                await asyncio.sleep(WATCH if self._rooms else IDLE_WATCH)
+                if self._store is None or not self._rooms:
+                    continue
+                with self._lock:
+                    held = list(self._rooms)
+                try:
+                    if conn is None:
+                        conn = self.store.watcher()
+                        seq = int(
+                            conn.execute("select coalesce(max(seq), 0) from changes").fetchone()[0]
+                        )
+                        await self._catch_up_all(held)  # (changed before the watch began)
+                    now = conn.execute("pragma data_version").fetchone()[0]
+                    if now == version:
+                        continue
+                    version = now
+                    rows = conn.execute(
+                        "select seq, code from changes where seq > ? order by seq", (seq,)
+                    ).fetchall()
+                except sqlite3.Error:  # (the file busy a moment: the next look)
+                    continue
+                if rows:
+                    seq = int(rows[-1][0])
+                    behind = {c for n, c in rows if n > self._synced.get(c, 0)}
+                    await self._catch_up_all([c for c in held if c in behind])
+        finally:
+            if self._store is not None:
+                self._store.close_watchers()
+
+    async def _catch_up_all(self, codes: list[str]) -> None:
+        for code in codes:
+            with self._lock:
+                room = self._rooms.get(code)
+            if room is not None:
+                try:
+                    await run_in_threadpool(self.catch_up, room)
+                except Exception as e:  # (a room that cannot be read: said, the watch goes on)
+                    import logging
+
+                    logging.getLogger("dicesolver.web").error("room %s", code, exc_info=e)
 
     def reviews(self, room: Room) -> tuple[dict[str, Any], str | None]:
         """Each person's review (once the game is over), computed once."""
@@ -560,6 +693,43 @@ class Rooms:
 
 def log_name(room: Room) -> str:
     return f"zilch-room-{room.code}-{room.row.seed}.jsonl"
+
+
+def summary_head(room: Room, game: str) -> dict[str, Any]:
+    """The fields of a room's state before the game's own: the seats (who has joined)."""
+    row = room.row
+    seats = [
+        {
+            "seat": k,
+            "kind": kind,
+            "name": row.names[k],
+            "joined": kind == "computer" or row.tokens[k] is not None,
+        }
+        for k, kind in enumerate(room.kinds)
+    ]
+    return {
+        "code": row.code,
+        "game": game,
+        "rules": row.spec["rules_name"],
+        "target": row.spec.get("target"),
+        "dice_from": room.dice_from,
+        "move": room.version,
+        "started": row.started,
+        "finished": room.over,
+        "next": row.next_code,
+        "seats": seats,
+    }
+
+
+def zilch_steps(
+    engine: Any, s: Any, body: dict[str, Any], host_types: bool
+) -> tuple[list[Any], list[Any]]:
+    """A Zilch move's actions and steps: the host's typed roll for a computer, else the
+    person's (rooms.person_actions)."""
+    if host_types:
+        actions: list[Any] = [{"action": "roll", "dice": body.get("dice")}]
+        return actions, [engine.apply(s, actions[0])]
+    return person_actions(engine, s, body)
 
 
 def _token(v: Any) -> str | None:

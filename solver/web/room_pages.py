@@ -28,6 +28,7 @@ from .origin import check_csrf
 from .pages import context, fields, page, refuse
 from .room_api import client_of, rooms_of
 from .rooms import MAX_SEATS, Room, RoomError
+from .screens import APPROXIMATE
 
 if TYPE_CHECKING:
     from .room_hub import Rooms
@@ -67,8 +68,13 @@ def _seats_of(form: dict[str, Any]) -> list[str]:
     """The seats of a room opened from a form: /rooms's (people, computers, real dice),
     or the play set-up's (its mode, names and computers)."""
     mode = F.text(form, "mode")
-    if mode == "yahtzee":
-        raise RoomError(400, "Yahtzee rooms are not here yet: a Zilch-family game is")
+    if mode == "yahtzee":  # (the set-up's players, the people among them, real dice)
+        players = F.whole(form, "players", "Players") or 2
+        people = F.whole(form, "people", "People") or 1
+        if not 1 <= people <= players or not 2 <= players <= 4:
+            raise RoomError(400, "a Yahtzee room seats 2 to 4: people and computers")
+        kind = "companion" if F.flag(form, "real_dice") else "person"
+        return [kind] * people + ["computer"] * (players - people)
     if mode:
         names = [F.text(form, f"name{i}") for i in range(1, MAX_SEATS + 1)]
         people = max(1, sum(1 for n in names if n)) if mode != "computer" else 1
@@ -87,6 +93,12 @@ async def _open(request: Request, seats: list[str], form: dict[str, Any]) -> Res
     from .pages import UPLOAD
 
     rooms = rooms_of(request)
+    if F.text(form, "mode") == "yahtzee":
+        body: dict[str, Any] = {"rules": F.text(form, "yahtzee_rules") or "yahtzee"}
+        code, host = await run_in_threadpool(rooms.create, body | {"seats": seats})
+        response = RedirectResponse(f"/r/{code}", status_code=303)
+        _cookie(response, HOST_COOKIE + code, host)
+        return response
     rules = F.text(form, "rules") or "farkle"
     if rules.startswith(UPLOAD):
         raise RoomError(
@@ -166,7 +178,8 @@ def shown(rooms: Rooms, room: Room, request: Request) -> dict[str, Any]:
             "feed": list(room.feed),
             "stamp": stamp(st),
             "url": f"{request.base_url}r/{room.code}",
-            "max_seats": MAX_SEATS,
+            "max_seats": 4 if st.get("game") == "yahtzee" else MAX_SEATS,
+            "approximate": APPROXIMATE,
         }
         s = room.state
         if s is None:
@@ -326,6 +339,8 @@ def _move_body(room: Room, token: str | None, do: str, form: dict[str, Any]) -> 
     body: dict[str, Any] = {"token": token, "move": _at(form)}
     if do == "best":
         return body | {"best": True}
+    if room.row.spec.get("game") == "yahtzee":
+        return _yahtzee_body(room, body, do, form)
     if do not in ("roll", "bank"):
         raise RoomError(400, f"unknown move {do!r}")
     body["then"] = do
@@ -342,6 +357,22 @@ def _move_body(room: Room, token: str | None, do: str, form: dict[str, Any]) -> 
     if F.text(form, "dice"):
         body["dice"] = F.text(form, "dice")
     return body
+
+
+def _yahtzee_body(
+    room: Room, body: dict[str, Any], do: str, form: dict[str, Any]
+) -> dict[str, Any]:
+    """A Yahtzee room's move of a posted form: a roll (typed with real dice), the dice
+    tapped kept (their places in the hand), or a box."""
+    if F.text(form, "box"):
+        return body | {"box": F.text(form, "box")}
+    if do == "roll":
+        return body | ({"dice": F.text(form, "dice")} if F.text(form, "dice") else {})
+    if do != "keep":
+        raise RoomError(400, f"unknown move {do!r}")
+    hand = list(room.state.game.hand) if room.state is not None else []
+    places = {int(p) for p in form.get("pick", []) if p.isdigit() and int(p) < len(hand)}
+    return body | {"keep": [hand[i] for i in sorted(places)]}
 
 
 async def confirm(request: Request) -> Response:

@@ -5,14 +5,28 @@ the start, each person's or computer's move (the engine's actions), an undo, a s
 to a computer, the game ended.  A record is
 written (and committed) before the move is shown to anyone, so a server killed at any
 moment restarts with every room at its last move: the game is replayed from the records
-with the room's seed (rooms.py)."""
+with the room's seed (rooms.py).
+
+Several worker processes (`zilch serve --workers N`) share the file: every write also
+appends a row to `changes` (the room and what changed) in its transaction, which each
+worker watches (room_hub.py: `pragma data_version`, then the rows since the last seen) to
+bring its rooms in memory up to date and push them to its phones; a change of a room is
+made holding the room against every other process (`room_lock`: a byte of `rooms.lock`),
+the room first brought up to date, so two workers never give one seat or one move number
+twice."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import os
 import sqlite3
+import struct
 import threading
 import time
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,7 +60,17 @@ create table if not exists records (
     at real not null,
     primary key (code, n)
 );
+create table if not exists changes (
+    seq integer primary key autoincrement,
+    code text not null,
+    kind text not null,
+    at real not null
+);
+create index if not exists changes_of_room on changes (code, seq);
 """
+LOCKS = "rooms.lock"  # (byte 0: the writers' turn; a byte per room beyond)
+ROOM_LOCKS = 1 << 20
+CHANGES_KEPT = 3600.0  # seconds a change row is kept (workers read them within a second)
 
 
 @dataclass
@@ -65,6 +89,16 @@ class RoomRow:
     names: list[str | None]
     tokens: list[str | None]
     records: list[dict[str, Any]]
+    seen: int = 0  # (the room's last change as read: RoomStore.changed)
+
+
+@dataclass
+class _Pending:
+    """A write waiting for its commit (group commit: RoomStore._write)."""
+
+    statements: list[tuple[str, tuple[Any, ...]]]
+    done: bool = False
+    error: BaseException | None = None
 
 
 def state_folder(tables_folder: Path) -> Path:
@@ -78,8 +112,16 @@ class RoomStore:
     def __init__(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / FILE
-        self._lock = threading.Lock()
-        self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._lock = threading.RLock()
+        self._watchers: list[sqlite3.Connection] = []
+        self._reads = 0  # (a reading() block open on the thread holding _lock)
+        self._locks = os.open(folder / LOCKS, os.O_RDWR | os.O_CREAT, 0o600)
+        self._turn = threading.Condition()  # (group commit: the writes waiting, the leader)
+        self._pending: list[_Pending] = []
+        self._committing = False
+        self.db = sqlite3.connect(
+            self.path, check_same_thread=False, isolation_level=None, timeout=30
+        )
         self.db.execute("pragma journal_mode=wal")
         self.db.execute("pragma synchronous=full")
         self.db.execute("pragma foreign_keys=on")
@@ -88,17 +130,107 @@ class RoomStore:
     def close(self) -> None:
         with self._lock:
             self.db.close()
+            os.close(self._locks)
 
-    def _write(self, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
+    @contextlib.contextmanager
+    def room_lock(self, code: str) -> Iterator[None]:
+        """The room held against every other store (process) of the file: a byte of
+        `rooms.lock` of its own (the threads of this one hold the room's own lock)."""
+        offset = 1 + zlib.crc32(code.encode()) % ROOM_LOCKS
+        self._byte(offset, fcntl.F_WRLCK)
+        try:
+            yield
+        finally:
+            self._byte(offset, fcntl.F_UNLCK)
+
+    def _byte(self, offset: int, kind: int) -> None:
+        """Byte `offset` of `rooms.lock` locked (F_WRLCK, waited for) or let go: an open
+        file description's lock (this store's own, whatever the process)."""
+        flock = struct.pack("hh4xqqi4x", kind, os.SEEK_SET, offset, 1, 0)
+        fcntl.fcntl(self._locks, fcntl.F_OFD_SETLKW, flock)
+
+    def _write(
+        self, statements: list[tuple[str, tuple[Any, ...]]], change: tuple[str, str] | None
+    ) -> None:
+        """The statements committed (each call all or nothing), with `change` (the room's
+        code, what changed) noted for the other workers.  Group commit: the calls waiting
+        while a commit is made go together in the next (one fsync for all, in savepoints:
+        one refused leaves the others); processes take turns on byte 0 of `rooms.lock` (a
+        waiting process wakes as it is let go; SQLite's own wait sleeps up to 100 ms)."""
+        if change is not None:
+            statements = [
+                *statements,
+                ("insert into changes (code, kind, at) values (?, ?, ?)", (*change, time.time())),
+            ]
+        job = _Pending(statements)
+        with self._turn:
+            self._pending.append(job)
+            while not job.done:
+                if self._committing:
+                    self._turn.wait()
+                    continue
+                self._committing = True
+                batch, self._pending = self._pending, []
+                self._turn.release()
+                try:
+                    self._commit(batch)
+                finally:
+                    self._turn.acquire()
+                    self._committing = False
+                    self._turn.notify_all()
+        if job.error is not None:
+            raise job.error
+
+    def _commit(self, batch: list[_Pending]) -> None:
         with self._lock:
-            self.db.execute("begin immediate")
+            self._byte(0, fcntl.F_WRLCK)
             try:
-                for sql, args in statements:
-                    self.db.execute(sql, args)
-            except BaseException:
-                self.db.execute("rollback")
+                self.db.execute("begin immediate")
+                for k, job in enumerate(batch):
+                    self.db.execute(f"savepoint w{k}")
+                    try:
+                        for sql, args in job.statements:
+                            self.db.execute(sql, args)
+                    except Exception as e:
+                        self.db.execute(f"rollback to w{k}")
+                        job.error = e
+                    self.db.execute(f"release w{k}")
+                self.db.execute("commit")
+            except BaseException as e:
+                if self.db.in_transaction:
+                    self.db.execute("rollback")
+                for job in batch:
+                    job.error = job.error or e
                 raise
-            self.db.execute("commit")
+            finally:
+                self._byte(0, fcntl.F_UNLCK)
+                for job in batch:
+                    job.done = True
+
+    def changed(self, code: str) -> int:
+        """The room's last change (its number in `changes`; 0: none noted)."""
+        with self._lock:
+            row = self.db.execute("select max(seq) from changes where code = ?", (code,)).fetchone()
+        return int(row[0] or 0)
+
+    def watcher(self) -> sqlite3.Connection:
+        """A connection of its own for a worker's watch of the changes (on its event loop):
+        `pragma data_version` on it moves when another connection commits."""
+        conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._watchers.append(conn)
+        return conn
+
+    def close_watchers(self) -> None:
+        while self._watchers:
+            self._watchers.pop().close()
+
+    def changes_since(self, code: str, seq: int) -> list[str]:
+        """What changed in the room after change `seq`, in order (the kinds)."""
+        with self._lock:
+            rows = self.db.execute(
+                "select kind from changes where code = ? and seq > ? order by seq", (code, seq)
+            ).fetchall()
+        return [str(r[0]) for r in rows]
 
     def create(self, code: str, host: str, spec: dict[str, Any], seed: int, seats: int) -> None:
         now = time.time()
@@ -110,7 +242,7 @@ class RoomStore:
             )
         ]
         rows += [("insert into seats (code, k) values (?, ?)", (code, k)) for k in range(seats)]
-        self._write(rows)
+        self._write(rows, (code, "create"))
 
     def seat(self, code: str, k: int, name: str | None, token: str | None) -> None:
         self._write(
@@ -120,7 +252,8 @@ class RoomStore:
                     (name, token, code, k),
                 ),
                 ("update rooms set touched = ? where code = ?", (time.time(), code)),
-            ]
+            ],
+            (code, "join" if token else "leave"),
         )
 
     def reseat(
@@ -149,11 +282,12 @@ class RoomStore:
                 (code, n, "seats", None, json.dumps(body), now),
             ),
         ]
-        self._write(rows)
+        self._write(rows, (code, "seats"))
 
     def started(self, code: str) -> None:
         self._write(
-            [("update rooms set started = 1, touched = ? where code = ?", (time.time(), code))]
+            [("update rooms set started = 1, touched = ? where code = ?", (time.time(), code))],
+            (code, "start"),
         )
 
     def record(
@@ -172,17 +306,21 @@ class RoomStore:
                     "update rooms set touched = ?, finished = ? where code = ?",
                     (now, int(finished), code),
                 ),
-            ]
+            ],
+            (code, kind),
         )
 
     def set_host(self, code: str, host: str) -> None:
-        self._write([("update rooms set host = ? where code = ?", (host, code))])
+        self._write([("update rooms set host = ? where code = ?", (host, code))], (code, "host"))
 
     def set_next(self, code: str, next_code: str) -> None:
-        self._write([("update rooms set next_code = ? where code = ?", (next_code, code))])
+        self._write(
+            [("update rooms set next_code = ? where code = ?", (next_code, code))],
+            (code, "rematch"),
+        )
 
     def load(self, code: str) -> RoomRow | None:
-        with self._lock:
+        with self.reading():
             row = self.db.execute(
                 "select code, host, spec, seed, created, touched, started, finished, next_code "
                 "from rooms where code = ?",
@@ -196,6 +334,7 @@ class RoomStore:
             records = self.db.execute(
                 "select n, kind, seat, body, at from records where code = ? order by n", (code,)
             ).fetchall()
+            seen = self.changed(code)
         return RoomRow(
             row[0],
             row[1],
@@ -212,7 +351,24 @@ class RoomStore:
                 {"n": r[0], "kind": r[1], "seat": r[2], "body": json.loads(r[3]), "at": r[4]}
                 for r in records
             ],
+            seen,
         )
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """One read transaction (a room's rows as of one moment, whoever writes); nested
+        blocks join the outer one."""
+        with self._lock:
+            if self._reads:
+                yield
+                return
+            self.db.execute("begin")
+            self._reads = 1
+            try:
+                yield
+            finally:
+                self._reads = 0
+                self.db.execute("commit")
 
     def listing(self) -> list[dict[str, Any]]:
         """Every room: code, rules, seats, records, started, finished, created, touched."""
@@ -256,8 +412,8 @@ class RoomStore:
                     "select code from rooms where touched < ?", (cutoff,)
                 ).fetchall()
             ]
-        if gone:
-            self._write([("delete from rooms where code = ?", (c,)) for c in gone])
+        kept = ("delete from changes where at < ?", (time.time() - CHANGES_KEPT,))
+        self._write([*[("delete from rooms where code = ?", (c,)) for c in gone], kept], None)
         return gone
 
 

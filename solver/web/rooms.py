@@ -212,22 +212,29 @@ def replay(room: Room) -> None:
                 del events[stack.pop()[2] :]
             events.append(undo_event(rec.get("seat")))
             continue
-        if kind == "hand":
-            k = int(rec["body"]["seat"])
-            seats = tuple(
-                replace(x, computer=True) if i == k else x for i, x in enumerate(state.seats)
-            )
-            state = replace(state, seats=seats)
-            events.append(hand_event(seats[k].name))
-        else:
-            for action in rec["body"]["actions"]:
-                step = room.engine.apply(state, action)
-                state = step.state
-                events.extend(step.events)
+        state, said = apply_record(room, state, rec)
+        events.extend(said)
         stack.append((kind, state, before))
     room.state = stack[-1][1]
     room.feed = []
     room.add_events(events)
+
+
+def apply_record(room: Room, state: Any, rec: dict[str, Any]) -> tuple[Any, list[dict[str, Any]]]:
+    """The state after a record (a seat handed to a computer, or a move's actions applied
+    again), and the events it shows."""
+    events: list[dict[str, Any]] = []
+    if rec["kind"] == "hand":
+        k = int(rec["body"]["seat"])
+        seats = tuple(replace(x, computer=True) if i == k else x for i, x in enumerate(state.seats))
+        state = replace(state, seats=seats)
+        events.append(hand_event(seats[k].name))
+    else:
+        for action in rec["body"]["actions"]:
+            step = room.engine.apply(state, action)
+            state = step.state
+            events.extend(step.events)
+    return state, events
 
 
 def hand_event(name: str) -> dict[str, Any]:

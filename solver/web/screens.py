@@ -40,6 +40,9 @@ async def home(request: Request) -> Response:
 
 
 async def should_i_roll(request: Request) -> Response:
+    kept = web_of(request).kept_page(request, "roll.html")  # (the same question: its page)
+    if kept is not None:
+        return kept
     form = await fields(request)
     ctx = context(request, form, title="Should I roll?")
     if F.text(form, "ask"):
@@ -74,6 +77,9 @@ DICE_FIELDS = ("rules", "roll", "turn", "score", "opponents", "not_on_board", "a
 
 
 async def which_dice(request: Request) -> Response:
+    kept = web_of(request).kept_page(request, "dice.html")  # (the same question: its page)
+    if kept is not None:
+        return kept
     form = await fields(request)
     ctx = context(request, form, title="Which dice?")
     if F.text(form, "ask"):
@@ -152,7 +158,18 @@ async def review(request: Request) -> Response:
     return page(request, "review.html", ctx)
 
 
-YAHTZEE_FIELDS = ("yahtzee_rules", "dice", "rolls_left", "upper", "yahtzee_bonus", "ask")
+YAHTZEE_FIELDS = (
+    "yahtzee_rules",
+    "dice",
+    "rolls_left",
+    "upper",
+    "yahtzee_bonus",
+    "score",
+    "at_least",
+    "ask",
+)
+# how the page names the chance against opponents still playing (the CLI's method)
+APPROXIMATE = "approximate (Pawlewicz's heuristic: opponents playing for the expected score)"
 
 
 async def yahtzee(request: Request) -> Response:
@@ -164,6 +181,7 @@ async def yahtzee(request: Request) -> Response:
     ctx["boxes"] = next((p["boxes"] for p in yahtzee_presets() if p["value"] == chosen), [])
     filled = form.get("filled") or []
     ctx["filled"] = [b for b in filled if isinstance(b, str)]
+    ctx["approximate"] = APPROXIMATE
     if F.text(form, "ask"):
         try:
             kwargs: dict[str, Any] = {
@@ -176,13 +194,38 @@ async def yahtzee(request: Request) -> Response:
             }
             if kwargs["rolls_left"] is None:
                 kwargs["rolls_left"] = 2
+            kwargs.update(_yahtzee_goal(form))
         except InputError as e:
             refuse(ctx, str(e))
         else:
-            query = F.query(form, YAHTZEE_FIELDS)
-            query += "".join(f"&filled={quote(b)}" for b in ctx["filled"])
-            await attempt(request, ctx, "yahtzee_advise", kwargs, "/yahtzee?" + query)
+            back = "/yahtzee?" + _yahtzee_query(form, ctx["filled"], kwargs.get("opponents"))
+            await attempt(request, ctx, "yahtzee_advise", kwargs, back)
     return page(request, "yahtzee.html", ctx)
+
+
+def _yahtzee_goal(form: dict[str, Any]) -> dict[str, Any]:
+    """What the player plays for, as yahtzee_advise takes it: the opponents' sheets (by
+    P(win)), a score to reach (P(final >= T)), or neither (the expected score: the points
+    so far are then left out, as they change no keep)."""
+    score = F.whole(form, "score", "Your score so far")
+    opponents = F.sheets(form, "opponents")
+    at_least = F.whole(form, "at_least", "Score to reach")
+    if opponents is not None and at_least is not None:
+        raise InputError("give the opponents or a score to reach, not both")
+    if opponents is not None:
+        return {"score": score or 0, "opponents": opponents}
+    if at_least is not None:
+        return {"score": score or 0, "at_least": at_least}
+    return {}
+
+
+def _yahtzee_query(form: dict[str, Any], filled: list[str], opponents: str | None) -> str:
+    """The question as the page's address (the build's page links back to it)."""
+    query = F.query(form, YAHTZEE_FIELDS)
+    query += "".join(f"&filled={quote(b)}" for b in filled)
+    if opponents is not None:
+        query += "&opponents=" + quote(opponents)
+    return query
 
 
 async def _upload(form: dict[str, Any], file_key: str, text_key: str, what: str) -> tuple[str, str]:

@@ -1,5 +1,6 @@
 """`zilch serve`: the app under uvicorn, its address printed (on a LAN: a warning, the
-address phones open, and a QR code of it in the terminal)."""
+address phones open, and a QR code of it in the terminal); with --workers N, N worker
+processes on one port, each device steered to one of them by its address (below)."""
 
 from __future__ import annotations
 
@@ -87,18 +88,46 @@ def serve(
     say: Callable[[str], None],
     allow_hosts: Sequence[str] = (),
     state: str | None = None,
+    workers: int = 1,
 ) -> None:
+    """Serve until Ctrl-C; workers > 1: that many processes (workers.py: each phone kept
+    to one by its address, the rooms shared through their SQLite file: below)."""
+    import secrets
+
     from .app import create_app
 
     hosts = served_names(host, allow_hosts)  # (against DNS rebinding)
-    app = create_app(tables, hosts, state)
+    secret = secrets.token_bytes(32)  # (the form tokens' key: one for every worker)
+    if workers > 1:
+        from ..errors import InputError
+
+        try:
+            socks = sticky_sockets(host.strip("[]"), port, workers)
+        except OSError as e:
+            raise InputError(
+                f"--workers {workers}: cannot listen on {url_of(host, port)} ({e.strerror or e})"
+            ) from None
+        url = announce(host, port, say)
+        say(f"dicesolver: {workers} worker processes (each device kept to one, by its address)")
+        serve_workers(
+            socks,
+            lambda: create_app(tables, hosts, state, secret),
+            say,
+            lambda: _open_later(url, open_browser),
+        )
+        return
+    app = create_app(tables, hosts, state, secret)
     url = announce(host, port, say)
+    _open_later(url, open_browser)
+    run(app, host.strip("[]"), port, say)
+
+
+def _open_later(url: str, open_browser: bool) -> None:
     if open_browser:
         import threading
         import webbrowser
 
         threading.Timer(1.0, webbrowser.open, (url,)).start()
-    run(app, host.strip("[]"), port, say)
 
 
 # --- running and stopping (issue 36 items 3 and 10) ----------------------------------------
@@ -106,10 +135,13 @@ STOP_SECONDS = 5.0  # a build's wait to reach its next step when the server stop
 GRACE_SECONDS = 3.0  # requests in progress finish within it when the server stops
 
 
-def run(app: Any, host: str, port: int, say: Callable[[str], None]) -> None:
+def run(
+    app: Any, host: str, port: int, say: Callable[[str], None], sockets: list[Any] | None = None
+) -> None:
     """Serve `app` until Ctrl-C: connections bounded (connections.py); then builds stop at
     their next step and the partial tables left are named; KeyboardInterrupt (exit 130).
-    A second Ctrl-C while they stop ends the process at once, without a traceback."""
+    A second Ctrl-C while they stop ends the process at once, without a traceback.
+    sockets: listening sockets made already (a worker's: workers.py), else host and port."""
     import asyncio
 
     import uvicorn
@@ -123,6 +155,12 @@ def run(app: Any, host: str, port: int, say: Callable[[str], None]) -> None:
             quiet_accept_errors(asyncio.get_running_loop())
             await super().serve(sockets)
 
+        async def shutdown(self, sockets: Any = None) -> None:
+            rooms = getattr(getattr(app, "state", None), "rooms", None)
+            if rooms is not None:  # (the live streams end now: not cut at the grace's end)
+                rooms.close_streams()
+            await super().shutdown(sockets)
+
     config = uvicorn.Config(
         app,
         host=host,
@@ -135,7 +173,7 @@ def run(app: Any, host: str, port: int, say: Callable[[str], None]) -> None:
         timeout_graceful_shutdown=int(GRACE_SECONDS),
     )
     try:
-        Server(config).run()
+        Server(config).run(sockets=sockets)
     except KeyboardInterrupt:
         stop(app, say)
         raise
@@ -155,7 +193,9 @@ def stop(app: Any, say: Callable[[str], None]) -> None:
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, at_once)
-    web = app.state.web
+    web = getattr(getattr(app, "state", None), "web", None)
+    if web is None:  # (an app of another kind: nothing of ours to stop)
+        return
     running = [j for j in web.jobs.stopped() if j.state == "running"]
     if running:
         say(f"dicesolver: stopping {len(running)} build(s) at their next step ...")
@@ -171,3 +211,141 @@ def stop(app: Any, say: Callable[[str], None]) -> None:
         )
         for e in partial:
             say(f"  {e.path}")
+
+
+# --- several worker processes (issue 38: answers in milliseconds under load) ---------------
+# Each worker serves its own listening socket of one SO_REUSEPORT group on the port; a
+# classic BPF program on the group hands each new connection to the socket its client's
+# address picks (the address's last 32 bits modulo the workers), so a device's every
+# connection reaches the same worker: its session, its games, its uploaded rules, its
+# builds' pages and its rate limits live there, as in one process.  The form tokens' key is
+# the master's (one for all); the rooms are shared through their SQLite file (room_hub.py).
+# The master keeps every socket open (a worker that dies leaves its place, and connections
+# wait in its backlog until it is started again) and passes Ctrl-C on, once.
+SO_ATTACH_REUSEPORT_CBPF = 51  # (Linux, <asm-generic/socket.h>)
+SKF_NET_OFF = -0x100000  # (classic BPF: offsets from the network header)
+RESTART_AFTER = 10.0  # seconds a worker must have run to be started again when it dies
+
+
+def _bpf(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
+    import struct
+
+    return struct.pack("HBBI", code, jt, jf, k & 0xFFFFFFFF)
+
+
+def steering(workers: int) -> list[bytes]:
+    """The program: the client's address (IPv4's, or an IPv6 address's last 32 bits)
+    modulo the workers: the index of the socket in the group."""
+    ld_b, ld_w, rsh, jeq, ja, mod, ret_a = 0x30, 0x20, 0x74, 0x15, 0x05, 0x94, 0x16
+    return [
+        _bpf(ld_b, SKF_NET_OFF),  # the IP header's first byte
+        _bpf(rsh, 4),  # its version
+        _bpf(jeq, 6, 0, 2),
+        _bpf(ld_w, SKF_NET_OFF + 20),  # IPv6: the source address's last 4 bytes
+        _bpf(ja, 1),
+        _bpf(ld_w, SKF_NET_OFF + 12),  # IPv4: the source address
+        _bpf(mod, workers),
+        _bpf(ret_a, 0),
+    ]
+
+
+def sticky_sockets(host: str, port: int, workers: int) -> list[socket.socket]:
+    """`workers` listening sockets on host:port, a device's connections steered to one
+    of them by its address.  OSError (said in one line by the caller) where the port is
+    taken or the system cannot steer (not Linux)."""
+    import ctypes
+    import struct
+
+    family, _, _, _, addr = socket.getaddrinfo(
+        host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    with socket.socket(family, socket.SOCK_STREAM) as probe:  # (taken: by anyone, even a
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # group of our own)
+        probe.bind(addr)
+    socks: list[socket.socket] = []
+    for _ in range(workers):
+        s = socket.socket(family, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        if family == socket.AF_INET6:
+            s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        s.bind(addr if not socks else (addr[0], socks[0].getsockname()[1], *addr[2:]))
+        s.listen(2048)
+        s.set_inheritable(True)
+        socks.append(s)
+    program = b"".join(steering(workers))
+    buffer = ctypes.create_string_buffer(program)
+    fprog = struct.pack("HL", len(program) // 8, ctypes.addressof(buffer))
+    socks[0].setsockopt(socket.SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, fprog)
+    return socks
+
+
+def serve_workers(
+    socks: list[socket.socket],
+    make_app: Callable[[], Any],
+    say: Callable[[str], None],
+    started: Callable[[], None] = lambda: None,
+) -> None:
+    """A worker process per socket (forked: each makes its own app) until Ctrl-C (passed
+    on to each once, a second time at once: KeyboardInterrupt, exit 130) or SIGTERM."""
+    import multiprocessing
+    import multiprocessing.connection
+    import os
+    import signal
+    import time
+
+    ctx = multiprocessing.get_context("fork")
+    procs: list[Any] = [None] * len(socks)
+    born = [0.0] * len(socks)
+    stopping: list[int] = []  # (the signals received)
+
+    def start(k: int) -> None:
+        procs[k] = ctx.Process(target=_worker, args=(make_app, socks[k], say), daemon=False)
+        procs[k].start()
+        born[k] = time.monotonic()
+
+    def passed_on(sig: int, frame: object) -> None:
+        stopping.append(sig)
+        for p in procs:
+            if p is not None and p.is_alive():
+                os.kill(p.pid, signal.SIGINT)
+
+    for k in range(len(socks)):
+        start(k)
+    signal.signal(signal.SIGINT, passed_on)
+    signal.signal(signal.SIGTERM, passed_on)
+    started()
+    while any(p.is_alive() for p in procs):
+        multiprocessing.connection.wait([p.sentinel for p in procs if p.is_alive()], 1.0)
+        for k, p in enumerate(procs):
+            if stopping or p.is_alive():
+                continue
+            if time.monotonic() - born[k] < RESTART_AFTER:
+                say(f"dicesolver: worker {k} stopped at start (exit {p.exitcode}): stopping")
+                passed_on(signal.SIGTERM, None)
+                break
+            say(f"dicesolver: worker {k} stopped (exit {p.exitcode}); started again")
+            start(k)
+    for s in socks:
+        s.close()
+    if signal.SIGINT in stopping:
+        raise KeyboardInterrupt
+
+
+def _worker(make_app: Callable[[], Any], sock: socket.socket, say: Callable[[str], None]) -> None:
+    """A worker: its own process group (Ctrl-C reaches the master, which passes it on),
+    stopped with its master (PR_SET_PDEATHSIG), its app served on its socket."""
+    import ctypes
+    import os
+    import signal
+    import sys
+
+    os.setpgrp()
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGINT)  # (PR_SET_PDEATHSIG)
+    except (OSError, AttributeError):
+        pass
+    try:
+        run(make_app(), "", 0, say, sockets=[sock])
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -79,9 +79,11 @@ def play_turn(
     state: State,
     rng: np.random.Generator,
     values: Callable[[int, int], np.ndarray],
+    keeps: Callable[[np.ndarray, np.ndarray, np.ndarray], object] = best_keeps,
 ) -> tuple[int, State]:
     """One turn: values(rolls_left, hand) the keeps' values (rolls left) or the boxes' (none);
-    returns (points scored, bonuses included; the state after)."""
+    returns (points scored, bonuses included; the state after).  keeps: widget.best_keeps,
+    or the compiled one (numba_kernel.py's)."""
     kg = keep_graph(rules.dice)
     r = rule_arrays(rules)
     code = hand_codes(rules.dice)
@@ -95,7 +97,7 @@ def play_turn(
             g, nup, nyf = move(*state, hand, b, r, np.empty(rules.n_boxes, np.int64))
             return int(g), (state[0] | 1 << b, nup, nyf)
         arg = np.empty(len(v), np.int64)
-        best_keeps(np.asarray(v, np.float64), r.remove, arg)
+        keeps(np.asarray(v, np.float64), r.remove, arg)
         kept = kg.counts[arg[kg.roll_keep[hand]]].astype(np.int64)
     raise AssertionError("unreachable")
 
