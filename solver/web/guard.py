@@ -96,6 +96,7 @@ class QueryStore(Store):
         e = missing(f"the {rules_name} table {objective!r}", *build_call(*call))
         # (its file: jobs.py starts one build per table, whatever question needed it)
         e.table = str(self.path(rules_name, digest, objective))  # type: ignore[attr-defined]
+        e.objective = objective  # type: ignore[attr-defined]  # (its estimate: jobs.cost)
         return e
 
 

@@ -17,6 +17,7 @@ import contextlib
 import inspect
 import json
 import os
+import re
 import secrets
 import shutil
 import threading
@@ -201,6 +202,47 @@ def estimate(name: str, kwargs: dict[str, Any], store: Store) -> tuple[float, fl
     return status.memory, status.seconds
 
 
+THRESHOLD = re.compile(r"yahtzee-(atleast|beat)-L\d+")  # a threshold table's level
+
+
+def threshold_cost(e: TableMissing, store: Store) -> tuple[float, float, float] | None:
+    """(bytes, seconds, disk) of building the levels of a Yahtzee threshold table not stored
+    (the one a query missed: its objective, yahtzee/threshold.py's build_cost, counted in
+    milliseconds), else None."""
+    found = THRESHOLD.fullmatch(str(getattr(e, "objective", "")))
+    if found is None:
+        return None
+    from ..answers.yahtzee_answers import yahtzee_rule_set
+    from ..yahtzee import threshold as TH
+
+    try:
+        rules = yahtzee_rule_set(e.api[1].get("rules", "yahtzee"))
+    except (InputError, TypeError, ValueError, OSError):
+        return None  # (the build itself says what is wrong)
+    kind, digest = found[1], rules.digest()
+    todo = [
+        k
+        for k in range(rules.n_boxes)
+        if not store.find(rules.name, digest, TH.objective(kind, k)).exists()
+    ]
+    if not todo:
+        return None
+    seconds, memory, disk = TH.build_cost(rules, kind, todo)
+    return memory, seconds, disk
+
+
+def cost_of(e: TableMissing, store: Store) -> tuple[float, float, float] | None:
+    """(bytes, seconds, disk) of the build `e` needs where the solver estimates it: a game
+    table (by its variant) or a Yahtzee threshold table; else None."""
+    name, kwargs = e.api
+    status = _status(name, kwargs, store)
+    if status is None:
+        return threshold_cost(e, store)
+    if status.memory is None or status.seconds is None:
+        return None  # (stored meanwhile)
+    return status.memory, status.seconds, float(status.disk or 0.0)
+
+
 def estimate_text(cost: tuple[float, float] | None) -> str | None:
     if cost is None:
         return None
@@ -212,8 +254,8 @@ def estimate_text(cost: tuple[float, float] | None) -> str | None:
 def priced(e: TableMissing, store: Store) -> tuple[str | None, str | None]:
     """(the estimate as text, the refusal where the build is beyond this machine): the
     figures and the words the command line refuses with."""
-    name, kwargs = e.api
-    cost = estimate(name, kwargs, store)
+    full = cost_of(e, store)
+    cost = None if full is None else full[:2]
     try:
         if cost is not None:
             what = f"building {e.what}"
@@ -222,12 +264,6 @@ def priced(e: TableMissing, store: Store) -> tuple[str | None, str | None]:
     except InputError as err:
         return estimate_text(cost), " ".join(str(err).split())
     return estimate_text(cost), None
-
-
-def disk_of(name: str, kwargs: dict[str, Any], store: Store) -> float:
-    """Bytes the build's table takes on disk, where the solver estimates it (else 0)."""
-    status = _status(name, kwargs, store)
-    return 0.0 if status is None else float(status.disk or 0.0)
 
 
 def free_disk(folder: Path) -> float:
@@ -277,12 +313,12 @@ class Jobs:
         shown, refused = priced(e, self.store)
         if refused is not None:
             raise InputError(refused)
-        cost = estimate(name, kwargs, self.store)
+        cost = cost_of(e, self.store)
         seconds = cost[1] if cost is not None else getattr(e, "seconds", None)
         if shown is None and seconds is not None:
             when = "under a minute" if seconds < 60 else f"about {duration(seconds)}"
             shown = f"{when} on this machine"
-        disk = disk_of(name, kwargs, self.store)
+        disk = 0.0 if cost is None else cost[2]
         lane = "fast" if seconds is not None and seconds < FAST else "long"
         with self._lock:
             job = self._by_key.get(key)

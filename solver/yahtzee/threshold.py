@@ -29,7 +29,15 @@ from ..progress import Progress
 from ..store import Arrays, Store
 from . import threshold_store as TS
 from .box_scores import tables
-from .solve import keep_order, level_states, reachable_upper, rule_arrays, table_shape, threads
+from .solve import (
+    keep_order,
+    level_states,
+    reachable_upper,
+    rule_arrays,
+    table_shape,
+    threads,
+    upper_mask,
+)
 from .yahtzee_rules import YahtzeeRules
 
 KINDS = {"atleast": 1, "beat": 0}  # the kind of table -> lo, its first t stored
@@ -217,14 +225,78 @@ def levels_missing(rules: YahtzeeRules, store: Store, kind: str) -> int:
     )
 
 
+SECONDS_PER_ENTRY = 1.4e-6  # the widget's cost per entry (measured: yahtzee in C, 2 cores)
+
+
+def open_sum(masks: np.ndarray, values: np.ndarray, bits: int = 10) -> np.ndarray:
+    """For each mask the sum of values[b] over its open boxes b (bit b clear), by tables of
+    `bits` boxes at a time (a few passes over the masks, not one per box)."""
+    out = np.zeros(len(masks), np.int64)
+    for lo in range(0, len(values), bits):
+        part = values[lo : lo + bits].astype(np.int64)
+        sub = np.arange(1 << len(part))
+        table = ((1 - ((sub[:, None] >> np.arange(len(part))) & 1)) * part).sum(axis=1)
+        out += table[(masks >> lo) & ((1 << len(part)) - 1)]
+    return out
+
+
+def level_sizes(rules: YahtzeeRules, lo: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """(states, entries) of each level 0 .. n_boxes - 1: layout()'s rows and off[-1],
+    counted per mask without making the states (a web page states a build's cost within a
+    request: layout() of every level takes 85 s for maxi-yatzy, this a fraction of one).  A
+    state's width is max_points - lo + 1, max_points a sum of parts by mask, upper total
+    and flag, so each part is counted once per mask."""
+    nb, st = rules.n_boxes, tables(rules)
+    if rules.order == "forced":
+        masks = np.array([(1 << k) - 1 for k in range(nb)], np.int64)
+    else:
+        masks = np.arange((1 << nb) - 1, dtype=np.int64)
+    most = np.maximum(st.base.max(axis=1), st.joker).astype(np.int64)
+    base = open_sum(masks, most)
+    top = open_sum(masks, most * (st.upper_face > 0))
+    n_open = open_sum(masks, np.ones(nb, np.int64))
+    ok = reachable_upper(rules)
+    T = rules.threshold
+    cum = np.concatenate([np.zeros((len(ok), 1), np.int64), np.cumsum(ok, axis=1)], axis=1)
+    um = upper_mask(rules, masks)
+    n_ok = cum[um, T + 1]
+    n_reach = cum[um, T] - cum[um, np.clip(T - top, 0, T)] if T > 0 else 0 * n_ok
+    width = n_ok * (base + 1 - lo) + rules.upper_bonus * n_reach  # (yf = 0, no bonus)
+    yb, bonus = rules.yahtzee_box, rules.yahtzee_bonus if rules.yahtzee_box >= 0 else 0
+    y_open = (masks >> yb) & 1 == 0 if yb >= 0 else np.ones(len(masks), bool)
+    states, entries = n_ok.copy(), width + np.where(y_open, bonus * n_ok * (n_open - 1), 0)
+    if st.yahtzee_box >= 0:  # the Yahtzee box filled: a second state, yf = 1
+        two = (masks >> st.yahtzee_box) & 1 == 1
+        states += np.where(two, n_ok, 0)
+        entries += np.where(two, width + bonus * n_ok * n_open, 0)
+    level = nb - n_open
+    return (
+        np.bincount(level, states, minlength=nb).astype(np.int64),
+        np.bincount(level, entries, minlength=nb).astype(np.int64),
+    )
+
+
+def build_cost(
+    rules: YahtzeeRules, kind: str = "atleast", missing: list[int] | None = None
+) -> tuple[float, float, float]:
+    """(seconds, bytes of memory, bytes on disk) of building the levels `missing` (all by
+    default) of the table: its entries times the widget's cost per entry; two levels and
+    the state index in memory at once; each level's states, offsets and vectors on disk."""
+    states, entries = level_sizes(rules, KINDS[kind])
+    todo = list(range(rules.n_boxes)) if missing is None else missing
+    per = 8.0 * entries + 32.0 * states  # float64 vectors; (mask, up, yf) + off in int64
+    pair = np.append(per, 0.0)  # (the full sheet after the last level: one entry a state)
+    memory = max((float(per[k] + pair[k + 1]) for k in todo), default=0.0)
+    memory += 8.0 * float(np.prod(table_shape(rules)))
+    seconds = float(entries[todo].sum()) * SECONDS_PER_ENTRY / threads() + 1
+    return seconds, memory, float(per[todo].sum())
+
+
 def estimate(rules: YahtzeeRules) -> str:
-    """The whole build's time, roughly: its entries (states x points) times the widget's
-    cost per entry (measured: yahtzee, 290 million entries, in C on this 2-core machine)."""
+    """The whole build's time, roughly (build_cost)."""
     from .solve import seconds
 
-    lo = 1
-    entries = sum(int(layout(rules, k, lo)[1][-1]) for k in range(rules.n_boxes))
-    return seconds(entries * 1.4e-6 / threads() + 1)
+    return seconds(build_cost(rules)[0])
 
 
 def popcount(mask: int) -> int:
