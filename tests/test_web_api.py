@@ -268,15 +268,16 @@ def test_every_api_name_is_reachable(client):
         assert isinstance(r.json(), (dict, list))
 
 
-def test_a_game_builds_estimate_is_the_solvers(tables):
-    """The offer's estimate is the solver's own (the figures the command line refuses by)."""
+def test_a_game_builds_estimate_is_the_solvers(tmp_path):
+    """The offer's estimate is the solver's own (the figures the command line refuses by).
+    (Its own empty tables folder: a shared one may hold farkle to 1000 from another test.)"""
     from dicesolver.objectives.game_run import GameRun
     from dicesolver.objectives.plain_game import estimate as solver_estimate
     from dicesolver.store import Store
     from dicesolver.tables import Tables
     from dicesolver.web.jobs import estimate, estimate_text
 
-    store = Store(tables)
+    store = Store(tmp_path)
     got = estimate("game", {"rules": "farkle", "target": 1000}, store)
     tab = Tables(ds.rules.load("farkle"), store)
     assert got == solver_estimate(GameRun(tab.model, tab.reach_bound, 1000))

@@ -235,12 +235,11 @@ def cost_of(e: TableMissing, store: Store) -> tuple[float, float, float] | None:
     """(bytes, seconds, disk) of the build `e` needs where the solver estimates it: a game
     table (by its variant) or a Yahtzee threshold table; else None."""
     name, kwargs = e.api
-    status = _status(name, kwargs, store)
-    if status is None:
+    cost = estimate(name, kwargs, store)
+    if cost is None:
         return threshold_cost(e, store)
-    if status.memory is None or status.seconds is None:
-        return None  # (stored meanwhile)
-    return status.memory, status.seconds, float(status.disk or 0.0)
+    status = _status(name, kwargs, store)
+    return cost[0], cost[1], float(0.0 if status is None else status.disk or 0.0)
 
 
 def estimate_text(cost: tuple[float, float] | None) -> str | None:
