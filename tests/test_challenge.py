@@ -45,12 +45,15 @@ def _small(set_aside="any", hot="optional", entry=0, target=500, thr=250, costs=
     "rs",
     [
         _small(end="instant"),
-        _small(),
-        # (slow: the largest value iteration)
+        # (slow: the larger value iterations; the instant end keeps the quick tier's check)
+        pytest.param(_small(), marks=pytest.mark.slow),
         pytest.param(
             _small(entry=150, target=400, thr=200, costs=(50, 100)), marks=pytest.mark.slow
         ),
-        _small("forced", "mandatory", target=400, thr=200, costs=(50, 100)),
+        pytest.param(
+            _small("forced", "mandatory", target=400, thr=200, costs=(50, 100)),
+            marks=pytest.mark.slow,
+        ),
     ],
     ids=["instant", "final-round", "entry-minimum", "forced-mandatory"],
 )

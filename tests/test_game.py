@@ -173,6 +173,7 @@ def test_permanent_points_path_equals_the_plain_path():
         assert np.abs(a - b).max() < 1e-12
 
 
+@pytest.mark.slow  # (a full-size reference: the slow tier)
 def test_zilch_online_game_invariants():
     W = solve_game(rules.load("zilch-online"), 500).W
     assert np.all((W >= 0) & (W <= 1)) and 0.5 < W[0, 0] < 0.65

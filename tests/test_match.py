@@ -115,6 +115,7 @@ def test_a_computers_turn_is_shown_roll_by_roll(farkle1000):
             break
 
 
+@pytest.mark.slow  # (a full-size reference: the slow tier)
 def test_hot_seat_of_two_and_six_people(farkle1000):
     """Every seat a person on one device: 2 and 6 players play to the end, each reviewed."""
     eng = ZilchMatch(farkle1000)

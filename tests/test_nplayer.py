@@ -129,6 +129,7 @@ MANY_CASES = [  # (..., the held states whose movers have two pure best replies)
 ]
 
 
+@pytest.mark.slow  # (a full-size reference: the slow tier)
 @pytest.mark.parametrize("N, args, kw, game, ties", MANY_CASES)
 def test_four_and_six_players_equal_the_plain_value_iteration(N, args, kw, game, ties):
     """Four and six players (3 dice; final round with bank and entry minimums, forced
@@ -174,6 +175,7 @@ def _best_replies(rs, N, V, mixed):
     return np.where(mixes, gap[:, 0], gap.max(1)).reshape((R,) * N)
 
 
+@pytest.mark.slow  # (a full-size reference: the slow tier)
 def test_a_tie_worth_more_than_half_a_win_is_an_equilibrium():
     """Four players, a tie worth 0.8 of a win (3 dice, final round, target 300: ties in the
     final round pay more than a share of one win, the chances sum to more than 1): every
@@ -451,6 +453,7 @@ def test_mixed_orbit_leaves_each_mixing_mover_indifferent():
         assert np.abs(got.sum(1) - 1).max() < 1e-12
 
 
+@pytest.mark.slow  # (a full-size reference: the slow tier)
 def test_cli_game_with_three_players(tmp_path):
     """zilch game --players 3: a list of chances, one per seat from the given scores, that
     sum to 1; --fairness gives the seats from the start and the first seat's edge."""

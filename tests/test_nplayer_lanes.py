@@ -35,6 +35,7 @@ def _small(set_aside, hot, target):
     return small_rules(3, set_aside, hot, game={"target": target, "end": "final_round"})
 
 
+@pytest.mark.slow  # (a full-size reference: the slow tier)
 @pytest.mark.parametrize(
     "rules, N",
     [

@@ -50,6 +50,7 @@ def test_last_player_table_is_the_two_player_last_turn():
     assert np.abs(L[1, :, 0] + rs.tie * L[1, :, 1] - X).max() < 1e-14
 
 
+@pytest.mark.slow  # (a full-size reference: the slow tier)
 @pytest.mark.parametrize("end", [pytest.param("instant", marks=SLOW), "final_round"])
 def test_three_players_chances_are_a_distribution(end):
     """N = 3 (3 dice, target 500, R = 10): in every state the three chances lie in [0, 1]

@@ -132,8 +132,13 @@ def test_penalty_zero_gives_the_expected_points_solution(name):
 
 
 @pytest.mark.parametrize(
-    "name", [BUSCHE, pytest.param("zilch-online", marks=pytest.mark.slow), "zilch"]
-)  # (slow: zilch-online's, the largest)
+    "name",
+    [
+        pytest.param(BUSCHE, marks=pytest.mark.slow),
+        pytest.param("zilch-online", marks=pytest.mark.slow),
+        "zilch",
+    ],
+)  # (slow: zilch-online's, the largest, and Busche's three cards)
 def test_exact_evaluation_of_the_three_cards_gives_the_solver_average(name):
     """A second, independent route to g: the exact distribution of each card's turn
     (play/evaluate.py, a forward pass) and the three-state chain of the count give the

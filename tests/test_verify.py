@@ -22,10 +22,13 @@ rule = "%s"
 """
 
 
-@pytest.mark.parametrize(  # (slow: the largest turn, zilch-online's permanent points)
+SLOW_PRESETS = {"zilch-online", "zilch-pyramiding", "zilch-10000"}
+
+
+@pytest.mark.parametrize(  # (slow: the largest turns, zilch-online's permanent points)
     "name",
     [
-        pytest.param(n, marks=pytest.mark.slow) if n == "zilch-online" else n
+        pytest.param(n, marks=pytest.mark.slow) if n in SLOW_PRESETS else n
         for n in rules.preset_names()
     ],
 )

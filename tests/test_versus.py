@@ -97,6 +97,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow  # (a full-size reference: the slow tier)
 @pytest.mark.parametrize("spec, pairs", CASES, ids=["final-round", "instant-entry", "entry-min"])
 def test_fixed_policies_equal_a_plain_value_iteration(spec, pairs, tmp_path):
     """Issue 28: at three dice a fixed policy's chance against another (the card, policy
@@ -171,6 +172,7 @@ def test_the_two_sides_mirror_each_other(tmp_path):
     assert pq.X[0, 0] < g.W[0, 0] - 1e-3
 
 
+@pytest.mark.slow  # (a full-size reference: the slow tier)
 @pytest.mark.parametrize("name", ["farkle", "zilch", "zilch-online"])
 def test_a_fixed_last_turn_equals_its_forward_evaluation(name):
     """play/policy_last_turn.py (backward, every deficit at once) against the product's forward

@@ -130,6 +130,7 @@ def test_the_log_downloaded_reviews_as_the_page_does(server, tables, tmp_path):
     assert f"{got.decisions} decision" in r.text
 
 
+@pytest.mark.slow  # (a full-size reference: the slow tier)
 def test_a_yahtzee_game_over_http_ends_as_the_engine_ends(server, tables):
     with client(server) as c:
         r, url = start(c, mode="yahtzee", yahtzee_rules="yahtzee", seed="5")

@@ -188,6 +188,7 @@ REDUCED = {
 }
 
 
+@pytest.mark.slow  # (a full-size reference: the slow tier)
 @pytest.mark.parametrize("joker", ["forced", "free"])
 def test_house_rules_under_the_joker_against_brute_force(joker):
     """The solver against the naive solver in exact arithmetic (tests/yahtzee_bruteforce.py)

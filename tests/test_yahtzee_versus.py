@@ -192,7 +192,7 @@ def test_value_and_advise_against_sheets_equal_a_direct_sum(bonus3):
 
 @pytest.mark.parametrize(
     "players, games",
-    [(2, 600), pytest.param(3, 3000, marks=pytest.mark.slow)],
+    [pytest.param(2, 600, marks=pytest.mark.slow), pytest.param(3, 3000, marks=pytest.mark.slow)],
 )
 def test_versus_exact_against_simulated_games(players, games, tmp_path):
     """utility:0.05 against expected-score play: the exact share from the distributions

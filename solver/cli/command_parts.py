@@ -13,6 +13,7 @@ import click
 from .. import store
 from ..errors import InputError, TableMissing, flagged
 from ..progress import Progress
+from . import interrupts
 
 if TYPE_CHECKING:
     from ..answers.answer import Answer
@@ -27,6 +28,7 @@ class OneLineErrors(click.Group):
 
     def main(self, args: Sequence[str] | None = None, *rest: Any, **kwargs: Any) -> Any:
         store.notify = lambda message: click.echo(message, err=True)  # (waits for a lock)
+        interrupts.install()
         argv = list(sys.argv[1:] if args is None else args)
         as_json = "--json" in argv
         try:
@@ -53,6 +55,10 @@ class OneLineErrors(click.Group):
         except OSError as e:  # the machine said no: a full disk, a closed pipe, ...
             where = f" ({e.filename})" if e.filename else ""
             self._fail(f"{e.strerror or e}{where}", 2, as_json)
+        except Exception:  # (a library that turned a Ctrl-C into its own error: numba's)
+            if interrupts.received():
+                self._fail("aborted", 130, as_json, plain=True)
+            raise
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -70,6 +76,8 @@ class OneLineErrors(click.Group):
         extra: dict[str, Any] | None = None,
     ) -> NoReturn:
         msg = " ".join(msg.split())  # one line
+        if code == 130:
+            interrupts.settle()
         if as_json:
             line = json.dumps({"error": msg, "exit_code": code, **(extra or {})})
         else:
