@@ -163,6 +163,28 @@ class Step(Answer):
         return [e["text"] for e in self.events]
 
 
+class Checked(Protocol):
+    """An engine that says whether a state is its own and which actions it allows there."""
+
+    def allowed(self, s: Any) -> list[str]: ...
+
+    def _check(self, s: Any) -> None: ...
+
+    def _refusal(self, s: Any, name: str) -> str: ...
+
+
+def opened(
+    engine: Checked, s: Any, action: str | Mapping[str, Any], known: Mapping[str, tuple[str, ...]]
+) -> tuple[str, dict[str, Any]]:
+    """What every engine's apply opens with: the action's (name, arguments), once the state
+    is the engine's own and the action allowed in it (InputError otherwise)."""
+    name, args = action_of(action, known)
+    engine._check(s)
+    if name not in engine.allowed(s):
+        raise InputError(engine._refusal(s, name))
+    return name, args
+
+
 def event(kind: str, text: str, **fields: Any) -> dict[str, Any]:
     return {"kind": kind, **fields, "text": text}
 

@@ -20,12 +20,12 @@ from ..errors import InputError
 from .session import (
     JsonState,
     Step,
-    action_of,
     among,
     dice_arg,
     dice_text,
     event,
     new_seed,
+    opened,
     roll_dice,
     temporary_log,
     typed_roll,
@@ -179,10 +179,7 @@ class YahtzeeMatch:
 
     # --- the transitions ---------------------------------------------------------------
     def apply(self, s: YahtzeeState, action: str | Mapping[str, Any]) -> Step:
-        name, args = action_of(action, ACTIONS)
-        self._check(s)
-        if name not in self.allowed(s):
-            raise InputError(self._refusal(s, name))
+        name, args = opened(self, s, action, ACTIONS)
         events: list[dict[str, Any]] = []
         log: list[dict[str, Any]] = []
         if name == "hint":

@@ -21,7 +21,7 @@ from ..answers.answer import Answer
 from ..answers.inputs import Tables_
 from ..errors import InputError
 from ..progress import SILENT, Progress
-from .session import JsonState, Step, action_of, event, names_of, new_seed, temporary_log
+from .session import JsonState, Step, event, names_of, new_seed, opened, temporary_log
 from .yahtzee_match import ACTIONS as SOLO_ACTIONS
 from .yahtzee_match import YahtzeeMatch, YahtzeeState
 
@@ -130,7 +130,7 @@ class YahtzeeSeats:
     ) -> Step:
         """A new game: the people (names, in turn order), then `computers` computers; two to
         four seats in all."""
-        seats = names_of(list(humans) if not isinstance(humans, str) else [humans], computers, 4)
+        seats = names_of(humans, computers, 4)
         if not SEATS[0] <= len(seats) <= SEATS[1]:
             raise InputError(f"a game has 2 to 4 seats, got {len(seats)}")
         if dice_from not in ("seed", "input"):
@@ -204,10 +204,7 @@ class YahtzeeSeats:
 
     # --- the transitions ----------------------------------------------------------------
     def apply(self, s: TableState, action: str | Mapping[str, Any]) -> Step:
-        name, args = action_of(action, ACTIONS)
-        self._check(s)
-        if name not in self.allowed(s):
-            raise InputError(self._refusal(s, name))
+        name, args = opened(self, s, action, ACTIONS)
         events: list[dict[str, Any]] = []
         log: list[dict[str, Any]] = []
         if name == "quit":

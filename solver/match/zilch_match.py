@@ -33,12 +33,12 @@ from ..turn.state import StateValues, TurnState
 from .session import (
     JsonState,
     Step,
-    action_of,
     dice_arg,
     dice_text,
     event,
     names_of,
     new_seed,
+    opened,
     roll_dice,
     temporary_log,
     typed_roll,
@@ -201,9 +201,7 @@ class ZilchMatch:
         """A new game: the people (their names, in turn order), then `computers` optimal
         computers; dice_from "seed" (the engine rolls, from `seed`: a new one by default) or
         "input" (every roll's faces are given: real dice, for every seat)."""
-        seats = names_of(
-            list(humans) if not isinstance(humans, str) else [humans], computers, MAX_PLAYERS
-        )
+        seats = names_of(humans, computers, MAX_PLAYERS)
         if len(seats) < 2:
             raise InputError(f"a game has 2 to {MAX_PLAYERS} players, got {len(seats)}")
         if dice_from not in ("seed", "input"):
@@ -312,10 +310,7 @@ class ZilchMatch:
         """The state after the action: a name ("roll", "bank", "best", "play", "hint",
         "quit") or an object {"action": "keep", "dice": [1, 5]} ({"action": "roll", "dice":
         [...]} where the dice are typed)."""
-        name, args = action_of(action, ACTIONS)
-        self._check(s)
-        if name not in self.allowed(s):
-            raise InputError(self._refusal(s, name))
+        name, args = opened(self, s, action, ACTIONS)
         out = _Out()
         if name == "hint":
             h = self.hint(s)
