@@ -460,10 +460,9 @@ class Rooms:
                 raise RoomError(409, "the game is not over")
             if room.row.next_code:
                 return room.row.next_code, {"kind": "rematch", "next": room.row.next_code}
-            spec = dict(room.row.spec)
-            new, _ = self.create(
-                {k: spec[k] for k in ("rules", "rules_text", "target")} | {"seats": spec["seats"]}
-            )
+            spec = dict(room.row.spec)  # (a Yahtzee room's game and hints kept too)
+            kept = ("game", "rules", "rules_text", "target", "hints")
+            new, _ = self.create({k: spec[k] for k in kept if k in spec} | {"seats": spec["seats"]})
             fresh = self.get(new)
             with self._writing(fresh):
                 self.store.set_host(new, room.row.host)

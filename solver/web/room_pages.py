@@ -25,8 +25,9 @@ from ..errors import InputError
 from . import calls
 from . import forms as F
 from .origin import check_csrf
-from .pages import context, fields, page, refuse
+from .pages import context, fields, page, refuse, yahtzee_presets
 from .room_api import client_of, rooms_of
+from .room_games import YAHTZEE_SEATS
 from .rooms import MAX_SEATS, Room, RoomError
 from .screens import APPROXIMATE
 
@@ -54,8 +55,11 @@ def _cookie(response: Response, name: str, value: str) -> None:
 
 # --- opening and joining a room ----------------------------------------------------------------
 async def rooms_home(request: Request) -> Response:
+    """/rooms: a room of the Zilch family (its rules, a target) or of Yahtzee (a Yahtzee
+    preset in the same choice, its hints), seated by people, computers and real dice."""
     form = await fields(request)
     ctx = context(request, form, title="Play across phones", kinds=("person", "companion"))
+    ctx.update(yahtzee_presets=yahtzee_presets(), hint_kinds=YAHTZEE_HINTS)
     if request.method == "POST":
         try:
             return await _open(request, _seats_of(form), form)
@@ -71,7 +75,7 @@ def _seats_of(form: dict[str, Any]) -> list[str]:
     if mode == "yahtzee":  # (the set-up's players, the people among them, real dice)
         players = F.whole(form, "players", "Players") or 2
         people = F.whole(form, "people", "People") or 1
-        if not 1 <= people <= players or not 2 <= players <= 4:
+        if not 1 <= people <= players or not 2 <= players <= YAHTZEE_SEATS:
             raise RoomError(400, "a Yahtzee room seats 2 to 4: people and computers")
         kind = "companion" if F.flag(form, "real_dice") else "person"
         return [kind] * people + ["computer"] * (players - people)
@@ -84,18 +88,41 @@ def _seats_of(form: dict[str, Any]) -> list[str]:
         people = F.whole(form, "people", "People") or 2
         computers = F.whole(form, "computers", "Computers") or 0
         kind = "companion" if F.flag(form, "real_dice") else "person"
-    if people < 1 or computers < 0 or not 2 <= people + computers <= MAX_SEATS:
-        raise RoomError(400, f"a room seats 2 to {MAX_SEATS}: people and computers")
+    most = YAHTZEE_SEATS if _yahtzee_rules(form) else MAX_SEATS
+    if people < 1 or computers < 0 or not 2 <= people + computers <= most:
+        game = "Yahtzee room" if most == YAHTZEE_SEATS else "room"
+        raise RoomError(400, f"a {game} seats 2 to {most}: people and computers")
     return [kind] * people + ["computer"] * computers
+
+
+YAHTZEE_HINTS = (
+    ("", "P(win) where its table is stored, else the expected score"),
+    ("win", "P(win): the chance to win the room's game"),
+    ("expected", "the expected score"),
+)
+
+
+def _yahtzee_rules(form: dict[str, Any]) -> str | None:
+    """The Yahtzee preset a form opens a room of: the play set-up's (mode yahtzee), or
+    /rooms's choice of rules where it names a Yahtzee preset; None for the Zilch family."""
+    mode = F.text(form, "mode")
+    if mode == "yahtzee":
+        return F.text(form, "yahtzee_rules") or "yahtzee"
+    rules = F.text(form, "rules")
+    return rules if not mode and rules in calls.yahtzee_presets() else None
 
 
 async def _open(request: Request, seats: list[str], form: dict[str, Any]) -> Response:
     from .pages import UPLOAD
 
     rooms = rooms_of(request)
-    if F.text(form, "mode") == "yahtzee":
-        body: dict[str, Any] = {"rules": F.text(form, "yahtzee_rules") or "yahtzee"}
-        code, host = await run_in_threadpool(rooms.create, body | {"seats": seats})
+    yahtzee = _yahtzee_rules(form)
+    if yahtzee is not None:
+        body: dict[str, Any] = {"game": "yahtzee", "rules": yahtzee, "seats": seats}
+        hints = F.text(form, "hints") if not F.text(form, "mode") else ""
+        if hints:  # (none: by P(win) where the rules' beat table is stored)
+            body["hints"] = hints
+        code, host = await run_in_threadpool(rooms.create, body)
         response = RedirectResponse(f"/r/{code}", status_code=303)
         _cookie(response, HOST_COOKIE + code, host)
         return response
