@@ -22,7 +22,7 @@ from . import calls
 from .answer_cache import PLACEHOLDER, AnswerCache, PageCache
 from .guard import QueryStore
 from .jobs import Jobs
-from .sessions import COOKIE, Session, Sessions
+from .sessions import COOKIE, RULES_SLOT, YAHTZEE_SLOT, Session, Sessions
 
 HERE = Path(__file__).parent
 OFFERS = 1000  # builds offered on pages and not yet taken, remembered at once
@@ -110,8 +110,8 @@ class Web:
         s = self.session(request)
         if s is not None:
             with s.lock:
-                if s.data.get("rules"):  # (its uploaded rules are in the page's lists)
-                    return None
+                if s.data.get(RULES_SLOT) or s.data.get(YAHTZEE_SLOT):
+                    return None  # (its uploaded rules are in the page's lists)
         return key
 
     def page(self, request: Request, template: str, ctx: dict[str, Any]) -> Response:

@@ -30,6 +30,7 @@ from .guard import CALL, missing
 
 if TYPE_CHECKING:
     from ..answers.answer import Answer
+    from ..yahtzee.yahtzee_rules import YahtzeeRules
 
 log = logging.getLogger("dicesolver.web")
 
@@ -299,6 +300,23 @@ def rules_from_text(text: str, source: str = "uploaded rules") -> RuleSet:
     from ..rules import parse
 
     return parse(text, source)
+
+
+def any_rules_from_text(text: str, source: str = "uploaded rules") -> RuleSet | YahtzeeRules:
+    """A rule file's text of either family, told by its content: a Yahtzee-family file
+    lists its score sheet (`[[boxes]]`), a key no Zilch-family file has; each read as its
+    command line reads the file (`zilch --rules`, `yahtzee --rules`), with its messages."""
+    import tomllib
+
+    from ..yahtzee.yahtzee_rules import from_dict
+
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        data = None  # (the Zilch parser says what is wrong with it)
+    if isinstance(data, dict) and "boxes" in data:
+        return from_dict(data, source)
+    return rules_from_text(text, source)
 
 
 def checked_preset(key: str, value: str, names: list[str], upload: str | None) -> str:

@@ -141,12 +141,16 @@ def _open_key(
 
 
 def missing(what: str, name: str, kwargs: dict[str, Any]) -> TableMissing:
-    """TableMissing for the build name(**kwargs); an uploaded rule set (a RuleSet, not a
-    preset's name) shows in its command as its file, NAME.toml."""
+    """TableMissing for the build name(**kwargs); an uploaded rule set (a RuleSet or a
+    YahtzeeRules, not a preset's name) shows in its command as its file, NAME.toml."""
     from ..rules import RuleSet
+    from ..yahtzee.yahtzee_rules import YahtzeeRules
 
     rules = kwargs.get("rules")
-    shown = dict(kwargs, rules=f"{rules.name}.toml") if isinstance(rules, RuleSet) else kwargs
+    if isinstance(rules, (RuleSet, YahtzeeRules)):
+        shown = dict(kwargs, rules=f"{rules.name}.toml")
+    else:
+        shown = kwargs
     e = TableMissing(what, name, shown)
     e.api = (name, dict(kwargs))
     return e

@@ -168,8 +168,13 @@ def _notify(message: str) -> None:
 
 
 def key_of(name: str, kwargs: dict[str, Any]) -> str:
-    """One key per build: an uploaded rule set by its definition's hash."""
-    plain = {k: f"ruleset:{v.digest()}" if isinstance(v, RuleSet) else v for k, v in kwargs.items()}
+    """One key per build: an uploaded rule set (either family's) by its definition's hash."""
+    from ..yahtzee.yahtzee_rules import YahtzeeRules
+
+    plain = {
+        k: f"ruleset:{v.digest()}" if isinstance(v, (RuleSet, YahtzeeRules)) else v
+        for k, v in kwargs.items()
+    }
     return json.dumps([name, plain], sort_keys=True, default=str)
 
 

@@ -5,7 +5,7 @@ build offer in the page, and the page itself."""
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -16,6 +16,10 @@ from . import calls
 from . import forms as F
 from .app_state import web_of
 from .origin import check_csrf
+from .sessions import RULES_SLOT, YAHTZEE_SLOT
+
+if TYPE_CHECKING:
+    from ..yahtzee.yahtzee_rules import YahtzeeRules
 
 # pips of a die face on a 100 x 100 die (static SVG drawn by the templates)
 _AT = {"tl": (28, 28), "tr": (72, 28), "ml": (28, 50), "mr": (72, 50), "c": (50, 50)}
@@ -83,11 +87,44 @@ async def fields(request: Request) -> dict[str, Any]:
 
 
 def uploads(request: Request) -> dict[str, RuleSet]:
+    """This session's uploaded Zilch-family rule sets, by key (the oldest first)."""
+    return _kept(request, RULES_SLOT)
+
+
+def yahtzee_uploads(request: Request) -> dict[str, YahtzeeRules]:
+    """This session's uploaded Yahtzee-family rule sets, by key (the oldest first)."""
+    return _kept(request, YAHTZEE_SLOT)
+
+
+def _kept(request: Request, slot: str) -> dict[str, Any]:
     s = web_of(request).session(request)
     if s is None:
         return {}
     with s.lock:
-        return dict(s.data.get("rules", {}))
+        return dict(s.data.get(slot, {}))
+
+
+def yahtzee_choices(request: Request) -> list[dict[str, Any]]:
+    """The Yahtzee rules field's choices: the presets, then this session's uploads."""
+    return yahtzee_presets() + [
+        {
+            "value": UPLOAD + key,
+            "name": f"{rs.name} (uploaded)",
+            "description": rs.description,
+            "boxes": list(rs.boxes),
+        }
+        for key, rs in yahtzee_uploads(request).items()
+    ]
+
+
+def yahtzee_choice(request: Request, value: str) -> str | YahtzeeRules:
+    """The Yahtzee rules to call with: a preset's name, or an uploaded YahtzeeRules."""
+    if not value.startswith(UPLOAD):
+        return value
+    rs = yahtzee_uploads(request).get(value[len(UPLOAD) :])
+    if rs is None:
+        raise InputError("the uploaded rules are gone (the session ended): upload them again")
+    return rs
 
 
 def rules_choice(request: Request, form: dict[str, Any]) -> tuple[str, str | RuleSet]:

@@ -15,6 +15,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from ..errors import InputError
+from ..rules import RuleSet
 from . import calls
 from . import forms as F
 from .app_state import web_of
@@ -27,9 +28,11 @@ from .pages import (
     page,
     refuse,
     rules_choice,
+    yahtzee_choice,
+    yahtzee_choices,
     yahtzee_presets,
 )
-from .sessions import RULE_FILES, set_session_cookie
+from .sessions import RULE_FILES, RULES_SLOT, YAHTZEE_SLOT, set_session_cookie
 
 # --- the screens -------------------------------------------------------------------------
 ROLL_FIELDS = ("rules", "dice", "turn", "score", "opponents", "not_on_board", "ask")
@@ -176,16 +179,16 @@ async def yahtzee(request: Request) -> Response:
     form = await fields(request)
     ctx = context(request, form, title="Yahtzee")
     chosen = F.text(form, "yahtzee_rules") or "yahtzee"
-    ctx["yahtzee_presets"] = yahtzee_presets()
+    ctx["yahtzee_presets"] = choices = yahtzee_choices(request)  # (and this session's uploads)
     ctx["yahtzee_value"] = chosen
-    ctx["boxes"] = next((p["boxes"] for p in yahtzee_presets() if p["value"] == chosen), [])
+    ctx["boxes"] = next((p["boxes"] for p in choices if p["value"] == chosen), [])
     filled = form.get("filled") or []
     ctx["filled"] = [b for b in filled if isinstance(b, str)]
     ctx["approximate"] = APPROXIMATE
     if F.text(form, "ask"):
         try:
             kwargs: dict[str, Any] = {
-                "rules": chosen,
+                "rules": yahtzee_choice(request, chosen),
                 "dice": F.faces(form, "dice"),
                 "rolls_left": F.whole(form, "rolls_left", "Rolls left"),
                 "filled": ctx["filled"],
@@ -262,7 +265,9 @@ NEXT = {path for path in SCREENS} | {"/", "/play/setup"}
 
 
 async def upload_rules(request: Request) -> Response:
-    """A rule file (chosen or pasted) kept in this person's session: in every rules list."""
+    """A rule file (chosen or pasted) kept in this person's session: a Zilch-family one in
+    every Zilch rules list, a Yahtzee-family one (told by its content) in the Yahtzee
+    screen's (then shown there)."""
     form = await fields(request)
     ctx = context(request, form, title="Your rules")
     after = F.text(form, "next")
@@ -271,21 +276,23 @@ async def upload_rules(request: Request) -> Response:
         return page(request, "rules.html", ctx)
     try:
         text, _ = await _upload(form, "rules_file", "rules_text", "rules")
-        rs = calls.rules_from_text(text)
+        rs = calls.any_rules_from_text(text)
     except InputError as e:
         refuse(ctx, str(e))
         return page(request, "rules.html", ctx)
-    web = web_of(request)
     new: list[str] = []
-    s = web.session_for(request, new)
+    s = web_of(request).session_for(request, new)
     key = rs.digest()[:16]
+    yahtzee = not isinstance(rs, RuleSet)  # (a Yahtzee-family file: its own list and screen)
     with s.lock:
-        kept = s.data.setdefault("rules", {})
+        kept = s.data.setdefault(YAHTZEE_SLOT if yahtzee else RULES_SLOT, {})
         kept.pop(key, None)
         kept[key] = rs
         while len(kept) > RULE_FILES:
             kept.pop(next(iter(kept)))
-    response = RedirectResponse(f"{ctx['next']}?rules={quote(UPLOAD + key)}", status_code=303)
+    after = "/roll" if ctx["next"] == "/yahtzee" else ctx["next"]  # (a Zilch screen's list)
+    where = "/yahtzee?yahtzee_rules=" if yahtzee else f"{after}?rules="
+    response = RedirectResponse(where + quote(UPLOAD + key), status_code=303)
     if new:
         set_session_cookie(response, new[0])
     return response

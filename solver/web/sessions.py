@@ -29,7 +29,9 @@ LIMIT = 2000  # sessions kept at once
 PER_CLIENT = 32  # sessions one client address keeps (a phone's tabs, a few browsers)
 IDLE = 2 * 3600.0  # seconds a session lives unused
 EMPTY_IDLE = 600.0  # seconds a session holding nothing lives unused
-RULE_FILES = 8  # uploaded rule sets one session keeps (the newest)
+RULE_FILES = 8  # uploaded rule sets one session keeps of each family (the newest)
+RULES_SLOT = "rules"  # a session's uploaded Zilch-family rule sets (key -> RuleSet)
+YAHTZEE_SLOT = "yahtzee_rules"  # its uploaded Yahtzee-family ones (key -> YahtzeeRules)
 
 
 class Full(InputError):
