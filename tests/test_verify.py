@@ -22,10 +22,16 @@ rule = "%s"
 """
 
 
-SLOW_PRESETS = {"zilch-online", "zilch-pyramiding", "zilch-10000"}
+SLOW_PRESETS = {
+    "zilch-online",
+    "zilch-pyramiding",
+    "zilch-10000",
+    "zilch-challenge",
+    "zilch-overtaking",
+}
 
 
-@pytest.mark.parametrize(  # (slow: the largest turns, zilch-online's permanent points)
+@pytest.mark.parametrize(  # (slow: the largest turns, permanent points, zilch's variants)
     "name",
     [
         pytest.param(n, marks=pytest.mark.slow) if n in SLOW_PRESETS else n

@@ -232,6 +232,18 @@ def test_a_companion_room_corrects_a_typed_roll(api):
     assert r.status_code == 200 and r.json()["dice"] == [1, 1, 1, 5, 2, 3]
 
 
+def test_a_move_repeated_after_its_zilch_passed_the_turn_is_stale_not_forbidden(api):
+    """Issue 38: "a stale or repeated move 409" also once the turn has passed (a zilch
+    typed by a companion seat): the seat's own token, the old move number."""
+    code, _, tokens = ready(api, ("companion", "companion"))
+    r = move(api, code, {"token": tokens[0], "move": 0, "dice": [2, 3, 4, 6, 6, 2]})
+    assert r.status_code == 200 and r.json()["turn"] == 1, r.text  # (a zilch: Bob's turn)
+    again = move(api, code, {"token": tokens[0], "move": 0, "dice": [2, 3, 4, 6, 6, 2]})
+    assert again.status_code == 409, again.text
+    assert move(api, code, {"token": tokens[0], "move": 1, "dice": [1] * 6}).status_code == 403
+    assert move(api, code, {"token": "forged-token-xyz", "move": 0}).status_code == 403
+
+
 def listener(live, code, got, stop):
     """Each event's kind of the room's stream, until stop (or the server's end)."""
     try:

@@ -298,13 +298,15 @@ class Rooms:
         with self._writing(room):
             s = self._playing(room)
             mover = room.seat_of(token)
+            if mover is None and not room.is_host(token):
+                raise RoomError(403, "this token holds no seat of this room")
+            self._at(room, body.get("move"))  # (a move repeated after the turn passed: 409)
             seat = s.seats[s.seat]
             host_types = seat.computer and room.dice_from == "input" and room.is_host(token)
             if mover != s.seat and not host_types:
                 raise RoomError(403, f"it is {seat.name}'s turn: this token moves another seat")
             if seat.computer and not host_types:
                 raise RoomError(403, f"a computer plays {seat.name}'s seat")
-            self._at(room, body.get("move"))
             try:
                 actions, steps = steps_of(room.engine, s, body, host_types)
             except TableMissing as e:
