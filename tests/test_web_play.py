@@ -170,6 +170,22 @@ def test_hot_seat_and_companion_over_http(server):
         assert re.findall(r'board-score">(\d+)', r.text) == ["1050", "0", "0"]
 
 
+def test_a_person_without_a_decision_gets_a_review_that_says_so(server):
+    """Each person's review at the end, also of one whose every roll left no choice (Bob:
+    his only roll a zilch), instead of no section at all (the slow browser test's flake)."""
+    with client(server) as c:
+        r, url = start(c, mode="companion", rules="farkle", target="1000", name1="Ann", name2="Bob")
+        r = c.post(url, data={"do": "roll", "dice": "1 1 1 1 1 1", "at": where(r)[2]})
+        picks = [str(i) for i in range(6)]
+        r = c.post(url, data={"do": "bank", "pick": picks, "at": where(r)[2]})
+        while where(r)[0] != "over":
+            assert "Bob&#39;s" in r.text, r.text[:2000]
+            r = c.post(url, data={"do": "roll", "dice": "2 3 4 6 6 2", "at": where(r)[2]})
+        heads = [html.unescape(h) for h in re.findall(r'<h2 id="review-[^"]*">(.*?)</h2>', r.text)]
+        assert heads[0].startswith("Review of Ann: 1 decision") and len(heads) == 2, heads
+        assert heads[1] == "Review of Bob: no decision", heads
+
+
 # --- hostile input --------------------------------------------------------------------------
 def test_unknown_and_other_sessions_games_are_not_found(server):
     with client(server) as mine, client(server) as theirs:

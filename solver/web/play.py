@@ -498,11 +498,11 @@ def _review(game: Game) -> None:
         if game.kind == "zilch":
             got = game.engine.reviews(game.state, label)
             people = [x.name for x in game.state.seats if not x.computer]
-            game.reviews = [(name, got[name]) for name in people if name in got]
+            game.reviews = [(name, got.get(name, [])) for name in people]  # ([]: no decision)
         elif game.kind == "yseats":
             got = game.engine.reviews(game.state, label)
             people = [x.name for x in game.state.seats if not x.computer]
-            game.reviews = [(name, [got[name]]) for name in people if name in got]
+            game.reviews = [(name, [got[name]] if name in got else []) for name in people]
         else:
             one = game.engine.review(game.state, label)
             game.reviews = [("you", [one])] if one is not None else []

@@ -223,8 +223,8 @@ def shown(rooms: Rooms, room: Room, request: Request) -> dict[str, Any]:
         got["can_undo"] = made and (host or (room.dice_from == "input" and by in mine))
     if room.over:
         reviews, error = rooms.reviews(room)
-        names = {s.seats[k].name for k in mine}
-        got["reviews"] = [(n, r) for n, r in reviews.items() if n in names]
+        names = [s.seats[k].name for k in sorted(mine)]
+        got["reviews"] = [(n, reviews.get(n, [])) for n in names] if not error else []
         got["review_error"] = error
     return got
 
