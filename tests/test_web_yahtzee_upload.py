@@ -17,6 +17,7 @@ from starlette.testclient import TestClient
 import dicesolver as ds
 from dicesolver.web.sessions import RULE_FILES
 
+from .test_web_yahtzee_target import rows
 from .yahtzee_small import job_done
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -85,19 +86,6 @@ def built(client, r):
     assert started.status_code == 303
     back = re.search(r'href="(/yahtzee\?[^"]+)"', job_done(client, started.headers["location"], 60))
     return client.get(html.unescape(back[1]))
-
-
-def rows(text):
-    """The options table as shown: (the keep or box, then its columns)."""
-    body = text.split('<table class="options">', 1)[1].split("</table>", 1)[0]
-    out = []
-    for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body.split("<tbody>", 1)[1], re.S):
-        cells = re.findall(
-            r"<td>(.*?)</td>", re.sub(r' <span class="badge">.*?</span>', "", row), re.S
-        )
-        label = re.search(r'aria-label="dice ([\d ]+)"', cells[0])
-        out.append((label[1] if label else re.sub(r"<[^>]+>", "", cells[0]).strip(), *cells[1:]))
-    return out
 
 
 def label(o):
