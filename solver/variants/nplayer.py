@@ -87,8 +87,8 @@ class NPlayer(Variant):
         return Cost(nbytes, work / max(n, 1), 8.0 * players * states + finals)
 
     def layers(self, tab: GameTables, key: GameKey) -> LayerStore:
-        from ..cluster import BATCH
         from ..layer_store import LayerStore, nplayer_meta
+        from ..objectives.nplayer_game import ORBITS_PER_TASK as BATCH  # (cluster.BATCH)
 
         rules = tab.rules
         R = rules.reach_units()
