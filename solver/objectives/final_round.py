@@ -608,6 +608,7 @@ def solve_final_round(
     reach_bound: int,
     turn: int = 0,
     spread: int = 0,
+    within_reach: bool = False,
 ) -> FinalRound:
     """The final round from the moment before the first of `scores` plays: the leader has
     `leader` points, `tied` players share it.  `turn`: the first player's turn total so far
@@ -619,7 +620,10 @@ def solve_final_round(
     the players before him can reach (F_top[j]); above that (probability below TRUNCATION)
     he is taken not to change the outcome, as every player is beyond his own reach
     (reach_bound: last_turn.reach_bound's D, units).  spread: also every leader score up to
-    `spread` units above `leader` (FinalRound.by_leader; the N-player game's table)."""
+    `spread` units above `leader` (FinalRound.by_leader; the N-player game's table).
+    within_reach (the approximate P(win)'s, not the tables'): a player is solved only
+    against the leaders he can reach (at most reach_bound above him); the others he leaves
+    as they are (chance 0 for him: less than the truncation's to change anything)."""
     rules = model.rules
     u = rules.unit
     check_final_round(rules, leader, scores, turn)
@@ -638,6 +642,10 @@ def solve_final_round(
         rows = _leader_states(L0, tied, j, F_top, spread)
         f = np.array([F - L0 for F, _ in rows])
         c = np.array([c for _, c in rows])
+        if within_reach:
+            near = L0 + f - S <= reach_bound
+            rows = [r for r, ok in zip(rows, near) if ok]
+            f, c = f[near], c[near]
         last = j == m - 1 and j > 0
         solved, value, ex = _player_turn(model, S, F_hi - S + 1, L0, Q, Z, f, c, last)
         players.insert(0, PlayerTurn(scores[j], rows, solved, value))
