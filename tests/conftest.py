@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 ENV = "DICESOLVER_TABLES"
+SCREENS = "DICESOLVER_SCREENS"  # (the browser tests' screenshots: see _private_tables)
 TRAP = pytest.StashKey[tuple[Path, "str | None"]]()
 
 
@@ -59,8 +60,12 @@ def pytest_unconfigure(config):
 
 @pytest.fixture(autouse=True)
 def _private_tables(tmp_path_factory, monkeypatch):
-    """Every test solves into its session's own table folder, never the user's."""
+    """Every test solves into its session's own table folder, never the user's; the browser
+    tests' screenshots go to its own folder too, unless $DICESOLVER_SCREENS names one to
+    keep them in (to look at: `DICESOLVER_SCREENS=DIR pytest -m slow -k browser`)."""
     monkeypatch.setenv(ENV, str(tmp_path_factory.getbasetemp() / "tables"))
+    if not os.environ.get(SCREENS):
+        monkeypatch.setenv(SCREENS, str(tmp_path_factory.getbasetemp() / "screens"))
 
 
 @pytest.fixture(scope="module")

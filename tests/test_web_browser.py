@@ -4,8 +4,10 @@ tap dice for which dice, open and print-preview the card, review an uploaded log
 advice (its table built as a background job, the progress bar shown); the three query
 screens with JavaScript off; no console errors; every control labelled, keyboard
 operable, text contrast at least WCAG AA (computed from the styles).  Every screen is
-written to tests/screens/ (git-ignored) to be looked at."""
+written to the session's temporary folder, or to $DICESOLVER_SCREENS to be kept and
+looked at."""
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -16,7 +18,14 @@ import dicesolver as ds
 
 from .webserver import CHROMIUM, running
 
-SCREENS = Path(__file__).resolve().parent / "screens"
+
+
+def screens() -> Path:
+    """The screenshots' folder (conftest: the session's own, or $DICESOLVER_SCREENS)."""
+    got = Path(os.environ["DICESOLVER_SCREENS"])
+    got.mkdir(parents=True, exist_ok=True)
+    return got
+
 PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
 pytestmark = pytest.mark.slow  # the browser tests (Chromium): the slow tier
 
@@ -61,8 +70,7 @@ class Phone:
         return self.page
 
     def shot(self, name, full=True):
-        SCREENS.mkdir(exist_ok=True)
-        self.page.screenshot(path=str(SCREENS / f"{name}.png"), full_page=full)
+        self.page.screenshot(path=str(screens() / f"{name}.png"), full_page=full)
 
     def close(self):
         self.context.close()

@@ -18,7 +18,7 @@ import pytest
 
 import dicesolver as ds
 
-from .test_web_browser import PHONE, SCREENS
+from .test_web_browser import PHONE, screens
 from .webserver import ARGS, CHROMIUM, free_port, server_process, zilch_command
 
 pytestmark = pytest.mark.slow  # the browser games (Chromium): the slow tier
@@ -97,8 +97,7 @@ class Phone:
     def shot(self, label):
         path = self.shots / f"room-{label}.png"
         self.page.screenshot(path=str(path), full_page=True)
-        SCREENS.mkdir(exist_ok=True)
-        shutil.copy(path, SCREENS / path.name)
+        shutil.copy(path, screens() / path.name)
 
     def close(self):
         self.context.close()
