@@ -19,12 +19,12 @@ import dicesolver as ds
 from .webserver import CHROMIUM, running
 
 
-
 def screens() -> Path:
     """The screenshots' folder (conftest: the session's own, or $DICESOLVER_SCREENS)."""
     got = Path(os.environ["DICESOLVER_SCREENS"])
     got.mkdir(parents=True, exist_ok=True)
     return got
+
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
 pytestmark = pytest.mark.slow  # the browser tests (Chromium): the slow tier

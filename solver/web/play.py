@@ -31,7 +31,16 @@ from . import calls
 from . import forms as F
 from .app_state import web_of
 from .origin import check_csrf
-from .pages import context, fields, page, refuse, rules_choice, yahtzee_presets
+from .pages import (
+    UPLOAD,
+    context,
+    fields,
+    page,
+    refuse,
+    rules_choice,
+    yahtzee_choice,
+    yahtzee_choices,
+)
 from .screens import APPROXIMATE
 from .sessions import set_session_cookie
 
@@ -56,6 +65,10 @@ MODES = {  # mode -> (title, what it is)
 }
 PEOPLE = 6  # name fields on the set-up form
 YAHTZEE_SEATS = 4  # a Yahtzee game of several: 2 to 4 seats (match/yahtzee_seats.py)
+NO_UPLOAD_REVIEW = (
+    "no review of a game under uploaded rules: the review knows the presets only "
+    "(the final scores above are the game's)"
+)
 SETUP_FIELDS = (
     "mode",
     "rules",
@@ -111,7 +124,7 @@ async def setup(request: Request) -> Response:
     mode = asked if asked in MODES else "computer"
     title = MODES[mode][0]
     ctx = context(request, form, title=title, mode=mode, modes=MODES, people=PEOPLE)
-    ctx["yahtzee_presets"] = yahtzee_presets()
+    ctx["yahtzee_presets"] = yahtzee_choices(request)  # (and this session's uploads)
     ctx["names"] = _names_shown(form, mode)
     ctx["yseats"] = YAHTZEE_SEATS
     if request.method == "POST":
@@ -172,36 +185,65 @@ async def _start(
     web = web_of(request)
     seed = _seed(form)
     if mode == "yahtzee":
-        return await _start_yahtzee(web, form, mode, ctx, seed)
+        return await _start_yahtzee(request, web, form, mode, ctx, seed)
     return await _start_zilch(request, web, form, mode, ctx, seed)
 
 
 async def _start_yahtzee(
-    web: Web, form: dict[str, Any], mode: str, ctx: dict[str, Any], seed: int | None
+    request: Request,
+    web: Web,
+    form: dict[str, Any],
+    mode: str,
+    ctx: dict[str, Any],
+    seed: int | None,
 ) -> Game | None:
     """A Yahtzee game (its first roll made, on seeded dice), or None where its table is
     offered as a build first."""
-    rules = F.text(form, "yahtzee_rules") or "yahtzee"
-    calls.checked_preset("rules", rules, calls.yahtzee_presets(), None)
+    value = F.text(form, "yahtzee_rules") or "yahtzee"
+    rules = _yahtzee_rules(request, value)
     players = F.whole(form, "players", "Players") or 1
     seats = _yahtzee_seats(form, players) if players != 1 else None
     back = "/play/setup?" + F.query(form, SETUP_FIELDS) + _names_query(form)
-    try:  # (the Yahtzee table: stored, or offered as a build)
-        await web.answer("yahtzee_advise", {"rules": rules, "dice": [1, 1, 1, 1, 1]})
+    try:  # (the Yahtzee table: stored, or offered as a build, as the Yahtzee screen's)
+        await web.answer("yahtzee_advise", {"rules": rules, "dice": _ones(rules)})
     except TableMissing as e:
         ctx["offer"] = web.offer(e, back)
         return None
     if seats is not None:
-        return await _start_yseats(web, form, ctx, seed, rules, seats, back)
+        return await _start_yseats(web, form, ctx, seed, (value, rules), seats, back)
     make = lambda: _yahtzee_engine(web, rules)  # (its table read from disk: a thread)
-    engine = await run_in_threadpool(web.engines.get, ("yahtzee", rules), make)
+    engine = await run_in_threadpool(web.engines.get, ("yahtzee", _yahtzee_key(rules)), make)
     if F.flag(form, "real_dice"):  # (every roll typed: a companion to a real game)
-        return _new_game(mode, engine, await run_in_threadpool(engine.start, seed, "input"), rules)
+        return _new_game(mode, engine, await run_in_threadpool(engine.start, seed, "input"), value)
     first = await run_in_threadpool(engine.start, seed)
     rolled = await run_in_threadpool(engine.apply, first.state, "roll")  # (turn 1's dice)
-    game = _new_game(mode, engine, rolled, rules)
+    game = _new_game(mode, engine, rolled, value)
     game.feed = list(first.events + rolled.events)
     return game
+
+
+def _yahtzee_rules(request: Request, value: str) -> str | YahtzeeRules:
+    """The rules field's choice: a preset's name (the server reads no file of its own) or
+    this session's upload (InputError once it is gone: one line, never a traceback)."""
+    rules = yahtzee_choice(request, value)
+    if isinstance(rules, str):
+        calls.checked_preset("rules", rules, calls.yahtzee_presets(), None)
+    return rules
+
+
+def _yahtzee_key(rules: str | YahtzeeRules) -> str:
+    """An engine's key: the rule set's hash, never its name (two uploads may share a name
+    and differ in their boxes: they must not share an engine, nor its tables)."""
+    from ..answers.yahtzee_answers import yahtzee_rule_set
+
+    return yahtzee_rule_set(rules).digest()
+
+
+def _ones(rules: str | YahtzeeRules) -> list[int]:
+    """A hand of the rule set's dice (an upload may roll other than five)."""
+    from ..answers.yahtzee_answers import yahtzee_rule_set
+
+    return [1] * yahtzee_rule_set(rules).dice
 
 
 def _yahtzee_seats(form: dict[str, Any], players: int) -> tuple[list[str], int]:
@@ -225,13 +267,15 @@ async def _start_yseats(
     form: dict[str, Any],
     ctx: dict[str, Any],
     seed: int | None,
-    rules: str,
+    chosen: tuple[str, str | YahtzeeRules],
     seats: tuple[list[str], int],
     back: str,
 ) -> Game | None:
-    """A Yahtzee game of two to four (match.YahtzeeSeats), its first roll made where a
-    person starts on seeded dice; None where the beat table (hints by P(win)) is offered
-    as a build first, beside "play now" by the expected score."""
+    """A Yahtzee game of two to four (match.YahtzeeSeats) under `chosen` (the field's
+    value, the rules), its first roll made where a person starts on seeded dice; None
+    where the beat table (hints by P(win)) is offered as a build first, beside "play now"
+    by the expected score."""
+    value, rules = chosen
     hints = "expected" if F.flag(form, "points") else "win"
     if hints == "win":
         try:  # (the beat table, every level: the value of a fresh sheet reads level 0)
@@ -241,20 +285,21 @@ async def _start_yseats(
             ctx["points_instead"] = True
             return None
     make = lambda: _yseats_engine(web, rules, hints)  # (tables read from disk: a thread)
-    engine = await run_in_threadpool(web.engines.get, ("yahtzee-seats", rules, hints), make)
+    key = ("yahtzee-seats", _yahtzee_key(rules), hints)
+    engine = await run_in_threadpool(web.engines.get, key, make)
     dice_from = "input" if F.flag(form, "real_dice") else "seed"
     people, computers = seats
     first = await run_in_threadpool(engine.start, people, computers, seed, dice_from)
     steps = [first]
     if dice_from == "seed" and not first.view["computer"]:
         steps.append(await run_in_threadpool(engine.apply, first.state, "roll"))
-    game = _new_game("yahtzee", engine, steps[-1], rules)
+    game = _new_game("yahtzee", engine, steps[-1], value)
     game.table = True
     game.feed = [e for st in steps for e in st.events]
     return game
 
 
-def _yseats_engine(web: Web, rules: str, hints: str) -> YahtzeeSeats:
+def _yseats_engine(web: Web, rules: str | YahtzeeRules, hints: str) -> YahtzeeSeats:
     from ..match.yahtzee_seats import YahtzeeSeats
 
     return YahtzeeSeats(rules, web.query_store, hints)
@@ -358,7 +403,7 @@ def _zilch_engine(
     return web.engines.get(key, lambda: ZilchMatch(rules, web.query_store, target=target))
 
 
-def _yahtzee_engine(web: Web, rules: str) -> YahtzeeMatch:
+def _yahtzee_engine(web: Web, rules: str | YahtzeeRules) -> YahtzeeMatch:
     from ..match import YahtzeeMatch
 
     return YahtzeeMatch(rules, web.query_store)
@@ -494,6 +539,11 @@ def _commit(game: Game, do: str, steps: list[Step]) -> None:
 def _review(game: Game) -> None:
     """Each person's review (zilch play's), or the game's (yahtzee play's)."""
     label = _log_name(game)
+    if game.kind != "zilch" and game.rules_value.startswith(UPLOAD):
+        # (the Yahtzee reviews read the log's rules by name, as a preset's: an upload's
+        # name is no preset, or worse another rule set's)
+        game.reviews, game.review_error = [], NO_UPLOAD_REVIEW
+        return
     try:
         if game.kind == "zilch":
             got = game.engine.reviews(game.state, label)
