@@ -201,18 +201,21 @@ async def _start_yahtzee(
     offered as a build first."""
     value = F.text(form, "yahtzee_rules") or "yahtzee"
     rules = _yahtzee_rules(request, value)
+    from ..answers.yahtzee_answers import yahtzee_rule_set
+
+    rs = yahtzee_rule_set(rules)  # (read once: its dice, and its hash the engines' key)
     players = F.whole(form, "players", "Players") or 1
     seats = _yahtzee_seats(form, players) if players != 1 else None
     back = "/play/setup?" + F.query(form, SETUP_FIELDS) + _names_query(form)
     try:  # (the Yahtzee table: stored, or offered as a build, as the Yahtzee screen's)
-        await web.answer("yahtzee_advise", {"rules": rules, "dice": _ones(rules)})
+        await web.answer("yahtzee_advise", {"rules": rules, "dice": [1] * rs.dice})
     except TableMissing as e:
         ctx["offer"] = web.offer(e, back)
         return None
     if seats is not None:
-        return await _start_yseats(web, form, ctx, seed, (value, rules), seats, back)
+        return await _start_yseats(web, form, ctx, seed, (value, rules, rs.digest()), seats, back)
     make = lambda: _yahtzee_engine(web, rules)  # (its table read from disk: a thread)
-    engine = await run_in_threadpool(web.engines.get, ("yahtzee", _yahtzee_key(rules)), make)
+    engine = await run_in_threadpool(web.engines.get, ("yahtzee", rs.digest()), make)
     if F.flag(form, "real_dice"):  # (every roll typed: a companion to a real game)
         return _new_game(mode, engine, await run_in_threadpool(engine.start, seed, "input"), value)
     first = await run_in_threadpool(engine.start, seed)
@@ -229,21 +232,6 @@ def _yahtzee_rules(request: Request, value: str) -> str | YahtzeeRules:
     if isinstance(rules, str):
         calls.checked_preset("rules", rules, calls.yahtzee_presets(), None)
     return rules
-
-
-def _yahtzee_key(rules: str | YahtzeeRules) -> str:
-    """An engine's key: the rule set's hash, never its name (two uploads may share a name
-    and differ in their boxes: they must not share an engine, nor its tables)."""
-    from ..answers.yahtzee_answers import yahtzee_rule_set
-
-    return yahtzee_rule_set(rules).digest()
-
-
-def _ones(rules: str | YahtzeeRules) -> list[int]:
-    """A hand of the rule set's dice (an upload may roll other than five)."""
-    from ..answers.yahtzee_answers import yahtzee_rule_set
-
-    return [1] * yahtzee_rule_set(rules).dice
 
 
 def _yahtzee_seats(form: dict[str, Any], players: int) -> tuple[list[str], int]:
@@ -267,15 +255,15 @@ async def _start_yseats(
     form: dict[str, Any],
     ctx: dict[str, Any],
     seed: int | None,
-    chosen: tuple[str, str | YahtzeeRules],
+    chosen: tuple[str, str | YahtzeeRules, str],
     seats: tuple[list[str], int],
     back: str,
 ) -> Game | None:
     """A Yahtzee game of two to four (match.YahtzeeSeats) under `chosen` (the field's
-    value, the rules), its first roll made where a person starts on seeded dice; None
+    value, the rules, their hash), its first roll made where a person starts on seeded dice; None
     where the beat table (hints by P(win)) is offered as a build first, beside "play now"
     by the expected score."""
-    value, rules = chosen
+    value, rules, digest = chosen
     hints = "expected" if F.flag(form, "points") else "win"
     if hints == "win":
         try:  # (the beat table, every level: the value of a fresh sheet reads level 0)
@@ -285,7 +273,8 @@ async def _start_yseats(
             ctx["points_instead"] = True
             return None
     make = lambda: _yseats_engine(web, rules, hints)  # (tables read from disk: a thread)
-    key = ("yahtzee-seats", _yahtzee_key(rules), hints)
+    key = ("yahtzee-seats", digest, hints)  # (the hash, never the name: two uploads may
+    # share a name and differ in their boxes, and must not share an engine nor its tables)
     engine = await run_in_threadpool(web.engines.get, key, make)
     dice_from = "input" if F.flag(form, "real_dice") else "seed"
     people, computers = seats
