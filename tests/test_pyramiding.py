@@ -388,6 +388,7 @@ def test_last_turn_table_and_game_commands_honour_the_option(tmp_path):
     assert a["situation"] == "game" and a["p_win"]["roll"] == pytest.approx(v.roll, abs=1e-12)
 
 
+@pytest.mark.slow  # three whole answers of zilch-pyramiding (5 s): the quick tier at its 3 minutes
 def test_evaluate_simulate_and_export_honour_the_option():
     d = js("evaluate", "--rules", ZP, "--dice", "3", "--turn", "600", "--frozen", "1,5,5")
     assert d["frozen"] == [1, 5, 5]
