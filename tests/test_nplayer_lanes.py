@@ -56,6 +56,7 @@ def test_rows_in_lanes_give_the_same_table_bit_for_bit(rules, N, monkeypatch):
     assert np.array_equal(one, four)
 
 
+@SLOW  # (4 s; the small tables above keep the lanes in the quick tier)
 def test_rows_in_lanes_give_the_same_turns_bit_for_bit(monkeypatch):
     """A batch whose rows' cuts differ (a group runs from its highest) and whose count is
     not a multiple of four (the last group repeats a row)."""
