@@ -2,12 +2,14 @@
 play screen's Yahtzee rules field too, and plays there as a preset does: solitaire and a
 game of several, its tables found or offered as a background build as the Yahtzee screen
 offers them.  Its engines are keyed by the rule set's hash, never its name; an upload gone
+import pytest
 from the session is refused with one line and 400.  On tests/data/duel-3.toml (three
 boxes: its tables build in well under a second)."""
 
 import html
 import re
 
+import pytest
 from starlette.testclient import TestClient
 
 from dicesolver.match import YahtzeeMatch
@@ -92,6 +94,7 @@ def test_a_solitaire_game_under_an_upload_plays_to_its_end_as_the_engine(client,
     assert NO_UPLOAD_REVIEW in html.unescape(r.text)
 
 
+@pytest.mark.slow  # (its beat table built: 15 s cold; the solitaire game stays quick)
 def test_a_game_of_two_against_a_computer_under_an_upload(client, tables):
     """Rule: a game of two (you and a computer) under an uploaded rule set, hints by
     P(win) (its beat table offered as a build first), plays to the end as the engine

@@ -190,6 +190,7 @@ def test_a_companion_seat_plays_the_typed_dice_and_corrects_its_last_roll(api):
 
 
 # --- a seat handed to a computer mid-game ----------------------------------------------------
+@pytest.mark.slow  # (a whole game with the computer's beat tables: 16 s cold)
 def test_the_host_hands_a_yahtzee_person_seat_to_a_computer_mid_game(api):
     code, host, tokens = ready(api, ["person", "person"])
     st = state(api, code)
