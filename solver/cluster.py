@@ -57,7 +57,9 @@ if TYPE_CHECKING:
     from distributed.deploy.subprocess import SubprocessWorker
 
 BATCH = NG.ORBITS_PER_TASK
-FINAL_KEYS = 8  # final-round keys per task
+# final-round keys per task, in suffix order (NG.final_rows solves each suffix's later
+# players once per task: 32 keys come within 3 % of sharing them all, four players)
+FINAL_KEYS = 32
 TASKS_PER_WORKER = 4  # a sum in at least this many tasks per worker (where it has the orbits)
 TIMEOUT = 60.0  # seconds for a scheduler to answer, for a worker to join (--timeout)
 GRACE = 2.0  # seconds of waiting for workers before it is reported (a local start takes ~1)
@@ -476,7 +478,10 @@ def _fill(
         keys = NG.final_keys(rules, R, N) if rules.end != "instant" else np.zeros((0, N - 1))
         rel = None
         if rules.end != "instant":
-            parts = [keys[i : i + FINAL_KEYS] for i in range(0, len(keys), FINAL_KEYS)]
+            # tasks of keys sharing suffixes (their later players solved once a task), the
+            # rows put back in the stored keys' order
+            order = NG.suffix_order(keys)
+            parts = [keys[order[i : i + FINAL_KEYS]] for i in range(0, len(keys), FINAL_KEYS)]
             futs = client.map(
                 _final_task,
                 [rules] * len(parts),
@@ -485,7 +490,8 @@ def _fill(
                 parts,
                 retries=3,
             )
-            rel = np.concatenate(_gathered(futs, watch, final_progress))
+            rel = np.empty((len(keys), R + D + 1, N))
+            rel[order] = np.concatenate(_gathered(futs, watch, final_progress))
         store.write_final(g, keys, rel)
     workers = watch.threads()
     tasks = TASKS_PER_WORKER * workers if workers > 1 else 1

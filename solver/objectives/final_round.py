@@ -616,11 +616,11 @@ def solve_final_round(
 
     Backward over the players: player j's turn is solved for every leader state (F, c) he
     may face, and evaluated (extras) for the leaders' share Q_j(F, c) and for every later
-    player i's chance Z_i(F, c) of winning from there.  Player j faces leaders up to what
-    the players before him can reach (F_top[j]); above that (probability below TRUNCATION)
-    he is taken not to change the outcome, as every player is beyond his own reach
-    (reach_bound: last_turn.reach_bound's D, units).  spread: also every leader score up to
-    `spread` units above `leader` (FinalRound.by_leader; the N-player game's table).
+    player i's chance Z_i(F, c) of winning from there (play_back).  Player j faces leaders
+    up to what the players before him can reach (F_top[j]); above that (probability below
+    TRUNCATION) he is taken not to change the outcome, as every player is beyond his own
+    reach (reach_bound: last_turn.reach_bound's D, units).  spread: also every leader score
+    up to `spread` units above `leader` (FinalRound.by_leader; the N-player game's table).
     within_reach (the approximate P(win)'s, not the tables'): a player is solved only
     against the leaders he can reach (at most reach_bound above him); the others he leaves
     as they are (chance 0 for him: less than the truncation's to change anything)."""
@@ -632,27 +632,62 @@ def solve_final_round(
     reach[0] += turn // u
     F_hi = max([L0 + spread] + reach)
     m = len(scores)
-    # over the leader grid (F - L0, c): the leaders' share, and each later player's chance
-    Q = np.array([[rules.share(c) if c else 0.0 for c in range(tied + m + 2)]] * (F_hi - L0 + 1))
-    Z: dict[int, np.ndarray] = {}
+    shares = Shares.start(rules, L0, F_hi, tied + m + 2)
     players: list[PlayerTurn] = []
     for j in range(m - 1, -1, -1):
-        S = scores[j] // u
         F_top = max([L0 + spread] + reach[:j])  # what the players before him can reach
-        rows = _leader_states(L0, tied, j, F_top, spread)
-        f = np.array([F - L0 for F, _ in rows])
-        c = np.array([c for _, c in rows])
+        rows = leader_states(L0, tied, j, F_top, spread)
         if within_reach:
-            near = L0 + f - S <= reach_bound
-            rows = [r for r, ok in zip(rows, near) if ok]
-            f, c = f[near], c[near]
-        last = j == m - 1 and j > 0
-        solved, value, ex = _player_turn(model, S, F_hi - S + 1, L0, Q, Z, f, c, last)
-        players.insert(0, PlayerTurn(scores[j], rows, solved, value))
-        Q, Z = _after_player(Q, Z, j, f, c, value, ex)
+            rows = [(F, c) for F, c in rows if F - scores[j] // u <= reach_bound]
+        player, shares = play_back(model, shares, scores[j], j, m, rows)
+        players.insert(0, player)
+    Q, Z = shares.Q, shares.Z
     p_players = [float(Z[j][0, tied]) for j in range(m)]
     by_leader = np.stack([Q[: spread + 1, tied]] + [Z[j][: spread + 1, tied] for j in range(m)], 1)
     return FinalRound(rules, leader, tied, players, float(Q[0, tied]), p_players, by_leader)
+
+
+@dataclass(frozen=True, eq=False)
+class Shares:
+    """The final round after the players from some j on: over the leader grid F = L0 ..
+    L0 + len(Q) - 1 (units), Q[F - L0, c] each of c tied leaders' share, Z[i][F - L0, c]
+    each later player i's chance (i >= j)."""
+
+    L0: int
+    Q: np.ndarray
+    Z: dict[int, np.ndarray]
+
+    @classmethod
+    def start(cls, rules: RuleSet, L0: int, F_hi: int, width: int) -> Shares:
+        """After every player: c tied leaders share the win (tie counts 0 .. width - 1)."""
+        row = [rules.share(c) if c else 0.0 for c in range(width)]
+        return cls(L0, np.array([row] * (F_hi - L0 + 1)), {})
+
+    def from_leader(self, L0: int) -> Shares:
+        """The same tables for the leaders from L0 (>= self.L0) on only (views)."""
+        k = L0 - self.L0
+        return Shares(L0, self.Q[k:], {i: z[k:] for i, z in self.Z.items()})
+
+
+def play_back(
+    model: TurnModel, shares: Shares, score: int, j: int, m: int, rows: list[tuple[int, int]]
+) -> tuple[PlayerTurn, Shares]:
+    """Player j (score: points) of the m still to play, against the leader states `rows`
+    ((F, c), F >= shares.L0, ascending F), with `shares` after him: his turn and the shares
+    before him.  Where every player faces the same top leader (the N-player table: one
+    tied, every F_top its R + D), his rows depend only on his and the later players' scores
+    and on (F, c), not on L0 (ending above a leader F >= L0 is above L0: _above_leader's
+    mask never applies) nor on the rows solved with them: nplayer_game.final_rows solves
+    each suffix of the others' scores once."""
+    S = score // model.rules.unit
+    L0 = shares.L0
+    H = L0 + len(shares.Q) - S  # his grid: up to the top leader F_hi
+    f = np.array([F - L0 for F, _ in rows], np.int64)
+    c = np.array([c for _, c in rows], np.int64)
+    last = j == m - 1 and j > 0
+    solved, value, ex = _player_turn(model, S, H, L0, shares.Q, shares.Z, f, c, last)
+    Q, Z = _after_player(shares.Q, shares.Z, j, f, c, value, ex)
+    return PlayerTurn(score, rows, solved, value), Shares(L0, Q, Z)
 
 
 def _player_turn(
@@ -680,7 +715,7 @@ def _player_turn(
     return solved, *solved.start()
 
 
-def _leader_states(L0: int, tied: int, j: int, F_top: int, spread: int) -> list[tuple[int, int]]:
+def leader_states(L0: int, tied: int, j: int, F_top: int, spread: int) -> list[tuple[int, int]]:
     """The leader states (F, c) player j can face: at the first leader's score L0, the tied
     group plus any of the j players before him; above it, up to F_top, up to j of those
     players tied (and within `spread` of L0 the tied group with them)."""

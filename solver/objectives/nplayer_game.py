@@ -34,7 +34,7 @@ from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import TurnSolution, solve_turn
 from ..turn.starts import zilch_starts
-from .final_round import solve_final_round
+from .final_round import Shares, leader_states, play_back
 from .plain_game import NEWTON_TOL, bank_minimums, sums_to_one, turn_payoff
 
 MAX_PLAYERS = 6
@@ -196,18 +196,60 @@ def final_keys(rules: RuleSet, R: int, N: int) -> np.ndarray:
 
 def final_rows(model: TurnModel, R: int, D: int, keys: np.ndarray) -> np.ndarray:
     """(K, R + D + 1, N): the final round for each key, every leader score F' from the
-    smallest above the key's scores to R + D (0 below it: never read)."""
+    smallest above the key's scores to R + D (0 below it: never read).
+
+    Each key's rows are solve_final_round(lead, 1 tied, the key, spread to R + D)'s
+    by_leader, to the bit (tests/test_final_round_shared.py), without solving its later
+    players again: with every score below R, what players j.. do depends only on their own
+    scores (the key's suffix from j) and the leader state (F, c) (final_round.play_back), so
+    each suffix is solved once, on the leaders from max(suffix) + 1 up (every key sharing it
+    leads there or above: the same bits whatever keys share a call), and per key only the
+    first player.  The keys are taken in suffix_order (each suffix's keys one after the
+    other: only the latest suffix of each length is kept)."""
     u = model.rules.unit
-    N = keys.shape[1] + 1
-    out = np.zeros((len(keys), R + D + 1, N))
-    for i, key in enumerate(keys):
-        lead = int(key.max()) + 1
-        fr = solve_final_round(
-            model, lead * u, 1, [int(x) * u for x in key], D, spread=R + D - lead
-        )
-        assert fr.by_leader is not None
-        out[i, lead:] = fr.by_leader
+    K, m = keys.shape
+    out = np.zeros((K, R + D + 1, m + 1))
+    assert not K or int(keys.max()) < R  # (so every player's reach ends below R + D)
+    chain: dict[int, tuple[tuple[int, ...], Shares]] = {}
+    for i in suffix_order(keys):
+        key = [int(x) for x in keys[i]]
+        lead = max(key) + 1
+        later = _suffix_shares(model, R + D, m, tuple(key[1:]), chain).from_leader(lead)
+        rows = leader_states(lead, 1, 0, R + D, R + D - lead)
+        _, sh = play_back(model, later, key[0] * u, 0, m, rows)
+        out[i, lead:] = np.stack([sh.Q[:, 1]] + [sh.Z[j][:, 1] for j in range(m)], 1)
     return out
+
+
+def suffix_order(keys: np.ndarray) -> np.ndarray:
+    """The keys' indices with each suffix's keys together (by the last score, then the one
+    before it, ...): the order in which final_rows shares the most."""
+    return np.lexsort(keys.T)
+
+
+def _suffix_shares(
+    model: TurnModel,
+    F_hi: int,
+    m: int,
+    suffix: tuple[int, ...],
+    chain: dict[int, tuple[tuple[int, ...], Shares]],
+) -> Shares:
+    """The final round after the players of `suffix` (the key's last scores, units) on the
+    leaders max(suffix) + 1 .. F_hi, one tied (the first player's is the key's own solve:
+    final_rows).  chain: the latest suffix solved per length, reused while it lasts."""
+    got = chain.get(len(suffix))
+    if got is not None and got[0] == suffix:
+        return got[1]
+    L0 = max(suffix, default=0) + 1
+    if not suffix:  # after everyone: the tied leaders share the win
+        shares = Shares.start(model.rules, L0, F_hi, m + 3)
+    else:
+        j = m - len(suffix)
+        after = _suffix_shares(model, F_hi, m, suffix[1:], chain).from_leader(L0)
+        rows = leader_states(L0, 1, j, F_hi, F_hi - L0)  # (F, c) for c = 1 .. j + 1
+        _, shares = play_back(model, after, suffix[0] * model.rules.unit, j, m, rows)
+    chain[len(suffix)] = (suffix, shares)
+    return shares
 
 
 # --- one batch of orbits ----------------------------------------------------------------------
@@ -397,45 +439,89 @@ def mixed_orbit(
     (the first with probability w): (A, g) the mixture.  Supports are tried fewest mixes
     first; the weights leave every mixing mover indifferent between his two (a root), and
     the solution stands where no mover has a better reply.  A better reply found on the
-    way joins that mover's policies and the search goes on.  InputError where none is
-    found."""
-    rules = model.rules
-    N = states.shape[1]
-    options = [list(o)[:MAX_OPTIONS] for o in options]
-    for _ in range(4):
+    way joins that mover's policies and the search goes on, 4 rounds.  Where that finds
+    nothing (four players, farkle to 2000: the orbit of (6, 20, 24, 36) needs more rounds
+    of better replies), a second search from the same start goes on for 12 rounds, with
+    each mover's latest MAX_OPTIONS policies (a better reply taking the oldest one's
+    place).  The first search alone decides every orbit it settles, so tables it settled
+    keep their bits.  InputError where neither finds one."""
+    first = [list(o)[:MAX_OPTIONS] for o in options]
+    got = _search_supports(model, states, U, nxt, first, rounds=4, replace=False)
+    if got is None:
+        latest = [list(o)[-MAX_OPTIONS:] for o in options]
+        got = _search_supports(model, states, U, nxt, latest, rounds=12, replace=True)
+    if got is None:
+        raise InputError(
+            f"{model.rules.name}: the {states.shape[1]}-player game at scores "
+            f"{tuple(int(x) for x in states[0])} has no stationary equilibrium the solver finds"
+        )
+    return got
+
+
+def _search_supports(
+    model: TurnModel,
+    states: np.ndarray,
+    U: np.ndarray,
+    nxt: np.ndarray,
+    options: list[list[tuple[np.ndarray, float]]],
+    rounds: int,
+    replace: bool,
+) -> np.ndarray | None:
+    """mixed_orbit's search over `options` (extended in place by the better replies found;
+    replace: the oldest policy makes room for one where a mover has MAX_OPTIONS)."""
+    for _ in range(rounds):
         found_new = False
-        for support in _supports([len(o) for o in options]):
+        for support in _supports([_choices(o) for o in options]):
             got = _try_support(model, states, U, nxt, options, support)
             if isinstance(got, np.ndarray):
                 return got
             for i, pol in got:
-                new = all(np.max(np.abs(pol[0] - A)) > 1e-12 for A, _ in options[i])
-                if new and len(options[i]) < MAX_OPTIONS:
+                if not all(np.max(np.abs(pol[0] - A)) > 1e-12 for A, _ in options[i]):
+                    continue
+                if len(options[i]) >= MAX_OPTIONS and replace:
+                    options[i].pop(0)
+                if len(options[i]) < MAX_OPTIONS:
                     options[i].append(pol)
                     found_new = True
         if not found_new:
             break
-    raise InputError(
-        f"{rules.name}: the {N}-player game at scores {tuple(int(x) for x in states[0])} "
-        "has no stationary equilibrium the solver finds"
-    )
+    return None
 
 
 # a support: per mover, the index of the one policy he plays, or the pair he mixes
 Support = tuple[tuple[int, ...], ...]
+ENVELOPE_TOL = 1e-9  # (an equilibrium's policies are best replies to 1e-12)
 
 
-def _supports(counts: list[int]) -> Iterator[Support]:
-    """Every choice per mover of one policy or a pair to mix, fewest mixes first (lazily:
-    the first that stands ends the search)."""
+def _choices(options: list[tuple[np.ndarray, float]]) -> list[tuple[int, ...]]:
+    """A mover's policies (j,) and pairs (j, k) that can be his part of an equilibrium: a
+    policy best among his known ones at some zilch payoff z in [0, 1] (his chance a + g z
+    is a line in z), a pair both best at the same z (where their lines cross; a pair of
+    one line, anywhere the line is best).  Every other support fails the equilibrium's
+    test, so leaving it out changes no solution, only the time."""
+    a = np.array([A[0] for A, _ in options])
+    g = np.array([gg for _, gg in options])
+    n = len(options)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cross = (a[:, None] - a[None, :]) / (g[None, :] - g[:, None])
+    zs = np.concatenate([[0.0, 1.0], cross[np.isfinite(cross) & (cross > 0) & (cross < 1)]])
+    best = (a[None, :] + g[None, :] * zs[:, None]).max(axis=1)
+    top = a[None, :] + g[None, :] * zs[:, None] >= best[:, None] - ENVELOPE_TOL  # (z, j)
+    pure: list[tuple[int, ...]] = [(j,) for j in range(n) if top[:, j].any()]
+    pairs = [(j, k) for j in range(n) for k in range(j + 1, n) if np.any(top[:, j] & top[:, k])]
+    return pure + pairs
+
+
+def _supports(choices: list[list[tuple[int, ...]]]) -> Iterator[Support]:
+    """Every choice per mover of one policy or a pair to mix (among `choices`), fewest
+    mixes first (lazily: the first that stands ends the search)."""
     from itertools import combinations, product
 
-    movers = range(len(counts))
-    for k in range(len(counts) + 1):
+    movers = range(len(choices))
+    for k in range(len(choices) + 1):
         for mixing in combinations(movers, k):
             per = [
-                list(combinations(range(n), 2)) if i in mixing else [(j,) for j in range(n)]
-                for i, n in enumerate(counts)
+                [c for c in ch if (len(c) == 2) == (i in mixing)] for i, ch in enumerate(choices)
             ]
             yield from product(*per)
 
