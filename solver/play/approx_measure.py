@@ -305,3 +305,90 @@ def uniform(
         part = rows[i : i + batch]
         out.add(measure_states(game, W, part), np.ones(len(part)))
     return out
+
+
+@dataclass
+class Sampled:
+    """The figures over the states of `games` games played exactly from 0-...-0 (each state
+    weighted by its visits per game, as reached() weighs them), and the standard error of
+    the loss per game (from each game's own sum)."""
+
+    totals: Totals
+    games: int
+    loss_se: float  # points of a percent, per game
+
+
+def sampled(
+    game: NPlayerGame, W: np.ndarray, games: int, seed: int = 0, batch: int = 1024
+) -> Sampled:
+    """reached()'s figures estimated from simulated games (where the states reached are too
+    many to take all): every game follows the exact play's turn outcomes (the chance of
+    banking each total, of a zilch: the exact turn's own walk), turn by turn, until a bank
+    reaches the target (the final round is exact in both).  Each state met is measured once."""
+    R, N = game.R, game.players
+    rng = np.random.default_rng(seed)
+    at = np.zeros((games, N), np.int64)
+    live = np.arange(games)
+    seen: dict[int, int] = {}  # state code -> row of `figs`
+    figs: list[StateFigures] = []
+    visits: list[tuple[np.ndarray, np.ndarray]] = []  # (games, rows) per turn
+    while len(live):
+        codes = np.ravel_multi_index(tuple(at[live].T), (R,) * N)
+        new = np.unique(codes[[c not in seen for c in codes.tolist()]])
+        rows = np.array(np.unravel_index(new, (R,) * N)).T
+        for i in range(0, len(rows), batch):
+            figs.append(measure_states(game, W, rows[i : i + batch]))
+            for k, c in enumerate(new[i : i + batch].tolist()):
+                seen[c] = (len(figs) - 1) * batch + k
+        idx = np.array([seen[c] for c in codes.tolist()])
+        visits.append((live, idx))
+        at, live = _one_turn(figs, batch, idx, at, live, rng, R)
+    return _sampled_totals(figs, batch, visits, games, N)
+
+
+def _one_turn(
+    figs: list[StateFigures],
+    batch: int,
+    idx: np.ndarray,
+    at: np.ndarray,
+    live: np.ndarray,
+    rng: np.random.Generator,
+    R: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every live game's turn drawn from its state's exact outcomes: bank t (the mover
+    sits last with s_0 + t; at R or beyond the game ends) or zilch (the scores rotate)."""
+    out = at.copy()
+    ended = np.zeros(len(live), bool)
+    for j, (g, r) in enumerate(zip(live.tolist(), idx.tolist())):
+        f = figs[r // batch].played
+        p = np.append(f.banked[r % batch], f.zilch[r % batch])
+        t = int(rng.choice(len(p), p=p / p.sum()))
+        s = at[g]
+        if t == len(p) - 1:  # a zilch
+            out[g] = np.roll(s, -1)
+        elif s[0] + t >= R:
+            ended[j] = True
+        else:
+            out[g] = np.append(s[1:], s[0] + t)
+    return out, live[~ended]
+
+
+def _sampled_totals(
+    figs: list[StateFigures],
+    batch: int,
+    visits: list[tuple[np.ndarray, np.ndarray]],
+    games: int,
+    N: int,
+) -> Sampled:
+    """The measured states weighted by their visits per game; the loss's standard error."""
+    count = np.zeros(len(figs) * batch)
+    per_game = np.zeros(games)
+    loss = np.concatenate([np.pad(f.judged.loss, (0, batch - len(f.judged.loss))) for f in figs])
+    for g, rows in visits:
+        np.add.at(count, rows, 1.0)
+        per_game[g] += loss[rows]
+    out = Totals()
+    for i, f in enumerate(figs):
+        out.add(f, count[i * batch : i * batch + len(f.exact)] / games)
+    se = 100 * float(per_game.std(ddof=1)) / np.sqrt(games) if games > 1 else float("nan")
+    return Sampled(out, games, se)
