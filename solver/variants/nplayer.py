@@ -37,13 +37,16 @@ if TYPE_CHECKING:
 # measured from nothing with two workers (bench/bench_game_rows.py; tests/test_estimates.py):
 # three players, farkle to 3000, 5000, 10000 in 43.5, 145.0, 1165.3 s (0.29 ms per state
 # per worker at 10000, 0.90 ms before); zilch to 1000 and 2000 in 15.3 and 46.7 s (mandatory
-# hot dice: 0.5 ms, 8.4 ms before); each player more about doubles it (farkle, four players
-# to 1000: 200.2 s, most of it the final round)
+# hot dice: 0.5 ms, 8.4 ms before); each player more costs about 1.2 times as much a state
+# (farkle, four players to 2000: the score sums 438 s for 2.56 M states, 0.34 ms per state
+# per worker; the whole build 1218.6 s, 760 s of it the final round)
 SECONDS_PER_STATE = {"optional": 2.9e-4, "mandatory": 5e-4}
+STATE_PER_PLAYER = 1.2
 # seconds per final-round key (one worker, one thread) / (players - 1)^2, by hot dice: farkle
 # 0.13 s (3 players, to 1000) .. 1.6 s (6 players, to 10000), 0.032 .. 0.068 per
-# (players - 1)^2; zilch 0.14 .. 2.3 s, 0.035 .. 0.090
-SECONDS_PER_KEY = {"optional": 0.05, "mandatory": 0.1}
+# (players - 1)^2, four players to 2000 0.325 s (0.036; suffixes shared, final_round.Shares);
+# zilch 0.14 .. 2.3 s, 0.035 .. 0.090
+SECONDS_PER_KEY = {"optional": 0.04, "mandatory": 0.1}
 
 
 class NPlayer(Variant):
@@ -82,7 +85,7 @@ class NPlayer(Variant):
         keys = float(final_key_count(rules, R, players))
         finals = 8.0 * players * keys * (R + (tab.reach_bound if keys else 0) + 1)
         nbytes = (8.0 * players * states + finals) * (n + 1) + 2e8 * n
-        work = SECONDS_PER_STATE[rules.hot_dice] * 2.0 ** (players - 3) * states
+        work = SECONDS_PER_STATE[rules.hot_dice] * STATE_PER_PLAYER ** (players - 3) * states
         work += SECONDS_PER_KEY[rules.hot_dice] * (players - 1) ** 2 * keys
         return Cost(nbytes, work / max(n, 1), 8.0 * players * states + finals)
 
