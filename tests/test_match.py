@@ -4,6 +4,7 @@ computer's moves as decisions.py's best, simulated games against the game table'
 illegal moves refused in one line, every state's JSON round trip, seeded games replayed."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +16,8 @@ from dicesolver.outcomes.scoring import parse_roll
 from dicesolver.turn.state import TurnState
 
 from .solvers import game_table, preset_file
+
+DUEL3 = Path(__file__).parent / "data" / "duel-3.toml"
 
 
 def _round_trip(s):
@@ -481,6 +484,22 @@ def test_yahtzee_solitaire_best_play_to_the_end():
     assert steps[-1].events[-1]["text"] == f"final score {s.total}"
     chosen = [e for st in steps for e in st.events if e["kind"] == "best" or e.get("best")]
     assert len(chosen) == 39 and all(e["text"].startswith("best: ") for e in chosen)
+
+
+def test_yahtzee_review_of_an_upload_named_like_a_preset_is_by_its_own_rules(tmp_path):
+    """Rule (issue 37, reviews under uploaded rules): the engine reviews its game by its
+    own rule set, not by the preset its log lines name: duel-3's three boxes renamed
+    "yatzy" and played best throughout lose nothing (yatzy's table would rank them
+    otherwise, or refuse the sheet)."""
+    from dicesolver.yahtzee.yahtzee_rules import load
+
+    path = tmp_path / "yatzy.toml"
+    path.write_text(DUEL3.read_text().replace('name = "duel-3"', 'name = "yatzy"'))
+    eng = YahtzeeMatch(load(str(path)), tmp_path / "tables")
+    s, _ = _yahtzee(eng, eng.start(seed=5), lambda e, s: "roll" if s.phase == "roll" else "best")
+    assert s.rules == "yatzy" and len(s.log) == 9
+    r = eng.review(s)
+    assert r.decisions == 9 and r.loss_total == 0
 
 
 def test_yahtzee_with_typed_dice_and_a_box_chosen_early():

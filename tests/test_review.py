@@ -6,6 +6,7 @@ known flaw (bank at 300 or more) loses, over 10 000 simulated turns, (exact opti
 exact bot mean) x turns within 4 standard errors."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -451,3 +452,24 @@ def test_yahtzee_play_best_moves_lose_nothing(tmp_path):
     assert a.decisions == 39 and a.loss_total == 0
     lines = [json.loads(x) for x in open(tmp_path / "y.jsonl")]
     assert sum("box" in ln for ln in lines) == 13
+
+
+def test_yahtzee_review_of_a_rule_files_log_takes_the_file(tmp_path):
+    """Rule (issue 37, a game under uploaded rules reviewed): a log whose lines name a rule
+    file's rule set ("duel-3", no preset) is reviewed with `--rules FILE` by that file; without
+    it, one line naming the unknown rule set, exit 2."""
+    from dicesolver.match import YahtzeeMatch
+
+    duel = str(Path(__file__).parent / "data" / "duel-3.toml")
+    eng = YahtzeeMatch(duel, tmp_path / "tables")
+    s = eng.start(seed=5).state
+    while s.phase != "over":
+        s = eng.apply(s, "roll" if s.phase == "roll" else "best").state
+    log = tmp_path / "duel.jsonl"
+    log.write_text("".join(json.dumps(x) + "\n" for x in s.log))
+    assert {x["rules"] for x in s.log} == {"duel-3"}
+    tabs = ("--tables", str(tmp_path / "tables"))
+    got = json.loads(yahtzee("review", str(log), "--rules", duel, *tabs, "--json").stdout)
+    assert got["decisions"] == len(s.log) and got["loss_total"] == 0
+    err = yahtzee("review", str(log), *tabs, code=2).stderr
+    assert "unknown rule set 'duel-3'" in err and len(err.strip().splitlines()) == 1

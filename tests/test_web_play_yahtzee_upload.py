@@ -14,7 +14,6 @@ from starlette.testclient import TestClient
 
 from dicesolver.match import YahtzeeMatch
 from dicesolver.match.yahtzee_seats import YahtzeeSeats
-from dicesolver.web.play import NO_UPLOAD_REVIEW
 
 from . import test_web_yahtzee_upload as up
 from .yahtzee_small import job_done
@@ -80,7 +79,8 @@ def test_an_uploaded_yahtzee_rule_file_is_offered_on_the_play_screen(client):
 def test_a_solitaire_game_under_an_upload_plays_to_its_end_as_the_engine(client, tables):
     """Rule: a solitaire game under an uploaded rule set (its table offered as a build
     first) plays to the end as the step engine under the same file plays with the same
-    seed: the same final score on the page; the review says in one line why there is none."""
+    seed: the same final score on the page, and the review of its decisions by the
+    uploaded rules (the engine's own: a name no preset has)."""
     r = started(client, yahtzee_rules=uploaded(client, DUEL3.read_text()))
     assert "fives" in r.text and "sixes" in r.text
     while where(r)[0] != "over":
@@ -91,14 +91,17 @@ def test_a_solitaire_game_under_an_upload_plays_to_its_end_as_the_engine(client,
     while s.phase != "over":
         s = eng.apply(s, "roll" if s.phase == "roll" else "best").state
     assert f"Final score {s.total}" in r.text
-    assert NO_UPLOAD_REVIEW in html.unescape(r.text)
+    got = eng.review(s)
+    assert got is not None and got.decisions > 0 and got.errors == 0  # (best throughout)
+    assert f"Your review: {got.decisions} decisions: 0 errors" in html.unescape(r.text)
 
 
 @pytest.mark.slow  # (its beat table built: 15 s cold; the solitaire game stays quick)
 def test_a_game_of_two_against_a_computer_under_an_upload(client, tables):
     """Rule: a game of two (you and a computer) under an uploaded rule set, hints by
     P(win) (its beat table offered as a build first), plays to the end as the engine
-    under the same file with the same seed: the same final scores on the board."""
+    under the same file with the same seed: the same final scores on the board, and the
+    person's review by P(win) under the upload."""
     value = uploaded(client, DUEL3.read_text())
     r = started(client, yahtzee_rules=value, players="2", people="1")
     assert "hints by P(win)" in r.text
@@ -114,6 +117,10 @@ def test_a_game_of_two_against_a_computer_under_an_upload(client, tables):
         s = eng.apply(s, act).state
     scores = [str(x["score"]) for x in eng.view(s)["seats"]]
     assert re.findall(r'board-score">(\d+)<', r.text) == scores
+    # the person's review by P(win) under the upload (best throughout: no error)
+    got = eng.reviews(s)["you"]
+    assert got.objective == "game" and got.decisions > 0 and got.errors == 0
+    assert f"Your review: {got.decisions} decisions: 0 errors" in html.unescape(r.text)
 
 
 def test_two_uploads_of_one_name_never_share_an_engine(client, app):

@@ -16,7 +16,7 @@ import dataclasses
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, TableMissing
 from ..play.log import YAHTZEE_KEYS, ZILCH_KEYS, Line, at_line, count_lines, read_log, shown
@@ -27,6 +27,11 @@ from ..turn.state import TurnState
 from . import decisions as D
 from .answer import Answer, optional
 from .inputs import Rules, Tables_, rule_set, tables_of, zilches_of
+
+if TYPE_CHECKING:
+    from ..yahtzee.yahtzee_rules import YahtzeeRules
+
+    YRules = str | YahtzeeRules  # a preset, a rule file, or the rule set itself
 
 # (error, blunder): a decision losing at least this much is an error, and a blunder
 THRESHOLDS = {
@@ -458,12 +463,18 @@ def _take_over_item(tab: Tables, line: Line, objective: str) -> Item:
 
 # --- the Yahtzee family ------------------------------------------------------------------
 def yahtzee_review(
-    log: str, rules: str = "yahtzee", tables: Tables_ = None, progress: Progress = SILENT
+    log: str, rules: YRules = "yahtzee", tables: Tables_ = None, progress: Progress = SILENT
 ) -> Review:
     """Every decision of a Yahtzee-family log: each keep and each box against the best by
     the expected final score (yahtzee advise's values), read line by line (each distinct
-    decision valued once)."""
+    decision valued once).  rules: for lines that do not name theirs; a rule file or a
+    rule set given itself (an upload's) also stands for the lines that name it."""
     tabs: dict[str, Any] = {}
+    rules, given = _given_rules(rules)
+    if given is not None:
+        from .yahtzee_answers import yahtzee_table
+
+        tabs[rules] = (given, yahtzee_table(given, tables, SILENT))
     decided, widgets = Remembered(), Remembered()
     tally = Tally(log, "yahtzee")
     progress = Resumable(progress)
@@ -475,6 +486,19 @@ def yahtzee_review(
             )
         tally.add(key, _numbered(got, ln))
     return tally.review()
+
+
+def _given_rules(rules: YRules) -> tuple[str, YahtzeeRules | None]:
+    """The name of the rules the caller gives (lines that name no rules take it), and the
+    rule set itself where it is a rule file's or given whole (an upload's): a log line
+    naming it is valued by it, not by a preset of that name.  (A preset: None, loaded
+    when a line names it.)"""
+    from ..yahtzee.yahtzee_rules import PRESETS, load
+
+    if isinstance(rules, str) and rules in PRESETS:
+        return rules, None
+    rs = load(rules) if isinstance(rules, str) else rules
+    return rs.name, rs
 
 
 def _yahtzee_item(
@@ -537,7 +561,7 @@ def _yahtzee_item(
 
 def yahtzee_win_review(
     log: str,
-    rules: str = "yahtzee",
+    rules: YRules = "yahtzee",
     player: str | None = None,
     tables: Tables_ = None,
     progress: Progress = SILENT,
@@ -546,8 +570,15 @@ def yahtzee_win_review(
     "opponents": `yahtzee play --players N` writes them) against the best by P(win) against
     the opponents' sheets (the heuristic of `yahtzee advise --opponents`,
     answers/yahtzee_win.py): the loss in P(win) points.  player: only that seat's lines;
-    rules: for lines that do not name theirs."""
+    rules: for lines that do not name theirs (a rule file or a rule set given itself also
+    stands for the lines that name it)."""
     values: dict[str, Any] = {}
+    rules, given = _given_rules(rules)
+    if given is not None:
+        from .yahtzee_win import WinValues
+
+        values[rules] = WinValues(given, tables, SILENT)
+        values[rules].build(SILENT)
     decided = Remembered()
     tally = Tally(log, "game")
     progress = Resumable(progress)

@@ -387,5 +387,5 @@ class YahtzeeMatch:
         if not s.log:
             return None
         with temporary_log(s.log) as path:
-            got = yahtzee_review(path, s.rules, self.tables)
+            got = yahtzee_review(path, self.rules, self.tables)  # (an upload's too)
         return replace(got, log=log_name or f"game {s.label}")

@@ -372,11 +372,11 @@ class YahtzeeSeats:
                 if seat.computer or not any(x["player"] == seat.name for x in s.log):
                     continue
                 if self.win is not None:
-                    got = yahtzee_win_review(path, self.ref, seat.name, self.win.store)
+                    got = yahtzee_win_review(path, self.rules, seat.name, self.win.store)
                 else:
                     mine = [x for x in s.log if x["player"] == seat.name]
                     with temporary_log(mine) as own:
-                        got = yahtzee_review(own, self.ref, self.solo.tables)
+                        got = yahtzee_review(own, self.rules, self.solo.tables)
                 out[seat.name] = replace(got, log=log_name or f"game {s.label}")
         return out
 

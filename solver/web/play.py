@@ -32,7 +32,6 @@ from . import forms as F
 from .app_state import web_of
 from .origin import check_csrf
 from .pages import (
-    UPLOAD,
     context,
     fields,
     page,
@@ -65,10 +64,6 @@ MODES = {  # mode -> (title, what it is)
 }
 PEOPLE = 6  # name fields on the set-up form
 YAHTZEE_SEATS = 4  # a Yahtzee game of several: 2 to 4 seats (match/yahtzee_seats.py)
-NO_UPLOAD_REVIEW = (
-    "no review of a game under uploaded rules: the review knows the presets only "
-    "(the final scores above are the game's)"
-)
 SETUP_FIELDS = (
     "mode",
     "rules",
@@ -528,12 +523,7 @@ def _commit(game: Game, do: str, steps: list[Step]) -> None:
 def _review(game: Game) -> None:
     """Each person's review (zilch play's), or the game's (yahtzee play's)."""
     label = _log_name(game)
-    if game.kind != "zilch" and game.rules_value.startswith(UPLOAD):
-        # (the Yahtzee reviews read the log's rules by name, as a preset's: an upload's
-        # name is no preset, or worse another rule set's)
-        game.reviews, game.review_error = [], NO_UPLOAD_REVIEW
-        return
-    try:
+    try:  # (the engines review by their own rule set: an upload's too)
         if game.kind == "zilch":
             got = game.engine.reviews(game.state, label)
             people = [x.name for x in game.state.seats if not x.computer]
