@@ -16,6 +16,7 @@ import dataclasses
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, TableMissing
@@ -501,19 +502,31 @@ def _given_rules(rules: YRules) -> tuple[str, YahtzeeRules | None]:
     return rs.name, rs
 
 
+def _named(ln: Line, name: str) -> YahtzeeRules:
+    """The rule set a log line names: a preset or a rule file; a name that is neither (a
+    rule file's own name, an upload's) says how to give the file."""
+    from ..yahtzee.yahtzee_rules import PRESETS, load
+
+    if name not in PRESETS and not Path(name).suffix and not Path(name).exists():
+        raise ln.fail(
+            f"unknown rule set {name!r}: a rule file's? give the file with --rules FILE "
+            f"(presets: {', '.join(PRESETS)})"
+        )
+    return load(name)
+
+
 def _yahtzee_item(
     ln: Line, rules: str, tables: Tables_, tabs: dict, widgets: Remembered, progress: Resumable
 ) -> Item:
     """One decision (`widgets`: each sheet's solved turn, shared by its lines)."""
     from ..yahtzee import solitaire as Y
-    from ..yahtzee.yahtzee_rules import load
     from .yahtzee_answers import yahtzee_table
 
     name = ln.get("rules", rules)
     if not isinstance(name, str):
         raise ln.fail(f"'rules' must be a preset name, got {shown(name)}")
     if name not in tabs:
-        rs = load(name)
+        rs = _named(ln, name)
         with progress.paused() as own:  # (the table's first solve draws its own bar)
             tabs[name] = (rs, yahtzee_table(rs, tables, own))
     rs, E = tabs[name]
@@ -599,7 +612,6 @@ def _win_values(
     ln: Line, rules: str, tables: Tables_, known: dict[str, Any], progress: Resumable
 ) -> Any:
     """The P(win) values of the line's rule set (a preset or a rule file), made once."""
-    from ..yahtzee.yahtzee_rules import load
     from .yahtzee_win import WinValues
 
     name = ln.get("rules", rules)
@@ -607,7 +619,7 @@ def _win_values(
         raise ln.fail(f"'rules' must be a preset or a rule file, got {shown(name)}")
     if name not in known:
         with progress.paused() as own:  # (a table's first solve draws its own bar)
-            known[name] = WinValues(load(name), tables, own)
+            known[name] = WinValues(_named(ln, name), tables, own)
             known[name].build(own)
     return known[name]
 
