@@ -3,7 +3,8 @@ its own loopback address, as phones have, and one keep-alive connection) asking 
 rankings from stored tables (should I roll, which dice, Yahtzee keeps, the pages that show
 them): errors, p50/p99 latency, requests per second, beside a minimal ASGI endpoint served
 the same way (the same uvicorn settings and worker processes) in alternate rounds of the
-same run, and the ratio (what holds on a noisy machine); once with each client asking again
+same run, and the ratio (what holds on a noisy machine); first each question alone (one
+client, one request at a time: what a request costs); then once with each client asking again
 as soon as it is answered, once paced (--pace);
 then the server's resident memory while 10 000 sessions are opened (each uploads a rule
 file) and abandoned, and 10 000 play sessions (each starts a game and rolls once).  The
@@ -67,13 +68,22 @@ async def asked(
 
 
 async def client(
-    port: int, k: int, n: int, pace: float, questions: list, lat: list, errors: list
+    port: int,
+    k: int,
+    n: int,
+    pace: float,
+    questions: list,
+    lat: list,
+    errors: list,
+    clients: int = 1,
 ) -> None:
     """Client k: n questions in turn on one keep-alive connection from 127.0.0.(10+k) (a
-    phone of its own: the workers steer by address), `pace` seconds apart (0: at once)."""
+    phone of its own: the workers steer by address), `pace` seconds apart (0: at once), the
+    clients' first questions spread over one pace (phones do not ask in step: all at the same
+    instant, 50 questions queued behind each other every time)."""
     local = f"127.0.0.{10 + k % 240}"
     conn = None
-    start = time.perf_counter()
+    start = time.perf_counter() + pace * (k % clients) / clients
     for i in range(n):
         if pace:
             await asyncio.sleep(max(0.0, start + i * pace - time.perf_counter()))
@@ -100,7 +110,7 @@ async def load(
     errors: list[str] = []
     t = time.perf_counter()
     await asyncio.gather(
-        *(client(port, k, requests, pace, questions, lat, errors) for k in range(clients))
+        *(client(port, k, requests, pace, questions, lat, errors, clients) for k in range(clients))
     )
     return lat, errors, time.perf_counter() - t
 
@@ -116,6 +126,17 @@ def said(label: str, lat: list[float], errors: list[str], wall: float) -> str:
         f"p99 {pct(lat, 0.99):6.1f} ms, max {pct(lat, 1.0):5.0f} ms; {len(lat) / wall:5.0f} req/s"
     )
     return line + (f"\n    first errors: {errors[:3]}" if errors else "")
+
+
+def alone(ports: dict[str, int], times: int = 60) -> None:
+    """Each question asked `times` times by one client, one after the other: the time a
+    request costs with nothing else on the server (the floor under the loaded figures)."""
+    print(f"one client, each question {times} times in a row (load {os.getloadavg()[0]:.1f}):")
+    asked_of = [(ports["advice"], q) for q in QUESTIONS] + [(ports["minimal endpoint"], MINIMAL[0])]
+    for port, q in asked_of:
+        lat, errors, _ = asyncio.run(load(port, 1, times, [q]))
+        label = f"{q[0]} {q[1]}" if port == ports["advice"] else "minimal endpoint"
+        print(f"  {label[:58]:58} p50 {pct(lat, 0.5):5.2f} ms, {len(errors)} errors")
 
 
 def compared(ports: dict[str, int], clients: int, requests: int, rounds: int, pace: float) -> None:
@@ -291,6 +312,7 @@ def main() -> None:
         asyncio.run(load(port, 10, 30, QUESTIONS))  # (warm: every question in each worker)
         print(f"server RSS after warm-up (all workers): {tree_rss(pid) / 1024:.1f} MiB")
         ports = {"advice": port, "minimal endpoint": floor}
+        alone(ports)
         compared(ports, args.clients, args.requests, args.rounds, 0.0)
         if args.pace:
             compared(ports, args.clients, args.requests, args.rounds, args.pace)

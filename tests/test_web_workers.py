@@ -264,3 +264,42 @@ def _two_workers(base: str) -> None:
         with client_at(base, "127.0.0.12") as guess:
             r = guess.get("/api/rooms/ZZZZZZ")
             assert r.status_code == (404 if k < 3 else 429), (k, r.text)
+
+
+def test_worker_sockets_answer_without_nagles_delay() -> None:
+    """Several workers' listening sockets (serve.sticky_sockets) are TCP by name, so asyncio
+    sets TCP_NODELAY on every connection they accept: without it each response's body waited
+    for the client's delayed ACK (44 ms a request, issue 38's latency)."""
+    import asyncio
+    import socket
+
+    from dicesolver.web.serve import sticky_sockets
+
+    socks = sticky_sockets("127.0.0.1", free_port(), 2)
+    seen: list[int] = []
+
+    class Accepted(asyncio.Protocol):
+        def connection_made(self, transport: Any) -> None:
+            sock = transport.get_extra_info("socket")
+            seen.append(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            transport.close()
+
+    async def accept_one() -> None:
+        loop = asyncio.get_running_loop()
+        servers = [await loop.create_server(Accepted, sock=s) for s in socks]
+        port = socks[0].getsockname()[1]
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        for _ in range(200):
+            if seen:
+                break
+            await asyncio.sleep(0.01)
+        writer.close()
+        for server in servers:
+            server.close()
+
+    try:
+        asyncio.run(accept_one())
+    finally:
+        for s in socks:
+            s.close()
+    assert seen and seen[0] != 0, seen

@@ -143,6 +143,7 @@ def run(
     A second Ctrl-C while they stop ends the process at once, without a traceback.
     sockets: listening sockets made already (a worker's: workers.py), else host and port."""
     import asyncio
+    import signal
 
     import uvicorn
 
@@ -151,6 +152,12 @@ def run(
     Bounded.cap = cap_of(raise_file_limit())
 
     class Server(uvicorn.Server):
+        interrupted = False
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            self.interrupted = self.interrupted or sig == signal.SIGINT
+            super().handle_exit(sig, frame)
+
         async def serve(self, sockets: Any = None) -> None:
             quiet_accept_errors(asyncio.get_running_loop())
             await super().serve(sockets)
@@ -172,12 +179,15 @@ def run(
         timeout_keep_alive=5,
         timeout_graceful_shutdown=int(GRACE_SECONDS),
     )
+    server = Server(config)
     try:
-        Server(config).run(sockets=sockets)
+        server.run(sockets=sockets)
     except KeyboardInterrupt:
         stop(app, say)
         raise
     stop(app, say)
+    if server.interrupted:  # (uvicorn raises the Ctrl-C again; under load that was lost once)
+        raise KeyboardInterrupt
 
 
 def stop(app: Any, say: Callable[[str], None]) -> None:
@@ -263,8 +273,10 @@ def sticky_sockets(host: str, port: int, workers: int) -> list[socket.socket]:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # group of our own)
         probe.bind(addr)
     socks: list[socket.socket] = []
+    # (IPPROTO_TCP named: asyncio sets TCP_NODELAY only on connections of such sockets;
+    # without it Nagle held each response's body for the client's delayed ACK, 44 ms a request)
     for _ in range(workers):
-        s = socket.socket(family, socket.SOCK_STREAM)
+        s = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         if family == socket.AF_INET6:
