@@ -130,26 +130,23 @@ def test_yahtzee_rooms_refuse_what_they_cannot_play(api):
 
 
 # --- two phones in a Yahtzee room (Chromium) ---------------------------------------------------
-SHOTS = "/tmp/yahtzee-room"
-
-
 @pytest.mark.slow
 def test_two_phones_play_a_yahtzee_room(tmp_path_factory):
     """Two 390 x 844 touch phones: the host opens a Yahtzee room (two people and a
     computer) from the play set-up, both take seats, the host starts; each phone plays its
     turns by taps (a hint asked on the host's phone), the computer by itself; every phone
-    ends on the winner and its person's review.  Screenshots in /tmp/yahtzee-room."""
+    ends on the winner and its person's review.  Screenshots in yahtzee-room/ of the
+    screenshots' folder (conftest: the session's own, or $DICESOLVER_SCREENS)."""
     import os
     import shutil
-    from pathlib import Path
 
     sync_api = pytest.importorskip("playwright.sync_api")
-    from .test_web_browser import PHONE
+    from .test_web_browser import PHONE, screens
     from .webserver import ARGS, CHROMIUM, running
 
     if shutil.which(CHROMIUM) is None:
         pytest.skip(f"no Chromium at {CHROMIUM}")
-    shots = Path(SHOTS)
+    shots = screens() / "yahtzee-room"
     shots.mkdir(exist_ok=True)
     tables = str(tmp_path_factory.mktemp("yroom-browser") / "tables")
     ds.yahtzee_advise(PLAIN3, [1, 1, 1, 1, 1], tables=tables)
@@ -172,7 +169,7 @@ def test_two_phones_play_a_yahtzee_room(tmp_path_factory):
             code = ann.url.rsplit("/", 1)[1]
             ann.fill("#name", "Ann")
             ann.get_by_role("button", name="Take a seat").tap()
-            ann.screenshot(path=f"{SHOTS}/1-host-waiting.png", full_page=True)
+            ann.screenshot(path=f"{shots}/1-host-waiting.png", full_page=True)
             bob.goto(f"{base}/join?code={code}")
             bob.fill("#name", "Bob")
             bob.get_by_role("button", name=re.compile("Join|Take")).first.tap()
@@ -205,15 +202,15 @@ def test_two_phones_play_a_yahtzee_room(tmp_path_factory):
                         if name == "Ann" and not asked:
                             page.get_by_role("button", name="Hint").tap()
                             page.wait_for_selector(".hint-box")
-                            page.screenshot(path=f"{SHOTS}/2-ann-hint.png", full_page=True)
+                            page.screenshot(path=f"{shots}/2-ann-hint.png", full_page=True)
                             fresh(bob)
-                            bob.screenshot(path=f"{SHOTS}/3-bob-waiting.png", full_page=True)
+                            bob.screenshot(path=f"{shots}/3-bob-waiting.png", full_page=True)
                             asked = True
                         page.get_by_role("button", name="Best move").tap()
                         page.wait_for_load_state()
                 time.sleep(0.1)
-            ann.screenshot(path=f"{SHOTS}/4-ann-end.png", full_page=True)
-            bob.screenshot(path=f"{SHOTS}/5-bob-end.png", full_page=True)
+            ann.screenshot(path=f"{shots}/4-ann-end.png", full_page=True)
+            bob.screenshot(path=f"{shots}/5-bob-end.png", full_page=True)
             assert asked
             for page in (ann, bob):
                 text = page.inner_text("main")
@@ -222,4 +219,4 @@ def test_two_phones_play_a_yahtzee_room(tmp_path_factory):
             assert "Review of Ann" in ann.inner_text("main") or "review" in ann.inner_text("main")
             b.close()
         yahtzee_presets.cache_clear()
-    assert sorted(os.listdir(SHOTS))[:1] == ["1-host-waiting.png"]
+    assert sorted(os.listdir(shots))[:1] == ["1-host-waiting.png"]

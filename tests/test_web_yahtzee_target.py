@@ -203,11 +203,16 @@ SCORE = 63 + 35 + 20 + 18 + 25 + 22  # the upper 63 and its bonus, the lower box
 
 @pytest.mark.slow
 def test_on_a_phone_typing_236_as_the_opponent(tmp_path_factory):
+    import shutil
+
     pytest.importorskip("playwright")
     from playwright import sync_api
 
+    from .test_web_browser import screens
     from .webserver import ARGS, CHROMIUM, running
 
+    if shutil.which(CHROMIUM) is None:
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
     folder = str(tmp_path_factory.mktemp("ytarget-phone") / "tables")
     ds.yahtzee_advise(dice=[1, 1, 1, 1, 1], tables=folder)  # (the expected-score table)
     with running(folder) as url, sync_api.sync_playwright() as p:
@@ -230,12 +235,12 @@ def test_on_a_phone_typing_236_as_the_opponent(tmp_path_factory):
         if page.get_by_role("button", name="Build it now").count():
             with page.expect_navigation():
                 page.get_by_role("button", name="Build it now").tap()
-            page.screenshot(path="/tmp/yahtzee-target-build.png", full_page=True)
+            page.screenshot(path=str(screens() / "yahtzee-target-build.png"), full_page=True)
             with page.expect_navigation():
                 page.get_by_role("link", name="Show the answer").tap(timeout=300_000)
         page.wait_for_selector("[data-chance]", timeout=120_000)
         chance = page.locator("[data-chance]").inner_text()
-        page.screenshot(path="/tmp/yahtzee-target-236.png", full_page=True)
+        page.screenshot(path=str(screens() / "yahtzee-target-236.png"), full_page=True)
         browser.close()
     want = ds.yahtzee_advise(
         dice=[2, 3, 4, 5, 5], filled=FILLED, upper=63, score=SCORE, opponents="236", tables=folder
