@@ -75,15 +75,14 @@ async def client(
     questions: list,
     lat: list,
     errors: list,
-    clients: int = 1,
+    delay: float = 0.0,
 ) -> None:
     """Client k: n questions in turn on one keep-alive connection from 127.0.0.(10+k) (a
     phone of its own: the workers steer by address), `pace` seconds apart (0: at once), the
-    clients' first questions spread over one pace (phones do not ask in step: all at the same
-    instant, 50 questions queued behind each other every time)."""
+    first `delay` seconds after the start."""
     local = f"127.0.0.{10 + k % 240}"
     conn = None
-    start = time.perf_counter() + pace * (k % clients) / clients
+    start = time.perf_counter() + delay
     for i in range(n):
         if pace:
             await asyncio.sleep(max(0.0, start + i * pace - time.perf_counter()))
@@ -109,8 +108,13 @@ async def load(
     lat: list[float] = []
     errors: list[str] = []
     t = time.perf_counter()
+    # (the clients' first questions spread over one pace: phones do not ask in step, and
+    # all at the same instant would queue 50 questions behind each other every time)
     await asyncio.gather(
-        *(client(port, k, requests, pace, questions, lat, errors, clients) for k in range(clients))
+        *(
+            client(port, k, requests, pace, questions, lat, errors, pace * k / clients)
+            for k in range(clients)
+        )
     )
     return lat, errors, time.perf_counter() - t
 
@@ -132,10 +136,10 @@ def alone(ports: dict[str, int], times: int = 60) -> None:
     """Each question asked `times` times by one client, one after the other: the time a
     request costs with nothing else on the server (the floor under the loaded figures)."""
     print(f"one client, each question {times} times in a row (load {os.getloadavg()[0]:.1f}):")
-    asked_of = [(ports["advice"], q) for q in QUESTIONS] + [(ports["minimal endpoint"], MINIMAL[0])]
-    for port, q in asked_of:
+    asked_of = [(f"{q[0]} {q[1]}", ports["advice"], q) for q in QUESTIONS]
+    asked_of.append(("minimal endpoint", ports["minimal endpoint"], MINIMAL[0]))
+    for label, port, q in asked_of:
         lat, errors, _ = asyncio.run(load(port, 1, times, [q]))
-        label = f"{q[0]} {q[1]}" if port == ports["advice"] else "minimal endpoint"
         print(f"  {label[:58]:58} p50 {pct(lat, 0.5):5.2f} ms, {len(errors)} errors")
 
 

@@ -138,14 +138,12 @@ def test_two_phones_play_a_yahtzee_room(tmp_path_factory):
     ends on the winner and its person's review.  Screenshots in yahtzee-room/ of the
     screenshots' folder (conftest: the session's own, or $DICESOLVER_SCREENS)."""
     import os
-    import shutil
 
     sync_api = pytest.importorskip("playwright.sync_api")
     from .test_web_browser import PHONE, screens
-    from .webserver import ARGS, CHROMIUM, running
+    from .webserver import ARGS, CHROMIUM, running, skip_without_chromium
 
-    if shutil.which(CHROMIUM) is None:
-        pytest.skip(f"no Chromium at {CHROMIUM}")
+    skip_without_chromium()
     shots = screens() / "yahtzee-room"
     shots.mkdir(exist_ok=True)
     tables = str(tmp_path_factory.mktemp("yroom-browser") / "tables")

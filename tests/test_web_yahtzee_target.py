@@ -203,16 +203,13 @@ SCORE = 63 + 35 + 20 + 18 + 25 + 22  # the upper 63 and its bonus, the lower box
 
 @pytest.mark.slow
 def test_on_a_phone_typing_236_as_the_opponent(tmp_path_factory):
-    import shutil
-
     pytest.importorskip("playwright")
     from playwright import sync_api
 
     from .test_web_browser import screens
-    from .webserver import ARGS, CHROMIUM, running
+    from .webserver import ARGS, CHROMIUM, running, skip_without_chromium
 
-    if shutil.which(CHROMIUM) is None:
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
+    skip_without_chromium()
     folder = str(tmp_path_factory.mktemp("ytarget-phone") / "tables")
     ds.yahtzee_advise(dice=[1, 1, 1, 1, 1], tables=folder)  # (the expected-score table)
     with running(folder) as url, sync_api.sync_playwright() as p:

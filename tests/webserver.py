@@ -16,6 +16,19 @@ from pathlib import Path
 
 # Debian's Chromium, driven by Playwright (no browser download exists on these machines)
 CHROMIUM = "/usr/bin/chromium"
+
+
+def skip_without_chromium() -> None:
+    """A browser test's first step: skipped, saying how to install it, where Debian's
+    Chromium is missing (CI installs it: .ci/run)."""
+    import shutil
+
+    import pytest
+
+    if shutil.which(CHROMIUM) is None:
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
+
+
 ARGS = [
     "--no-sandbox",
     "--disable-gpu",
