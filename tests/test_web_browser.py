@@ -16,7 +16,7 @@ import pytest
 
 import dicesolver as ds
 
-from .webserver import CHROMIUM, running
+from .webserver import CHROMIUM, running, snap
 
 
 def screens() -> Path:
@@ -70,7 +70,10 @@ class Phone:
         return self.page
 
     def shot(self, name, full=True):
-        self.page.screenshot(path=str(screens() / f"{name}.png"), full_page=full)
+        if full:
+            snap(self.page, str(screens() / f"{name}.png"))
+        else:
+            self.page.screenshot(path=str(screens() / f"{name}.png"))
 
     def close(self):
         self.context.close()

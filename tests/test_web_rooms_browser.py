@@ -19,7 +19,7 @@ import pytest
 import dicesolver as ds
 
 from .test_web_browser import PHONE, screens
-from .webserver import ARGS, CHROMIUM, free_port, server_process, zilch_command
+from .webserver import ARGS, CHROMIUM, free_port, server_process, snap, zilch_command
 
 pytestmark = pytest.mark.slow  # the browser games (Chromium): the slow tier
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -96,7 +96,7 @@ class Phone:
 
     def shot(self, label):
         path = self.shots / f"room-{label}.png"
-        self.page.screenshot(path=str(path), full_page=True)
+        snap(self.page, str(path))
         shutil.copy(path, screens() / path.name)
 
     def close(self):

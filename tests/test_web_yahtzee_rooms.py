@@ -140,8 +140,8 @@ def test_two_phones_play_a_yahtzee_room(tmp_path_factory):
     import os
 
     sync_api = pytest.importorskip("playwright.sync_api")
-    from .test_web_browser import PHONE, screens
-    from .webserver import ARGS, CHROMIUM, running, skip_without_chromium
+    from .test_web_browser import PHONE, screens, submit
+    from .webserver import ARGS, CHROMIUM, running, skip_without_chromium, snap
 
     skip_without_chromium()
     shots = screens() / "yahtzee-room"
@@ -166,11 +166,13 @@ def test_two_phones_play_a_yahtzee_room(tmp_path_factory):
             ann.wait_for_url(re.compile(r"/r/[A-Z0-9]{6}$"))
             code = ann.url.rsplit("/", 1)[1]
             ann.fill("#name", "Ann")
-            ann.get_by_role("button", name="Take a seat").tap()
-            ann.screenshot(path=f"{shots}/1-host-waiting.png", full_page=True)
+            submit(ann, "Take a seat")
+            ann.get_by_role("button", name="Start the game").wait_for()
+            snap(ann, f"{shots}/1-host-waiting.png")
             bob.goto(f"{base}/join?code={code}")
             bob.fill("#name", "Bob")
-            bob.get_by_role("button", name=re.compile("Join|Take")).first.tap()
+            with bob.expect_navigation():
+                bob.get_by_role("button", name=re.compile("Join|Take")).first.tap()
             bob.wait_for_url(re.compile(f"/r/{code}$"))
             room = f"{base}/r/{code}"
 
@@ -200,15 +202,15 @@ def test_two_phones_play_a_yahtzee_room(tmp_path_factory):
                         if name == "Ann" and not asked:
                             page.get_by_role("button", name="Hint").tap()
                             page.wait_for_selector(".hint-box")
-                            page.screenshot(path=f"{shots}/2-ann-hint.png", full_page=True)
+                            snap(page, f"{shots}/2-ann-hint.png")
                             fresh(bob)
-                            bob.screenshot(path=f"{shots}/3-bob-waiting.png", full_page=True)
+                            snap(bob, f"{shots}/3-bob-waiting.png")
                             asked = True
                         page.get_by_role("button", name="Best move").tap()
                         page.wait_for_load_state()
                 time.sleep(0.1)
-            ann.screenshot(path=f"{shots}/4-ann-end.png", full_page=True)
-            bob.screenshot(path=f"{shots}/5-bob-end.png", full_page=True)
+            snap(ann, f"{shots}/4-ann-end.png")
+            snap(bob, f"{shots}/5-bob-end.png")
             assert asked
             for page in (ann, bob):
                 text = page.inner_text("main")

@@ -207,7 +207,7 @@ def test_on_a_phone_typing_236_as_the_opponent(tmp_path_factory):
     from playwright import sync_api
 
     from .test_web_browser import screens
-    from .webserver import ARGS, CHROMIUM, running, skip_without_chromium
+    from .webserver import ARGS, CHROMIUM, running, skip_without_chromium, snap
 
     skip_without_chromium()
     folder = str(tmp_path_factory.mktemp("ytarget-phone") / "tables")
@@ -232,12 +232,12 @@ def test_on_a_phone_typing_236_as_the_opponent(tmp_path_factory):
         if page.get_by_role("button", name="Build it now").count():
             with page.expect_navigation():
                 page.get_by_role("button", name="Build it now").tap()
-            page.screenshot(path=str(screens() / "yahtzee-target-build.png"), full_page=True)
+            snap(page, str(screens() / "yahtzee-target-build.png"))
             with page.expect_navigation():
                 page.get_by_role("link", name="Show the answer").tap(timeout=300_000)
         page.wait_for_selector("[data-chance]", timeout=120_000)
         chance = page.locator("[data-chance]").inner_text()
-        page.screenshot(path=str(screens() / "yahtzee-target-236.png"), full_page=True)
+        snap(page, str(screens() / "yahtzee-target-236.png"))
         browser.close()
     want = ds.yahtzee_advise(
         dice=[2, 3, 4, 5, 5], filled=FILLED, upper=63, score=SCORE, opponents="236", tables=folder

@@ -29,6 +29,22 @@ def skip_without_chromium() -> None:
         pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
 
 
+def snap(page, path: str) -> None:
+    """A full-page screenshot of a page that its room script may be reloading just now
+    (a capture begun as a navigation commits can wait forever, seen on a loaded CI
+    machine): after the page has loaded, with a bounded wait, tried again if it times out."""
+    from playwright.sync_api import TimeoutError as Timeout
+
+    for attempt in range(3):
+        try:
+            page.wait_for_load_state()
+            page.screenshot(path=str(path), full_page=True, timeout=15_000)
+            return
+        except Timeout:
+            if attempt == 2:
+                raise
+
+
 ARGS = [
     "--no-sandbox",
     "--disable-gpu",
