@@ -312,7 +312,13 @@ def main() -> None:
     procs = [started(cmd, port), started([*me, "--serve-minimal", str(floor)], floor)]
     pid = procs[0].pid
     try:
-        print(f"zilch serve --workers {args.workers}; load average {os.getloadavg()}")
+        from dicesolver.web.connections import Protocol
+
+        parser = "httptools" if Protocol.__name__ == "BoundedC" else "h11"
+        print(
+            f"zilch serve --workers {args.workers} ({parser} parser); "
+            f"load average {os.getloadavg()}"
+        )
         asyncio.run(load(port, 10, 30, QUESTIONS))  # (warm: every question in each worker)
         print(f"server RSS after warm-up (all workers): {tree_rss(pid) / 1024:.1f} MiB")
         ports = {"advice": port, "minimal endpoint": floor}

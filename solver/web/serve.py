@@ -147,9 +147,9 @@ def run(
 
     import uvicorn
 
-    from .connections import Bounded, cap_of, quiet_accept_errors, raise_file_limit
+    from .connections import Guarded, Protocol, cap_of, quiet_accept_errors, raise_file_limit
 
-    Bounded.cap = cap_of(raise_file_limit())
+    Guarded.cap = cap_of(raise_file_limit())
 
     class Server(uvicorn.Server):
         interrupted = False
@@ -174,7 +174,7 @@ def run(
         port=port,
         log_level="warning",
         access_log=False,
-        http=Bounded,
+        http=Protocol,
         loop="asyncio",
         timeout_keep_alive=5,
         timeout_graceful_shutdown=int(GRACE_SECONDS),
