@@ -5,15 +5,17 @@ zilch counts; and the refusals of questions that do not carry a rule."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import InputError
 from ..rules import RuleSet, load
 from ..store import Store
-from ..tables import Tables
-from ..turn.state import TurnState
+
+if TYPE_CHECKING:  # (imported where used: the Yahtzee questions need neither)
+    from ..tables import Tables
+    from ..turn.state import TurnState
 
 Rules = str | RuleSet
 Tables_ = str | Store | None
@@ -25,6 +27,8 @@ def rule_set(rules: str | RuleSet) -> RuleSet:
 
 def tables_of(rules: RuleSet, tables: str | Store | None) -> Tables:
     """The stored tables of `rules` in the folder `tables` (--tables), else the default."""
+    from ..tables import Tables
+
     store = tables if isinstance(tables, Store) else Store.resolve(tables)
     return Tables(rules, store)
 
@@ -38,6 +42,8 @@ def turn_state(
 ) -> TurnState:
     """The state as the options give it (dice: all where not given; frozen: the dice
     frozen since the last pick-up, under pyramiding)."""
+    from ..turn.state import TurnState
+
     if frozen is None or (isinstance(frozen, str) and not frozen.strip()):
         counts: tuple[int, ...] = ()
     else:

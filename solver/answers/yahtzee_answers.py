@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InputError
 from ..limits import GAMES_PER_SECOND, check_time
-from ..play.simulate import sample_moments
 from ..progress import SILENT, Progress, steps
 from ..store import Store
 from ..yahtzee import solitaire as Y
 from ..yahtzee.yahtzee_rules import PRESETS, YahtzeeRules, load
 from .answer import Answer
-from .export import Table
 from .inputs import Tables_, dice_list
 from .yahtzee_target import (
     YahtzeeTargetAdvice,
@@ -25,6 +24,9 @@ from .yahtzee_target import (
     target_value,
 )
 from .yahtzee_versus import Sheets, YahtzeeOpponentsAnswer, opponents_advice, opponents_value
+
+if TYPE_CHECKING:  # (the Zilch family's export and simulation: imported where used)
+    from .export import Table
 
 
 def yahtzee_rule_set(rules: str | YahtzeeRules) -> YahtzeeRules:
@@ -185,6 +187,8 @@ class YahtzeeEvaluation(Answer):
     def table(self) -> Table:
         cols: dict[str, list] = {"score": list(range(len(self.p))), "p": self.p}
         cols["p_at_least"] = self.p_at_least
+        from .export import Table
+
         return Table({"rules": self.rules, "objective": "yahtzee-distribution"}, cols)
 
 
@@ -292,6 +296,8 @@ def yahtzee_simulate(
             counts = np.pad(counts, (0, max(0, len(got) - len(counts))))
             counts[: len(got)] += got
             progress.advance(min(BATCH, games - start))
+    from ..play.simulate import sample_moments
+
     mean, std, se = sample_moments(range(len(counts)), counts.tolist())
     q = {p: _percentile(counts, p) for p in QUANTILES}
     sd = exact_std if exact_std is not None else std
@@ -320,4 +326,6 @@ def yahtzee_export(
     """The value of every reachable state between turns."""
     rs = yahtzee_rule_set(rules)
     cols = Y.export_rows(rs, yahtzee_table(rs, tables, progress))
+    from .export import Table
+
     return Table({"rules": rs.name, "rules_hash": rs.digest(), "objective": "yahtzee"}, cols)
