@@ -28,7 +28,9 @@ async def hello(scope, receive, send) -> None:
         return
     while (await receive()).get("more_body"):
         pass
-    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"5")]})
+    await send(
+        {"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"5")]}
+    )
     await send({"type": "http.response.body", "body": b"hello"})
 
 

@@ -2,9 +2,9 @@
 play screen's Yahtzee rules field too, and plays there as a preset does: solitaire and a
 game of several, its tables found or offered as a background build as the Yahtzee screen
 offers them.  Its engines are keyed by the rule set's hash, never its name; an upload gone
-import pytest
-from the session is refused with one line and 400.  On tests/data/duel-3.toml (three
-boxes: its tables build in well under a second)."""
+from the session is refused with one line and 400.  Rooms take uploads too, of either
+family (the room keeps the file's text, so a restart resumes the same game).  On
+tests/data/duel-3.toml (three boxes: its tables build in well under a second)."""
 
 import html
 import re
@@ -158,3 +158,106 @@ def test_an_upload_gone_from_the_session_is_refused_with_one_line(client, app):
             assert up.line(r.text) == (
                 "the uploaded rules are gone (the session ended): upload them again"
             )
+
+
+# --- rooms under an uploaded Yahtzee rule file (issue 37: refused before) -------------------
+def _json(client, path, **body):
+    return client.post(path, json=body, headers={"origin": "http://testserver"})
+
+
+def test_a_yahtzee_room_under_uploaded_rules_plays_to_the_end_and_survives_a_restart(
+    client, tables, monkeypatch
+):
+    """Rule: a Yahtzee room may play an uploaded rule file (`rules_text`, as the Zilch
+    family's rooms): the room keeps the text, so it is the same game after a restart (a
+    new server process on the same state folder); its name the file's, its computer
+    playing by the file's table; played to the end by the best moves."""
+    import time
+    import tomllib
+
+    import dicesolver as ds
+    from dicesolver.web import create_app
+    from dicesolver.yahtzee.yahtzee_rules import from_dict
+
+    monkeypatch.setenv("DICESOLVER_ROOM_PACE", "0")
+    text = DUEL3.read_text()
+    ds.yahtzee_advise(from_dict(tomllib.loads(text)), [1] * 5, tables=tables)
+    r = _json(client, "/api/rooms", game="yahtzee", rules_text=text, seats=["person", "computer"])
+    assert r.status_code == 200, r.text
+    code, host = r.json()["code"], r.json()["host"]
+    token = _json(client, f"/api/rooms/{code}/join", name="Ann").json()["token"]
+    st = _json(client, f"/api/rooms/{code}/start", token=host).json()
+    assert st["game"] == "yahtzee" and st["rules"] == "duel-3" and st["hints"] == "expected"
+    st = _json(client, f"/api/rooms/{code}/move", token=token, move=st["move"], best=True).json()
+    moved = st["move"]
+    # a new server on the same tables and state folder: the room, at its last move
+    again = create_app(tables)
+    try:
+        with TestClient(again) as other:
+            back = other.get(f"/api/rooms/{code}").json()
+            assert back["move"] == moved and back["rules"] == "duel-3", back
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                back = other.get(f"/api/rooms/{code}").json()
+                if back["finished"]:
+                    break
+                if back["seats"][back["turn"]]["computer"]:
+                    time.sleep(0.02)  # (the computer plays by itself)
+                    continue
+                body = dict(token=token, move=back["move"], best=True)
+                r = _json(other, f"/api/rooms/{code}/move", **body)
+                assert r.status_code in (200, 409), r.text
+            assert back["finished"] and len(back["scores"]) == 2, back
+    finally:
+        again.state.web.jobs.shutdown()
+
+
+def test_a_room_opened_from_the_play_screen_keeps_the_uploaded_rules(client, tables):
+    """Rule: "Open as a room" on the play screen with an uploaded Yahtzee rule file opens a
+    room of that file (its name on the room's page), not a refusal."""
+    import tomllib
+
+    import dicesolver as ds
+    from dicesolver.yahtzee.yahtzee_rules import from_dict
+
+    ds.yahtzee_advise(from_dict(tomllib.loads(DUEL3.read_text())), [1] * 5, tables=tables)
+    value = uploaded(client, DUEL3.read_text())
+    form = dict(mode="yahtzee", yahtzee_rules=value, players="2", people="1")
+    r = client.post("/rooms", data=dict(form, csrf=up.csrf(client)), follow_redirects=False)
+    assert r.status_code == 303 and re.fullmatch(r"/r/[A-Z0-9]{6}", r.headers["location"]), (
+        up.line(r.text) or r.text[:800]
+    )
+    code = r.headers["location"].rsplit("/", 1)[1]
+    assert client.get(f"/api/rooms/{code}").json()["rules"] == "duel-3"
+    assert "duel-3" in client.get(r.headers["location"]).text
+
+
+@pytest.mark.parametrize(
+    "body, said",
+    [
+        ({"rules_text": up.FARKLE}, "a Yahtzee-family rule file"),
+        ({"rules_text": up.BAD_KIND}, "rules_text: "),
+        ({"rules": "yahtzee", "rules_text": "x"}, "without rules"),
+        ({"rules_text": 5}, "a rule file's text"),
+    ],
+    ids=["a-zilch-file", "a-bad-box", "both", "not-text"],
+)
+def test_a_yahtzee_room_refuses_bad_rules_text_in_one_line(client, body, said):
+    r = _json(client, "/api/rooms", game="yahtzee", seats=["person", "computer"], **body)
+    assert r.status_code == 400 and said in r.json()["error"], r.text
+    assert "\n" not in r.json()["error"]
+
+
+def test_a_zilch_room_opened_on_the_rooms_page_keeps_an_uploaded_rule_file(client):
+    """Rule: /rooms with an uploaded Zilch-family rule file opens a room of that file (its
+    text kept by the room, as the API's rules_text), not "a room plays a preset's rules"."""
+    house = up.FARKLE.replace('name = "farkle"', 'name = "house-farkle"')
+    r = up.upload(client, house, next="/roll")
+    assert r.status_code == 303, r.text[:800]
+    value = html.unescape(r.headers["location"].split("rules=", 1)[1].replace("%3A", ":"))
+    form = dict(rules=value, target="500", people="2", computers="0", csrf=up.csrf(client))
+    r = client.post("/rooms", data=form, follow_redirects=False)
+    assert r.status_code == 303, up.line(r.text) or r.text[:800]
+    code = r.headers["location"].rsplit("/", 1)[1]
+    st = client.get(f"/api/rooms/{code}").json()
+    assert st["rules"] == "house-farkle" and st["target"] == 500, st

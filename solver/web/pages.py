@@ -16,7 +16,7 @@ from . import calls
 from . import forms as F
 from .app_state import web_of
 from .origin import check_csrf
-from .sessions import RULES_SLOT, YAHTZEE_SLOT
+from .sessions import RULES_SLOT, TEXTS_SLOT, YAHTZEE_SLOT
 
 if TYPE_CHECKING:
     from ..yahtzee.yahtzee_rules import YahtzeeRules
@@ -94,6 +94,15 @@ def uploads(request: Request) -> dict[str, RuleSet]:
 def yahtzee_uploads(request: Request) -> dict[str, YahtzeeRules]:
     """This session's uploaded Yahtzee-family rule sets, by key (the oldest first)."""
     return _kept(request, YAHTZEE_SLOT)
+
+
+def uploaded_text(request: Request, value: str) -> str:
+    """The text of the rule file a rules field's value names (UPLOAD + key), as uploaded in
+    this session (a room keeps the text: it outlives the session)."""
+    text = _kept(request, TEXTS_SLOT).get(value[len(UPLOAD) :])
+    if text is None:
+        raise InputError("the uploaded rules are gone (the session ended): upload them again")
+    return str(text)
 
 
 def _kept(request: Request, slot: str) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, TableMissing
+from ..yahtzee.yahtzee_rules import YahtzeeRules
 from . import calls
 from .room_hub import Message, summary_head
 from .room_hub import Rooms as ZilchRooms
@@ -39,13 +40,19 @@ class Rooms(ZilchRooms):
         wants = body.get("game") == "yahtzee" or body.get("rules") in calls.yahtzee_presets()
         if not wants:
             return super().spec_of(body)
-        extra = set(body) - {"rules", "seats", "seed", "game", "hints"}
+        extra = set(body) - {"rules", "rules_text", "seats", "seed", "game", "hints"}
         if extra:
             raise RoomError(400, f"unknown field {sorted(extra)[0]!r} (a Yahtzee room)")
-        rules = body.get("rules") or "yahtzee"
-        if rules not in calls.yahtzee_presets():
-            names = ", ".join(calls.yahtzee_presets())
-            raise RoomError(400, f"rules: a Yahtzee preset ({names})")
+        text = body.get("rules_text")
+        if text is not None:  # (an uploaded rule file: kept in the room, read again on a restart)
+            if body.get("rules") is not None:
+                raise RoomError(400, "rules_text: a rule file's text, without rules")
+            rules, name = None, yahtzee_rules_of(text).name
+        else:
+            rules = name = body.get("rules") or "yahtzee"
+            if rules not in calls.yahtzee_presets():
+                names = ", ".join(calls.yahtzee_presets())
+                raise RoomError(400, f"rules: a Yahtzee preset ({names}) or rules_text")
         from .rooms import normal_seats
 
         seats = normal_seats(body.get("seats", ["person", "computer"]))
@@ -53,18 +60,18 @@ class Rooms(ZilchRooms):
         if hints not in (None, "win", "expected"):
             raise RoomError(400, f'hints: "win" or "expected", got {hints!r}')
         if hints is None:
-            hints = "win" if self._beat_stored(rules) else "expected"
+            hints = "win" if self._beat_stored(rules or yahtzee_rules_of(text)) else "expected"
         return {
             "game": "yahtzee",
             "rules": rules,
-            "rules_text": None,
-            "rules_name": rules,
+            "rules_text": text,
+            "rules_name": name,
             "target": None,
             "seats": seats,
             "hints": hints,
         }
 
-    def _beat_stored(self, rules: str) -> bool:
+    def _beat_stored(self, rules: str | YahtzeeRules) -> bool:
         """Whether the rules' beat table (hints and computers by P(win)) is stored."""
         import dicesolver as ds
 
@@ -79,15 +86,20 @@ class Rooms(ZilchRooms):
             return super().engine(spec)
         if not 2 <= len(spec["seats"]) <= YAHTZEE_SEATS:
             raise RoomError(400, f"seats: a Yahtzee room has 2 to {YAHTZEE_SEATS}")
-        rules, hints = spec["rules"], spec.get("hints", "expected")
+        hints = spec.get("hints", "expected")
+        text = spec.get("rules_text")
+        rules: str | YahtzeeRules = spec["rules"] if text is None else yahtzee_rules_of(text)
+        key = rules if isinstance(rules, str) else rules.digest()  # (an upload: by its hash)
         return self.web.engines.get(
-            ("yahtzee-seats", rules, hints), lambda: _seats_engine(self, rules, hints)
+            ("yahtzee-seats", key, hints), lambda: _seats_engine(self, rules, hints)
         )
 
     def create(self, body: Any) -> tuple[str, str]:
-        if isinstance(body, dict) and body.get("rules") in calls.yahtzee_presets():
-            # (a rematch names a Yahtzee room's target and rules_text too, both None)
-            none = [k for k in ("target", "rules_text") if k in body and body[k] is None]
+        if isinstance(body, dict) and (
+            body.get("game") == "yahtzee" or body.get("rules") in calls.yahtzee_presets()
+        ):
+            # (a rematch names a Yahtzee room's target, rules and rules_text, some None)
+            none = [k for k in ("target", "rules", "rules_text") if k in body and body[k] is None]
             body = {k: v for k, v in body.items() if k not in none}
         return super().create(body)
 
@@ -155,7 +167,20 @@ class Rooms(ZilchRooms):
         }
 
 
-def _seats_engine(rooms: Rooms, rules: str, hints: str) -> YahtzeeSeats:
+def yahtzee_rules_of(text: Any) -> YahtzeeRules:
+    """A Yahtzee-family rule file's text (as `yahtzee --rules FILE` reads it), else 400."""
+    if not isinstance(text, str) or len(text) > calls.TEXT_LIMIT["rules_text"]:
+        raise RoomError(400, "rules_text: a rule file's text")
+    try:
+        rs = calls.any_rules_from_text(text)
+    except InputError as e:
+        raise RoomError(400, f"rules_text: {e}") from None
+    if not isinstance(rs, YahtzeeRules):
+        raise RoomError(400, "rules_text: a Yahtzee-family rule file (with its [[boxes]])")
+    return rs
+
+
+def _seats_engine(rooms: Rooms, rules: str | YahtzeeRules, hints: str) -> YahtzeeSeats:
     from ..match.yahtzee_seats import YahtzeeSeats
 
     return YahtzeeSeats(rules, rooms.web.query_store, hints)

@@ -113,12 +113,14 @@ def _yahtzee_rules(form: dict[str, Any]) -> str | None:
 
 
 async def _open(request: Request, seats: list[str], form: dict[str, Any]) -> Response:
-    from .pages import UPLOAD
+    from .pages import UPLOAD, uploaded_text
 
     rooms = rooms_of(request)
     yahtzee = _yahtzee_rules(form)
     if yahtzee is not None:
         body: dict[str, Any] = {"game": "yahtzee", "rules": yahtzee, "seats": seats}
+        if yahtzee.startswith(UPLOAD):  # (an uploaded file: the room keeps its text)
+            body = body | {"rules": None, "rules_text": uploaded_text(request, yahtzee)}
         hints = F.text(form, "hints") if not F.text(form, "mode") else ""
         if hints:  # (none: by P(win) where the rules' beat table is stored)
             body["hints"] = hints
@@ -127,11 +129,9 @@ async def _open(request: Request, seats: list[str], form: dict[str, Any]) -> Res
         _cookie(response, HOST_COOKIE + code, host)
         return response
     rules = F.text(form, "rules") or "farkle"
-    if rules.startswith(UPLOAD):
-        raise RoomError(
-            400, "a room plays a preset's rules (an uploaded rule file: the API's rules_text)"
-        )
     body = {"rules": rules, "target": F.whole(form, "target", "Target"), "seats": seats}
+    if rules.startswith(UPLOAD):  # (an uploaded file: the room keeps its text)
+        body = body | {"rules": None, "rules_text": uploaded_text(request, rules)}
     code, host = await run_in_threadpool(rooms.create, body)
     response = RedirectResponse(f"/r/{code}", status_code=303)
     _cookie(response, HOST_COOKIE + code, host)

@@ -32,7 +32,7 @@ from .pages import (
     yahtzee_choices,
     yahtzee_presets,
 )
-from .sessions import RULE_FILES, RULES_SLOT, YAHTZEE_SLOT, set_session_cookie
+from .sessions import RULE_FILES, RULES_SLOT, TEXTS_SLOT, YAHTZEE_SLOT, set_session_cookie
 
 # --- the screens -------------------------------------------------------------------------
 ROLL_FIELDS = ("rules", "dice", "turn", "score", "opponents", "not_on_board", "ask")
@@ -290,6 +290,11 @@ async def upload_rules(request: Request) -> Response:
         kept[key] = rs
         while len(kept) > RULE_FILES:
             kept.pop(next(iter(kept)))
+        texts = s.data.setdefault(TEXTS_SLOT, {})
+        texts[key] = text
+        held = set(s.data.get(RULES_SLOT, {})) | set(s.data.get(YAHTZEE_SLOT, {}))
+        for gone in set(texts) - held:
+            texts.pop(gone)
     after = "/roll" if ctx["next"] == "/yahtzee" else ctx["next"]  # (a Zilch screen's list)
     where = "/yahtzee?yahtzee_rules=" if yahtzee else f"{after}?rules="
     response = RedirectResponse(where + quote(UPLOAD + key), status_code=303)

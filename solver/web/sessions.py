@@ -32,6 +32,7 @@ EMPTY_IDLE = 600.0  # seconds a session holding nothing lives unused
 RULE_FILES = 8  # uploaded rule sets one session keeps of each family (the newest)
 RULES_SLOT = "rules"  # a session's uploaded Zilch-family rule sets (key -> RuleSet)
 YAHTZEE_SLOT = "yahtzee_rules"  # its uploaded Yahtzee-family ones (key -> YahtzeeRules)
+TEXTS_SLOT = "rule_texts"  # both families' files as uploaded (key -> text: a room keeps it)
 
 
 class Full(InputError):
