@@ -170,8 +170,8 @@ def test_a_yahtzee_room_under_uploaded_rules_plays_to_the_end_and_survives_a_res
 ):
     """Rule: a Yahtzee room may play an uploaded rule file (`rules_text`, as the Zilch
     family's rooms): the room keeps the text, so it is the same game after a restart (a
-    new server process on the same state folder); its name the file's, its computer
-    playing by the file's table; played to the end by the best moves."""
+    new server process on the same state folder) and in its rematch; its name the file's,
+    its computer playing by the file's table; played to the end by the best moves."""
     import time
     import tomllib
 
@@ -208,6 +208,11 @@ def test_a_yahtzee_room_under_uploaded_rules_plays_to_the_end_and_survives_a_res
                 r = _json(other, f"/api/rooms/{code}/move", **body)
                 assert r.status_code in (200, 409), r.text
             assert back["finished"] and len(back["scores"]) == 2, back
+            # a rematch keeps the seats and the uploaded rules
+            r = _json(other, f"/api/rooms/{code}/rematch", token=host)
+            assert r.status_code == 200, r.text
+            again_st = other.get(f"/api/rooms/{r.json()['code']}").json()
+            assert again_st["rules"] == "duel-3" and again_st["started"], again_st
     finally:
         again.state.web.jobs.shutdown()
 
