@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import socket
-import threading
 import time
 from collections.abc import Iterator
 
@@ -16,7 +15,7 @@ import pytest
 
 from dicesolver.web import connections
 
-from .webserver import free_port
+from .webserver import free_port, in_thread
 
 PARSERS = [pytest.param(connections.Bounded, id="h11")]
 if connections.HttpToolsProtocol is not None:
@@ -37,25 +36,10 @@ async def hello(scope, receive, send) -> None:
 @contextlib.contextmanager
 def served(protocol: type, header_seconds: float = 1.0) -> Iterator[int]:
     """`hello` under uvicorn with `protocol` (its header deadline shortened): the port."""
-    import uvicorn
-
     guarded = type("Short", (protocol,), {"header_seconds": header_seconds})
     port = free_port()
-    config = uvicorn.Config(
-        hello, host="127.0.0.1", port=port, log_level="warning", http=guarded, loop="asyncio"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.02)
-    try:
+    with in_thread(hello, port, http=guarded, loop="asyncio"):
         yield port
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 def read_all(s: socket.socket, seconds: float = 5.0) -> bytes:

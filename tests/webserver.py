@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 # Debian's Chromium, driven by Playwright (no browser download exists on these machines)
 CHROMIUM = "/usr/bin/chromium"
@@ -64,28 +65,38 @@ def free_port() -> int:
 @contextlib.contextmanager
 def running(tables: str, port: int | None = None) -> Iterator[str]:
     """The app over `tables`, served on 127.0.0.1 until the block ends: its address."""
-    import uvicorn
-
     from dicesolver.web import create_app
     from dicesolver.web.serve import LOOPBACK_NAMES
 
     port = port or free_port()
     app = create_app(tables, LOOPBACK_NAMES)
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
+    try:
+        with in_thread(app, port):
+            yield f"http://127.0.0.1:{port}"
+    finally:
+        app.state.web.jobs.shutdown()
+
+
+@contextlib.contextmanager
+def in_thread(app: Any, port: int, **config: Any) -> Iterator[None]:
+    """An ASGI app under uvicorn (config: more uvicorn.Config settings) on 127.0.0.1:port,
+    in a thread, once it has started; stopped when the block ends."""
+    import uvicorn
+
+    cfg = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **config)
+    server = uvicorn.Server(cfg)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
     while not server.started:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("the server did not start")
-        time.sleep(0.05)
+        time.sleep(0.02)
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield
     finally:
         server.should_exit = True
         thread.join(10)
-        app.state.web.jobs.shutdown()
 
 
 def zilch_command() -> list[str]:

@@ -44,10 +44,12 @@ class Rooms(ZilchRooms):
         if extra:
             raise RoomError(400, f"unknown field {sorted(extra)[0]!r} (a Yahtzee room)")
         text = body.get("rules_text")
+        uploaded: YahtzeeRules | None = None
         if text is not None:  # (an uploaded rule file: kept in the room, read again on a restart)
             if body.get("rules") is not None:
                 raise RoomError(400, "rules_text: a rule file's text, without rules")
-            rules, name = None, yahtzee_rules_of(text).name
+            uploaded = yahtzee_rules_of(text)
+            rules, name = None, uploaded.name
         else:
             rules = name = body.get("rules") or "yahtzee"
             if rules not in calls.yahtzee_presets():
@@ -60,7 +62,7 @@ class Rooms(ZilchRooms):
         if hints not in (None, "win", "expected"):
             raise RoomError(400, f'hints: "win" or "expected", got {hints!r}')
         if hints is None:
-            hints = "win" if self._beat_stored(rules or yahtzee_rules_of(text)) else "expected"
+            hints = "win" if self._beat_stored(uploaded or name) else "expected"
         return {
             "game": "yahtzee",
             "rules": rules,
