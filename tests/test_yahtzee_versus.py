@@ -115,6 +115,30 @@ def test_distribution_from_a_sheet_equals_a_plain_recursion(rules, start, filled
         assert x @ p == pytest.approx(table[start], abs=1e-9)
 
 
+@pytest.mark.parametrize("theta", [0.0, 0.05])
+@pytest.mark.parametrize("rules", [BONUS3, PLAIN3], ids=lambda r: r.name)
+def test_backward_table_of_points_to_come_equals_the_brute_force(rules, theta):
+    """to_come_table (one backward pass, every state) equals the plain recursion along the
+    same policy at every reachable state and score (1e-12), and the forward pass
+    (final_scores.to_come) from each."""
+    from dicesolver.yahtzee.to_come_table import build
+
+    table = solve(rules) if theta == 0.0 else utility_solve(rules, theta)
+    back = build(rules, table, theta)
+    R = yahtzee_bruteforce.remaining_distribution(rules, _choose(rules, table, theta))
+    states = np.argwhere(back.index >= 0)
+    assert len(states) >= 1 << rules.n_boxes  # every mask, at least
+    for mask, up, yf in states.tolist():
+        filled = frozenset(b for i, b in enumerate(rules.boxes) if mask >> i & 1)
+        p = back.of((mask, up, yf))
+        want = _want(R(filled, up, bool(yf)))
+        fwd = to_come(rules, table, theta, (mask, up, yf))
+        for other in (want, fwd):
+            n = max(len(p), len(other))
+            gap = np.abs(np.pad(p, (0, n - len(p))) - np.pad(other, (0, n - len(other))))
+            assert gap.max() < 1e-12, (mask, up, yf)
+
+
 def test_win_share_equals_enumeration():
     """Ties at the top split evenly among all tied: against every joint outcome."""
     rng = np.random.default_rng(3)
@@ -243,7 +267,7 @@ def test_cli_versus_json(bonus3):
 def test_cli_versus_heuristic_simulated(bonus3):
     path, tables = bonus3
     a = _json("versus", "--rules", path, "--tables", tables, "--games", "200")
-    assert a["exact"] is False and a["method"] == "simulated-games" and a["stderr"] > 0
+    assert a["exact"] is False and a["method"] == "paired-simulated-games" and a["stderr"] > 0
     assert 0 <= a["p_win"] <= 1
 
 

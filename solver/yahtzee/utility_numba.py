@@ -1,7 +1,8 @@
-"""The exponential-utility turn (utility.py) compiled by numba, with the two passes over a
-level it takes: the backward solve of the certainty equivalents and the forward pass of the
+"""The exponential-utility turn (utility.py) compiled by numba, with the three passes over
+a level it takes: the backward solve of the certainty equivalents, the forward pass of the
 final-score distribution under a policy (forward.py's, its turn the utility widget's; theta
-0: the expected-score widget, so one pass serves every score-blind policy)."""
+0: the expected-score widget, so one pass serves every score-blind policy) and the backward
+pass of every state's points still to come (to_come_table.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from . import utility as U
 from .forward import follow_keeps, most_points, scatter_part
 from .numba_kernel import HELPERS, compiled
 from .utility import uwidget
-from .widget import NEG, RuleArrays, extra_points, roll_rest
+from .widget import NEG, RuleArrays, extra_points, roll_rest, upper_step
 
 # the names these functions call are compiled ones: numba reads a function's globals with
 # HELPERS over them (forward.py registered follow_keeps, scatter_part, most_points)
@@ -95,6 +96,48 @@ def level_pass(
             overflow[t] = 1
 
 
+def level_back(
+    states: np.ndarray,
+    index: np.ndarray,
+    off: np.ndarray,
+    D: np.ndarray,
+    C: np.ndarray,
+    r: RuleArrays,
+    theta: float,
+    bad: np.ndarray,
+) -> None:
+    """D's segment of every state of one level (those of the next level known): the
+    distribution of its points still to come, sum over the turn's moves of q x the next
+    state's segment shifted by the points the move adds (to_come_table.py).  bad[i] = 1
+    where a segment is too short (a bound of to_come_table.widths is wrong)."""
+    upper_face, threshold, upper_bonus = r.upper_face, r.threshold, r.upper_bonus
+    ybox, ybonus = r.ybox, r.ybonus
+    top = most_points(r)
+    for i in numba.prange(states.shape[0]):
+        mask, up, yf = states[i, 0], states[i, 1], states[i, 2]
+        moves = np.zeros((r.base.shape[0], top + 1, 2))
+        uturn_moves(mask, up, yf, C, r, moves, theta)
+        j = index[mask, up, yf]
+        lo, hi = off[j], off[j + 1]
+        for b in range(moves.shape[0]):
+            for pts in range(moves.shape[1]):
+                for extra in range(2):
+                    q = moves[b, pts, extra]
+                    if q == 0.0:
+                        continue
+                    nup, paid = upper_step(up, pts, upper_face[b], threshold, upper_bonus)
+                    g = pts + extra * ybonus + paid
+                    nyf = (1 if pts > 0 else 0) if b == ybox else yf
+                    k = index[mask | (1 << b), nup, nyf]
+                    n_lo, n_hi = off[k], off[k + 1]
+                    if lo + g + n_hi - n_lo > hi:
+                        bad[i] = 1
+                        continue
+                    for x in range(n_hi - n_lo):
+                        D[lo + g + x] += q * D[n_lo + x]
+
+
 HELPERS["uturn_moves"] = compiled(uturn_moves)
 jit_level = compiled(level, parallel=True)
 jit_level_pass = compiled(level_pass, parallel=True)
+jit_level_back = compiled(level_back, parallel=True)
