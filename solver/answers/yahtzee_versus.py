@@ -444,23 +444,26 @@ def _simulated(
     if games < 1:
         raise InputError(f"games must be at least 1, got {games}", "games")
     check_time(
-        games * rs.n_boxes * players * 0.02, f"simulating {games} games", "ask for fewer games"
+        games * rs.n_boxes * (0.03 + players * 0.002),
+        f"simulating {games} games",
+        "ask for fewer games",
     )
     E = Y.game_table(rs, store, progress)
     for k in range(rs.n_boxes + 1):  # the beat tables, built before the games
         TH.built_level(rs, store, "beat", k, progress)
     heur = Heuristic(rs, store, E)
+    heur.prepare(progress)
     other = Table(rs, policy_table(rs, them.theta, store, progress), them.theta)
     rng = np.random.default_rng(seed)
-    wins, mine, theirs = [], [], []
+    gain, mine, theirs = [], [], []
     with steps(progress, "simulating games", games):
         for _ in range(games):
-            a, others = heuristic_game(rs, heur, other, players, rng)
-            wins.append(share(a, others))
+            a, twin, others = heuristic_game(rs, heur, other, players, rng)
+            gain.append(share(a, others) - share(twin, others))
             mine.append(a)
             theirs += others
             progress.advance(1)
-    w = np.array(wins)
+    w = 1 / players + np.array(gain)  # the twin's share has mean 1 / players exactly
     se = float(w.std(ddof=1) / np.sqrt(games)) if games > 1 else 0.0
     return YahtzeeVersus(
         rs.name,
@@ -470,7 +473,7 @@ def _simulated(
         float(w.mean()),
         1 / players,
         False,
-        "simulated-games",
+        "paired-simulated-games",
         float(np.mean(mine)),
         float(np.mean(theirs)),
         se,

@@ -61,6 +61,17 @@ def state_vector(
     return np.array([lv.at(row, t0 + j) for j in range(nt)])
 
 
+Next = tuple[tuple[np.ndarray, np.ndarray, np.ndarray], int]  # (index, off, data), lo
+
+
+def next_arrays(
+    rules: YahtzeeRules, store: Store, mask: int, progress: Progress | None = None
+) -> Next:
+    """The beat table's level after a state of boxes `mask`, as the threshold turn reads it."""
+    nxt = TH.next_level(rules, store, "beat", mask, progress)
+    return (nxt.index(rules), nxt.off, nxt.data), nxt.lo
+
+
 def option_vectors(
     rules: YahtzeeRules,
     store: Store,
@@ -69,25 +80,34 @@ def option_vectors(
     rolls_left: int,
     span: tuple[int, int],
     progress: Progress | None = None,
+    nxt: Next | None = None,
 ) -> np.ndarray:
     """W at t = t0 .. t0 + nt - 1 (span) of each option of the turn: with rolls left, per
     keep (keep_graph's index), by the compiled threshold turn over the whole span at once;
-    with none, per box of hand `hand` (-1 where it may not go)."""
-    from .threshold_widget import box_values
+    with none, per box of hand `hand` (-1 where it may not go).  nxt: next_arrays(state's
+    mask), where the caller keeps them."""
+    from .threshold_numba import box_span
 
+    arrays, lo = nxt or next_arrays(rules, store, state[0], progress)
+    if rolls_left:
+        return keep_vectors(rules, state, span, (arrays, lo))[rolls_left - 1]
     t0, nt = span
-    mask, up, yf = state
-    nxt = TH.next_level(rules, store, "beat", mask, progress)
-    arrays = (nxt.index(rules), nxt.off, nxt.data)
-    r = rule_arrays(rules)
-    if rolls_left == 0:
-        cols = [box_values(mask, up, yf, hand, t0 + j, r, arrays, nxt.lo) for j in range(nt)]
-        return np.stack(cols, axis=1)
+    out = np.empty((rules.n_boxes, nt))
+    box_span(*state, hand, t0, rule_arrays(rules), arrays, lo, out)
+    return out
+
+
+def keep_vectors(
+    rules: YahtzeeRules, state: State, span: tuple[int, int], nxt: Next
+) -> tuple[np.ndarray, np.ndarray]:
+    """option_vectors' keeps with one roll left and with two: one threshold turn gives both."""
     from .threshold_numba import twidget
 
+    t0, nt = span
+    r = rule_arrays(rules)
     A1, A2 = np.empty((len(r.add), nt)), np.empty((len(r.add), nt))
-    twidget(mask, up, yf, t0, r, arrays, nxt.lo, A1, A2, np.empty(nt))
-    return A1 if rolls_left == 1 else A2
+    twidget(*state, t0, r, *nxt, A1, A2, np.empty(nt))
+    return A1, A2
 
 
 def heuristic(best: np.ndarray, score: int, vectors: np.ndarray) -> np.ndarray:

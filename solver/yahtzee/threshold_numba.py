@@ -26,7 +26,10 @@ def compiled(fn: Callable, **options: Any) -> Any:
 
 for name in ("at", "move", "score_block", "roll_means", "keep_roll", "twidget"):
     HELPERS[name] = compiled(getattr(TW, name))
+for name in ("box_values", "box_span"):
+    HELPERS[name] = compiled(getattr(TW, name))
 twidget = HELPERS["twidget"]
+box_span = HELPERS["box_span"]
 
 
 @jit(parallel=True)

@@ -111,6 +111,23 @@ def box_values(
     return out
 
 
+def box_span(
+    mask: int,
+    up: int,
+    yf: int,
+    o: int,
+    t0: int,
+    r: RuleArrays,
+    nxt: tuple[np.ndarray, np.ndarray, np.ndarray],
+    lo: int,
+    out: np.ndarray,
+) -> None:
+    """out[b, j] = box_values(..., t0 + j)[b] for j = 0 .. out.shape[1] - 1 (one call for
+    a span of t: the simulated games' last rolls)."""
+    for j in range(out.shape[1]):
+        out[:, j] = box_values(mask, up, yf, o, t0 + j, r, nxt, lo)
+
+
 def roll_means(A: np.ndarray, add: np.ndarray, last: int) -> None:
     """A[k, :] for the keeps of fewer than all the dice: the mean over one more die."""
     nt = A.shape[1]
