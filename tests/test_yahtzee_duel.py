@@ -155,6 +155,30 @@ def test_heuristic_simulated_within_4_se_of_its_exact_evaluation_many_games(tmp_
     _simulated_against_exact(load(str(DATA / "duel-3.toml")), Store(tmp_path), 300)
 
 
+def _paired_against_exact(rules, tmp_path, games):
+    """`yahtzee versus --policy heuristic` (versus_games.heuristic_game: the heuristic in the
+    first seat, a twin of the expected-score player on the same dice, the paired estimate)
+    against the exact evaluation of the heuristic against expected-score play from the
+    first seat: within 4 standard errors."""
+    from dicesolver.answers.yahtzee_versus import yahtzee_versus
+
+    store = Store(tmp_path)
+    E = DE.evaluate_pairs(DE.context(rules, store, D.solve(rules)), [("heuristic", "expected")])
+    exact = DE.seats(rules, E, "heuristic", "expected")[0]
+    got = yahtzee_versus(rules, "heuristic", "expected", 2, games, 5, str(tmp_path))
+    assert got.method == "paired-simulated-games" and 0 < got.stderr
+    assert abs(got.p_win - exact) < 4 * got.stderr, (got.p_win, got.stderr, exact)
+
+
+def test_paired_estimate_within_4_se_of_the_exact_evaluation(tmp_path):
+    _paired_against_exact(TWO, tmp_path, 300)
+
+
+@pytest.mark.slow
+def test_paired_estimate_within_4_se_of_the_exact_evaluation_many_games(tmp_path):
+    _paired_against_exact(load(str(DATA / "duel-3.toml")), tmp_path, 3000)
+
+
 def test_cli_duel_json_and_refusals(tmp_path):
     rules = tmp_path / "two.toml"
     rules.write_text(

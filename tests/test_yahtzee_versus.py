@@ -139,6 +139,37 @@ def test_backward_table_of_points_to_come_equals_the_brute_force(rules, theta):
             assert gap.max() < 1e-12, (mask, up, yf)
 
 
+def test_stored_backward_table_serves_the_game_values(tmp_path):
+    """to_come_table.stored: built and stored once, read back equal (a memory map); a
+    damaged file is not read (None), and rebuilt by whoever builds; WinValues (the seats of
+    `yahtzee play`) gives the same opponent distribution from it as by the forward pass."""
+    from dicesolver.answers.yahtzee_versus import Sheet
+    from dicesolver.answers.yahtzee_win import WinValues
+    from dicesolver.store import Store
+    from dicesolver.yahtzee import to_come_table as TC
+
+    store = Store(tmp_path)
+    E = solve(BONUS3)
+    assert TC.stored(BONUS3, store, E, missing="none") is None
+    built = TC.stored(BONUS3, store, E)
+    read = TC.stored(BONUS3, store, E, missing="none")
+    assert built is not None and read is not None
+    assert np.array_equal(built.data, read.data) and np.array_equal(built.index, read.index)
+    sheet = Sheet(5, SheetState(1, 5, 0))  # fives filled with one five
+    by_pass = WinValues(BONUS3, store).final(sheet)  # (reads the stored table)
+    path = store.find(BONUS3.name, BONUS3.digest(), TC.OBJECTIVE)
+    raw = bytearray(path.read_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    path.write_bytes(bytes(raw))
+    assert TC.stored(BONUS3, store, E, missing="none") is None
+    forward = WinValues(BONUS3, store)
+    assert np.abs(forward.final(sheet) - by_pass).max() < 1e-12 and forward.back is None
+    assert np.abs(by_pass.sum() - 1) < 1e-12 and by_pass[:5].sum() == 0
+    assert TC.stored(BONUS3, store, E, missing="none") is None
+    assert TC.stored(BONUS3, store, E) is not None  # rebuilt over the damaged file
+    assert TC.stored(BONUS3, store, E, missing="none") is not None
+
+
 def test_win_share_equals_enumeration():
     """Ties at the top split evenly among all tied: against every joint outcome."""
     rng = np.random.default_rng(3)

@@ -240,7 +240,7 @@ def opponents_value(
     key = (state.mask, state.capped(rs), state.yf)
     w = OP.state_vector(rs, store, key, *OP.span(best, score), progress)
     mean = score + Y.value(rs, Y.game_table(rs, store, progress), state)
-    return _answer(rs, state, score, against, float(w @ best), mean)
+    return _answer(rs, state, score, against, float(OP.heuristic(best, score, w)), mean)
 
 
 def by_chance(

@@ -1,8 +1,9 @@
 """A Yahtzee game of two to four seats valued by the chance of winning: every option of a
 decision by P(win) against the other seats' sheets (Pawlewicz's heuristic, the values of
 `yahtzee advise --opponents`: answers/yahtzee_versus.py), with each opponent's points still
-to come kept per sheet, so a game (`yahtzee play --players N`) and the review of its log
-(`yahtzee review LOG`, lines with "opponents") pay each forward pass once.
+to come looked up in the stored backward table (to_come_table.py; a game of `yahtzee play
+--players N` and the review of its log, `yahtzee review LOG`, build it where it is missing)
+or, without it, a forward pass per sheet kept.
 
 A sheet in a log line is the text `--opponents` takes: "236" (finished), "new", or
 "80 f=ones,chance u=3 y".
@@ -20,6 +21,7 @@ from ..store import Store
 from ..yahtzee import opponents as OP
 from ..yahtzee import solitaire as Y
 from ..yahtzee import threshold as TH
+from ..yahtzee import to_come_table as TC
 from ..yahtzee.final_scores import to_come
 from ..yahtzee.yahtzee_rules import YahtzeeRules
 from .inputs import Tables_
@@ -50,7 +52,9 @@ class Ranked:
 
 class WinValues:
     """P(win) of every option against sheets, for one rule set; each opponent sheet's points
-    still to come (expected-score play, final_scores.to_come) computed once and kept."""
+    still to come (expected-score play) from the stored backward table where it is, else by
+    a forward pass (final_scores.to_come, tens of seconds from an early sheet of `yahtzee`)
+    computed once and kept."""
 
     def __init__(
         self, rules: YahtzeeRules, tables: Tables_ = None, progress: Progress = SILENT
@@ -59,13 +63,20 @@ class WinValues:
         self.store = tables if isinstance(tables, Store) else Store.resolve(tables)
         self.E = Y.game_table(rules, self.store, progress)
         self.rest: dict[tuple[int, int, int], np.ndarray] = {}
+        self.back: TC.ToCome | None = None
+        self.looked = False  # (the store asked for the backward table once)
         self.widgets: dict[Y.SheetState, Y.WidgetRun] = {}  # (a turn's three decisions share one)
 
-    def build(self, progress: Progress) -> None:
+    def build(self, progress: Progress, whole_games: bool = False) -> None:
         """The beat table (threshold.py), built where missing: minutes for `yahtzee` the
-        first time, with its estimate on the progress."""
+        first time, with its estimate on the progress; for whole games (play, review) the
+        opponents' points to come from every sheet as well (30 s, 2.4 GB on disk), which
+        every later decision reads instead of a forward pass per sheet."""
         for k in range(self.rules.n_boxes + 1):
             TH.built_level(self.rules, self.store, "beat", k, progress)
+        if whole_games:
+            self.back = TC.stored(self.rules, self.store, self.E, progress)
+            self.looked = True
 
     def final(self, sheet: Sheet) -> np.ndarray:
         """P(this opponent's final score = i)."""
@@ -74,7 +85,13 @@ class WinValues:
         st = sheet.state
         key = (st.mask, st.capped(self.rules), st.yf)
         if key not in self.rest:
-            self.rest[key] = to_come(self.rules, self.E, 0.0, key)
+            if not self.looked:
+                self.back = TC.stored(self.rules, self.store, self.E, missing="none")
+                self.looked = True
+            if self.back is not None:
+                self.rest[key] = self.back.of(key)
+            else:
+                self.rest[key] = to_come(self.rules, self.E, 0.0, key)
         return np.concatenate([np.zeros(sheet.score), self.rest[key]])
 
     def ranked(

@@ -55,7 +55,7 @@ def seats_play(
     from ..match.yahtzee_seats import YahtzeeSeats
 
     humans, computers = seats_of(players, people)
-    engine = YahtzeeSeats(rules, tables, hints, progress)
+    engine = YahtzeeSeats(rules, tables, hints, progress, whole_games=True)
     seed = new_seed(seed)
     first = engine.start(humans, computers, seed, "input" if dice_from_input else "seed")
     reading = [rules] if isinstance(rules, str) else []

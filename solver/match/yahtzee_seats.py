@@ -104,9 +104,12 @@ class YahtzeeSeats:
         tables: Tables_ = None,
         hints: str = "win",
         progress: Progress = SILENT,
+        whole_games: bool = False,
     ) -> None:
         """hints "win" builds the beat table where it is missing (minutes for `yahtzee`,
-        reported to progress with its estimate)."""
+        reported to progress with its estimate); whole_games (the terminal's games) also
+        the opponents' points to come from every sheet (WinValues.build: 30 s once, then no
+        decision waits for a forward pass; without it, a stored one is read, if any)."""
         from ..answers.yahtzee_win import WinValues
 
         if hints not in HINTS:
@@ -117,7 +120,7 @@ class YahtzeeSeats:
         self.ref = rules if isinstance(rules, str) else self.rules.name  # (as log lines name it)
         self.win = WinValues(self.rules, tables) if hints == "win" else None
         if self.win is not None:
-            self.win.build(progress)
+            self.win.build(progress, whole_games)
 
     # --- a new game --------------------------------------------------------------------
     def start(

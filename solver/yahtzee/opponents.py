@@ -110,12 +110,32 @@ def keep_vectors(
     return A1, A2
 
 
+# the opponents' best final scores past a tail this light are left out of the sums (a
+# change below 1e-16 in any P(win)); the tails of `yahtzee` (its bonuses) reach past 1500
+# points at chances far below it, and a turn's threshold pass costs in proportion to the
+# scores it covers
+TAIL = 1e-16
+
+
+def support(best: np.ndarray) -> tuple[int, int]:
+    """[lo, hi): best's final scores from its first possible one (the opponents' scores so
+    far) to where the rest weighs less than TAIL."""
+    nz = np.flatnonzero(best)
+    lo = int(nz[0]) if len(nz) else 0
+    tail = np.cumsum(best[::-1])[::-1]  # tail[i] = P(best >= i)
+    heavy = np.flatnonzero(tail >= TAIL)
+    hi = int(heavy[-1]) + 1 if len(heavy) else lo + 1
+    return lo, max(hi, lo + 1)
+
+
 def heuristic(best: np.ndarray, score: int, vectors: np.ndarray) -> np.ndarray:
-    """Each row's sum over i of best[i] x W(i - score), vectors over t = -score .. (every i
-    of best: span(best, score))."""
-    return vectors @ best
+    """Each row's sum over i of best[i] x W(i - score), vectors over the t of
+    span(best, score)."""
+    lo, hi = support(best)
+    return vectors @ best[lo:hi]
 
 
 def span(best: np.ndarray, score: int) -> tuple[int, int]:
-    """The t range (t0, nt) that covers every final score i of best: t = i - score."""
-    return -score, len(best)
+    """The t range (t0, nt) that covers the final scores i of best's support: t = i - score."""
+    lo, hi = support(best)
+    return lo - score, hi - lo

@@ -3,7 +3,8 @@ backward pass over the levels of boxes filled (docs/method.md, "The heuristic, b
 simulation"): what final_scores.to_come gives for one start by a forward pass, for all of
 them at once.  Simulated games against players who play for the expected score look their
 sheets up here instead of running a forward pass per sheet (tens of seconds each early in
-a game of `yahtzee`).
+a game of `yahtzee`), and so do the seats of `yahtzee play` and the review of a log once
+it is stored (stored: built once, checksummed; read back as a memory map).
 
 A state's segment holds P(to come = x) for x = 0 .. its bound (widths): the open boxes at
 their most, the upper bonus while unpaid, a Yahtzee bonus for each box left after the
@@ -19,10 +20,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..progress import Progress
+from ..store import Arrays, Store
 from .box_scores import tables
 from .final_scores import State
+from .solitaire import reported
 from .solve import level_states, reachable_upper, rule_arrays, table_shape
 from .yahtzee_rules import YahtzeeRules
+
+OBJECTIVE = "yahtzee-to-come"  # (expected-score play's; other thetas are not stored)
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,3 +96,38 @@ def build(
         if step:
             step(nb - k)
     return ToCome(index, off, data)
+
+
+def stored(
+    rules: YahtzeeRules,
+    store: Store,
+    table: np.ndarray,
+    progress: Progress | None = None,
+    missing: str = "build",
+) -> ToCome | None:
+    """Expected-score play's table (`table` the game table) from the store, or built and
+    stored (missing "build", reported to progress), or None (missing "none")."""
+
+    def make() -> tuple[dict, Arrays]:
+        label = f"the points to come of {rules.name} from every sheet (first use, about 30 s)"
+        tc = reported(progress, label, rules.n_boxes, lambda step: build(rules, table, 0, step))
+        return {"rules_name": rules.name}, {"index": tc.index, "off": tc.off, "data": tc.data}
+
+    def sound(h: dict, a: Arrays) -> bool:
+        index, off, data = a.get("index"), a.get("off"), a.get("data")
+        if index is None or off is None or data is None:
+            return False
+        return (
+            index.shape == table_shape(rules)
+            and len(off) == int((index >= 0).sum()) + 1
+            and int(off[-1]) == len(data)
+        )
+
+    if missing == "build":
+        _, a = store.cached(rules.name, rules.digest(), OBJECTIVE, make, check=sound)
+    else:
+        got = store.load(rules.name, rules.digest(), OBJECTIVE, check=sound)
+        if got is None:
+            return None
+        a = got[1]
+    return ToCome(a["index"], a["off"], a["data"])

@@ -22,10 +22,9 @@ from ..store import Store
 from . import opponents as OP
 from .final_scores import State
 from .hands import keep_graph
-from .solitaire import reported
 from .solve import rule_arrays
 from .threshold_widget import move
-from .to_come_table import ToCome, build
+from .to_come_table import ToCome, stored
 from .widget import best_keeps
 from .yahtzee_rules import YahtzeeRules
 
@@ -54,8 +53,9 @@ class Table:
 
 class Heuristic:
     """Pawlewicz's heuristic against opponents playing for the expected score.  Their points
-    to come from any sheet are looked up in the backward table (to_come_table.py, built on
-    first use: 30 s and 2.3 GB for yatzy), the turn's keep values kept for its two keeps."""
+    to come from any sheet are looked up in the backward table (to_come_table.py, stored,
+    built on first use: 30 s and 2.3 GB for yatzy), the turn's keep values kept for its two
+    keeps."""
 
     def __init__(self, rules: YahtzeeRules, store: Store, expected: np.ndarray) -> None:
         self.rules, self.store, self.E = rules, store, expected
@@ -66,11 +66,8 @@ class Heuristic:
     def prepare(self, progress: Progress | None = None) -> ToCome:
         """The opponents' points to come from every sheet, built once."""
         if self.back is None:
-            label = f"the points to come of {self.rules.name} from every sheet (about 30 s)"
-            n = self.rules.n_boxes
-            self.back = reported(
-                progress, label, n, lambda step: build(self.rules, self.E, 0.0, step)
-            )
+            self.back = stored(self.rules, self.store, self.E, progress)
+        assert self.back is not None  # (built where missing)
         return self.back
 
     def best(self, others: list[tuple[State, int, bool]]) -> np.ndarray:
