@@ -170,6 +170,18 @@ def test_stored_backward_table_serves_the_game_values(tmp_path):
     assert TC.stored(BONUS3, store, E, missing="none") is not None
 
 
+def test_backward_table_refuses_rules_too_large_in_one_line():
+    """maxi-yatzy's 57 million states: refused before any memory is taken, as the forward
+    pass refuses them (distribution.check_size)."""
+    from dicesolver.errors import InputError
+    from dicesolver.yahtzee.to_come_table import build
+    from dicesolver.yahtzee.yahtzee_rules import load
+
+    rules = load("maxi-yatzy")
+    with pytest.raises(InputError, match="refused"):
+        build(rules, np.zeros((1, 1, 1)))
+
+
 def test_win_share_equals_enumeration():
     """Ties at the top split evenly among all tied: against every joint outcome."""
     rng = np.random.default_rng(3)

@@ -465,12 +465,14 @@ def _simulated(
             progress.advance(1)
     w = 1 / players + np.array(gain)  # the twin's share has mean 1 / players exactly
     se = float(w.std(ddof=1) / np.sqrt(games)) if games > 1 else 0.0
+    # (a game's term lies in [1/n - 1, 1/n + 1]: the mean of a few may leave [0, 1])
+    p_win = min(max(float(w.mean()), 0.0), 1.0)
     return YahtzeeVersus(
         rs.name,
         me.name,
         them.name,
         players,
-        float(w.mean()),
+        p_win,
         1 / players,
         False,
         "paired-simulated-games",

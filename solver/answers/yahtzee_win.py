@@ -2,8 +2,8 @@
 decision by P(win) against the other seats' sheets (Pawlewicz's heuristic, the values of
 `yahtzee advise --opponents`: answers/yahtzee_versus.py), with each opponent's points still
 to come looked up in the stored backward table (to_come_table.py; a game of `yahtzee play
---players N` and the review of its log, `yahtzee review LOG`, build it where it is missing)
-or, without it, a forward pass per sheet kept.
+--players N` builds it where it is missing, the review of its log, `yahtzee review LOG`,
+reads it) or, without it, a forward pass per sheet kept.
 
 A sheet in a log line is the text `--opponents` takes: "236" (finished), "new", or
 "80 f=ones,chance u=3 y".
@@ -11,11 +11,13 @@ A sheet in a log line is the text `--opponents` takes: "236" (finished), "new", 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError
 from ..progress import SILENT, Progress
 from ..store import Store
 from ..yahtzee import opponents as OP
@@ -75,7 +77,8 @@ class WinValues:
         for k in range(self.rules.n_boxes + 1):
             TH.built_level(self.rules, self.store, "beat", k, progress)
         if whole_games:
-            self.back = TC.stored(self.rules, self.store, self.E, progress)
+            with contextlib.suppress(InputError):  # (too many states: as before, per sheet)
+                self.back = TC.stored(self.rules, self.store, self.E, progress)
             self.looked = True
 
     def final(self, sheet: Sheet) -> np.ndarray:

@@ -65,10 +65,21 @@ Next = tuple[tuple[np.ndarray, np.ndarray, np.ndarray], int]  # (index, off, dat
 
 
 def next_arrays(
-    rules: YahtzeeRules, store: Store, mask: int, progress: Progress | None = None
+    rules: YahtzeeRules,
+    store: Store,
+    mask: int,
+    progress: Progress | None = None,
+    whole: bool = False,
 ) -> Next:
-    """The beat table's level after a state of boxes `mask`, as the threshold turn reads it."""
-    nxt = TH.next_level(rules, store, "beat", mask, progress)
+    """The beat table's level after a state of boxes `mask`, as the threshold turn reads it:
+    the blocks of the states one box more reaches checked, or (whole: for a reader that
+    keeps the level for every mask) every block of the level."""
+    if whole:
+        k = bin(mask).count("1") + 1
+        every = lambda lv: np.arange(len(lv.states))  # noqa: E731
+        nxt = TH.read_level(rules, store, "beat", k, every, progress)
+    else:
+        nxt = TH.next_level(rules, store, "beat", mask, progress)
     return (nxt.index(rules), nxt.off, nxt.data), nxt.lo
 
 

@@ -29,6 +29,7 @@ from .solve import level_states, reachable_upper, rule_arrays, table_shape
 from .yahtzee_rules import YahtzeeRules
 
 OBJECTIVE = "yahtzee-to-come"  # (expected-score play's; other thetas are not stored)
+LAYOUT = 1  # the layout below (index, off, widths' bound): a table of another is built again
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,8 +72,10 @@ def build(
 ) -> ToCome:
     """The points to come of every reachable state under the policy of `table` (the game
     table at theta 0, else the utility table of theta): from the full sheet back."""
+    from .distribution import check_size
     from .utility_numba import jit_level_back
 
+    check_size(rules)  # (maxi-yatzy: refused in one line, as the forward pass is)
     nb = rules.n_boxes
     ok = reachable_upper(rules)
     levels = [level_states(rules, k, ok) for k in range(nb + 1)]
@@ -92,7 +95,9 @@ def build(
         bad = np.zeros(len(levels[k]), np.int64)
         jit_level_back(levels[k], index, off, data, table, r, float(theta), bad)
         if bad.any():
-            raise AssertionError("a state's points to come outgrew its segment (widths)")
+            raise AssertionError(
+                "a state's points to come outgrew its segment (widths) or left the levels"
+            )
         if step:
             step(nb - k)
     return ToCome(index, off, data)
@@ -106,7 +111,8 @@ def stored(
     missing: str = "build",
 ) -> ToCome | None:
     """Expected-score play's table (`table` the game table) from the store, or built and
-    stored (missing "build", reported to progress), or None (missing "none")."""
+    stored (missing "build", reported to progress), or None (missing "none").  InputError
+    where the rules have too many states (distribution.check_size)."""
 
     def make() -> tuple[dict, Arrays]:
         label = f"the points to come of {rules.name} from every sheet (first use, about 30 s)"
@@ -119,14 +125,20 @@ def stored(
             return False
         return (
             index.shape == table_shape(rules)
+            and index.dtype == off.dtype == np.int64
+            and data.dtype == np.float64
             and len(off) == int((index >= 0).sum()) + 1
+            and int(index.max()) == len(off) - 2
+            and int(off[0]) == 0
+            and bool((np.diff(off) > 0).all())
             and int(off[-1]) == len(data)
         )
 
+    expect = {"to_come_layout": LAYOUT}
     if missing == "build":
-        _, a = store.cached(rules.name, rules.digest(), OBJECTIVE, make, check=sound)
+        _, a = store.cached(rules.name, rules.digest(), OBJECTIVE, make, expect, sound)
     else:
-        got = store.load(rules.name, rules.digest(), OBJECTIVE, check=sound)
+        got = store.load(rules.name, rules.digest(), OBJECTIVE, expect, sound)
         if got is None:
             return None
         a = got[1]

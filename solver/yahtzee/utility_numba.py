@@ -109,7 +109,8 @@ def level_back(
     """D's segment of every state of one level (those of the next level known): the
     distribution of its points still to come, sum over the turn's moves of q x the next
     state's segment shifted by the points the move adds (to_come_table.py).  bad[i] = 1
-    where a segment is too short (a bound of to_come_table.widths is wrong)."""
+    where a segment is too short (a bound of to_come_table.widths is wrong) or a move
+    leads out of the levels."""
     upper_face, threshold, upper_bonus = r.upper_face, r.threshold, r.upper_bonus
     ybox, ybonus = r.ybox, r.ybonus
     top = most_points(r)
@@ -129,6 +130,9 @@ def level_back(
                     g = pts + extra * ybonus + paid
                     nyf = (1 if pts > 0 else 0) if b == ybox else yf
                     k = index[mask | (1 << b), nup, nyf]
+                    if k < 0:  # (a move to a state the levels do not hold)
+                        bad[i] = 1
+                        continue
                     n_lo, n_hi = off[k], off[k + 1]
                     if lo + g + n_hi - n_lo > hi:
                         bad[i] = 1

@@ -94,10 +94,10 @@ class Heuristic:
         return OP.heuristic(best, score, vec)
 
     def next_arrays(self, mask: int) -> OP.Next:
-        """The beat table's level after `mask`, read (and its blocks checked) once."""
+        """The beat table's level after `mask`, read (and all its blocks checked) once."""
         k = bin(mask).count("1") + 1
         if k not in self.levels:
-            self.levels[k] = OP.next_arrays(self.rules, self.store, mask)
+            self.levels[k] = OP.next_arrays(self.rules, self.store, mask, whole=True)
         return self.levels[k]
 
 
