@@ -158,13 +158,22 @@ def level_pass(
             overflow[t] = 1
 
 
+def move_step(
+    up: int, yf: int, b: int, pts: int, extra: int, r: RuleArrays
+) -> tuple[int, int, int]:
+    """A move of turn_moves (box b, pts points, extra: a bonus Yahtzee) from upper total up
+    and Yahtzee flag yf: (the points the turn adds, bonuses included; the upper total and
+    the flag after)."""
+    nup, paid = upper_step(up, pts, r.upper_face[b], r.threshold, r.upper_bonus)
+    nyf = (1 if pts > 0 else 0) if b == r.ybox else yf
+    return pts + extra * r.ybonus + paid, nup, nyf
+
+
 def state_moments(
     mask: int, up: int, yf: int, moves: np.ndarray, M1: np.ndarray, M2: np.ndarray, r: RuleArrays
 ) -> tuple[float, float]:
     """The first two moments of the points still to come from a state, given its moves and
     the next level's moments: E[(g + R')^2] = E[g^2 + 2 g M1' + M2']."""
-    upper_face, threshold, upper_bonus = r.upper_face, r.threshold, r.upper_bonus
-    ybox, ybonus = r.ybox, r.ybonus
     m1 = 0.0
     m2 = 0.0
     for b in range(moves.shape[0]):
@@ -173,9 +182,7 @@ def state_moments(
                 q = moves[b, pts, extra]
                 if q == 0.0:
                     continue
-                nup, paid = upper_step(up, pts, upper_face[b], threshold, upper_bonus)
-                g = pts + extra * ybonus + paid  # the points the turn adds
-                nyf = (1 if pts > 0 else 0) if b == ybox else yf
+                g, nup, nyf = move_step(up, yf, b, pts, extra, r)
                 n1 = M1[mask | (1 << b), nup, nyf]
                 n2 = M2[mask | (1 << b), nup, nyf]
                 m1 += q * (g + n1)
@@ -197,7 +204,7 @@ def level_moments(
         M1[mask, up, yf], M2[mask, up, yf] = state_moments(mask, up, yf, moves, M1, M2, r)
 
 
-for helper in (most_points, follow_keeps, turn_moves, scatter_part, state_moments):
+for helper in (most_points, follow_keeps, turn_moves, scatter_part, move_step, state_moments):
     HELPERS[helper.__name__] = compiled(helper)
 jit_level_pass = compiled(level_pass, parallel=True)
 jit_level_moments = compiled(level_moments, parallel=True)

@@ -10,10 +10,10 @@ import numba
 import numpy as np
 
 from . import utility as U
-from .forward import follow_keeps, most_points, scatter_part
+from .forward import follow_keeps, most_points, move_step, scatter_part
 from .numba_kernel import HELPERS, compiled
 from .utility import uwidget
-from .widget import NEG, RuleArrays, extra_points, roll_rest, upper_step
+from .widget import NEG, RuleArrays, extra_points, roll_rest
 
 # the names these functions call are compiled ones: numba reads a function's globals with
 # HELPERS over them (forward.py registered follow_keeps, scatter_part, most_points)
@@ -111,8 +111,6 @@ def level_back(
     state's segment shifted by the points the move adds (to_come_table.py).  bad[i] = 1
     where a segment is too short (a bound of to_come_table.widths is wrong) or a move
     leads out of the levels."""
-    upper_face, threshold, upper_bonus = r.upper_face, r.threshold, r.upper_bonus
-    ybox, ybonus = r.ybox, r.ybonus
     top = most_points(r)
     for i in numba.prange(states.shape[0]):
         mask, up, yf = states[i, 0], states[i, 1], states[i, 2]
@@ -126,9 +124,7 @@ def level_back(
                     q = moves[b, pts, extra]
                     if q == 0.0:
                         continue
-                    nup, paid = upper_step(up, pts, upper_face[b], threshold, upper_bonus)
-                    g = pts + extra * ybonus + paid
-                    nyf = (1 if pts > 0 else 0) if b == ybox else yf
+                    g, nup, nyf = move_step(up, yf, b, pts, extra, r)
                     k = index[mask | (1 << b), nup, nyf]
                     if k < 0:  # (a move to a state the levels do not hold)
                         bad[i] = 1
