@@ -71,7 +71,7 @@ class WinValues:
 
     def build(self, progress: Progress, whole_games: bool = False) -> None:
         """The beat table (threshold.py), built where missing: minutes for `yahtzee` the
-        first time, with its estimate on the progress; for whole games (play, review) the
+        first time, with its estimate on the progress; for whole games (a terminal game) the
         opponents' points to come from every sheet as well (30 s, 2.4 GB on disk), which
         every later decision reads instead of a forward pass per sheet."""
         for k in range(self.rules.n_boxes + 1):
