@@ -46,10 +46,10 @@ def split(model, R, N, D, calls):
     rng = np.random.default_rng(1)
     parts = NG.turn_parts
 
-    def capture(model, states, U, z):
+    def capture(model, states, U, z, *slack):
         if rng.random() < 0.03:
             calls.append((states.copy(), np.ascontiguousarray(U).copy(), z.copy()))
-        return parts(model, states, U, z)
+        return parts(model, states, U, z, *slack)
 
     _timed(ST, "solve_starts", "kernel", count_rows=True)
     _timed(ST, "turn_cuts", "cuts")

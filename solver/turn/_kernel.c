@@ -92,11 +92,13 @@ static void scratch_free(Scratch *sc)
  * fb[s * Lb + r] (read for r > r0, written for r <= r0), extra j's at
  * ex[j * estride + s * Lb + r]; banking in state s is worth bank[s * bstride + r] (-inf:
  * not allowed), extra j's bank payoff exbank[j * xstride + r], its zilch exzilch[j * zstride];
- * roll (or NULL): the value of rolling, written at roll[s * rstride + r]. */
+ * roll (or NULL): the value of rolling, written at roll[s * rstride + r].  slack (or NULL):
+ * lowered to the least margin of a decision taken (see SLACK below). */
 static void pass_row(const Model *m, Scratch *sc, double *fb, Py_ssize_t Lb, int64_t r0,
                      double zilch, const double *bank, Py_ssize_t bstride, double *roll,
                      Py_ssize_t rstride, double *ex, Py_ssize_t estride, const double *exbank,
-                     Py_ssize_t xstride, const double *exzilch, Py_ssize_t zstride)
+                     Py_ssize_t xstride, const double *exzilch, Py_ssize_t zstride,
+                     double *slack)
 {
     double *Rn = sc->Rn, *Re = sc->Re;
     int64_t *off = sc->off, *base = sc->base;
@@ -112,10 +114,15 @@ static void pass_row(const Model *m, Scratch *sc, double *fb, Py_ssize_t Lb, int
         /* the best choice of each outcome (the first of equals), then V by dice count */
         for (Py_ssize_t o = 0; o < m->O && !m->single; o++) {
             int64_t bk = opt_start[o];
-            double best = v[base[bk]];
-            for (int64_t k = bk + 1; k < opt_end[o]; k++)
-                if (v[base[k]] > best) { best = v[base[k]]; bk = k; }
+            double best = v[base[bk]], second = -INFINITY;
+            for (int64_t k = bk + 1; k < opt_end[o]; k++) {
+                double x = v[base[k]];
+                if (slack && (x != best || ex[r + base[k]] != ex[r + base[bk]]))
+                    second = fmax(second, fmin(x, best)); /* (not the same line as the best) */
+                if (x > best) { best = x; bk = k; }
+            }
             off[o] = base[bk];
+            if (slack && best < 1.0 && best - second < *slack) *slack = best - second;
         }
         for (Py_ssize_t n = 0; n < N; n++)
             Rn[n] = dot(v, off, prob, out_first[n], out_first[n + 1]) + pz[n + 1] * zilch;
@@ -130,6 +137,9 @@ static void pass_row(const Model *m, Scratch *sc, double *fb, Py_ssize_t Lb, int
             Py_ssize_t n = s == 0 ? m->zero : s - 1;
             double rv = Rn[n], bv = bank[s * bstride + r];
             int banks = s > 0 && bv >= rv;
+            if (slack && s > 0 && bv > -INFINITY && fabs(bv - rv) < *slack &&
+                (bv != rv || Re[n] != 0.0)) /* (a bank is the line bv + 0 z) */
+                *slack = fabs(bv - rv);
             if (roll) roll[s * rstride + r] = rv;
             fb[s * Lb + r] = banks ? bv : rv;
             for (Py_ssize_t j = 0; j < E; j++)
@@ -208,7 +218,7 @@ static void *sweep(void *arg)
         pass_row(&w->m, &sc, w->flat + w->offset[b], w->length[b], w->start[b], w->zilch[b],
                  w->bank + b * bS * L, bS > 1 ? L : 0, w->roll ? w->roll + b * S * L : NULL, L,
                  w->ex_flat + w->offset[b], w->total, w->ex_bank + b * L, B * L,
-                 w->ex_zilch + b, B);
+                 w->ex_zilch + b, B, NULL);
     scratch_free(&sc);
     return NULL;
 }
@@ -322,7 +332,9 @@ static inline double dot_direct(const double *v, const double *prob, Py_ssize_t 
  * r >= tab_at[b] on, the value is alpha[i] + beta[i] z[b] at i = tab_pos[b] + (r - tab_at[b])
  * * tab_stride[b] (the one extra, the zilch chance, beta[i]); past tab_len[b] entries, the
  * limit.  tab_at[b] >= span + maxshift: no table.  lanes (optional, default true): rows
- * four at a time where the CPU has AVX2 and no family is asked (lanes_rows: the same bits). */
+ * four at a time where the CPU has AVX2 and no family is asked (lanes_rows: the same bits).
+ * slack (optional, B; no family): each row's least decision margin (SLACK below), extra 0
+ * being the zilch chance. */
 typedef struct {
     Model m;
     const double *U, *z, *ex_bank, *ex_zilch, *alpha, *beta;
@@ -338,7 +350,21 @@ typedef struct {
     double *fam_out;
     Py_ssize_t n_m;
     int lanes; /* rows LANES at a time (where built): the same bits as one at a time */
+    double *slack; /* SLACK: each row's least margin (or NULL: not wanted) */
 } Starts;
+
+/* SLACK.  Each decision a row's pass takes has a margin at its zilch payoff z: the best
+ * choice of an outcome over the next best (none where the best is worth 1, which nothing
+ * exceeds), banking against rolling (either way, where banking is allowed).  Every value
+ * under a fixed policy is a + g z with g (a zilch chance) in [0, 1], so a margin moves by
+ * at most |z' - z| when z moves to z': the turn's policy is still the optimal one (and
+ * its start value and extras the same lines in z) at every z' closer to z than the least
+ * margin.  A tie counts as a margin of 0 unless the two are the same line (the same value
+ * and zilch chance: extra 0, which the slack needs).  Where hot dice are mandatory, the
+ * must-roll state's choices past the cut count too (must_roll_beyond); a row reading a
+ * chain table gets 0: nothing is claimed.  (Decisions of states the turn never reaches
+ * count too: the slack is only ever smaller than it could be.)  The cut's own room, past
+ * which every free state banks, is the caller's (turn.starts.cut_room). */
 
 /* A thread's space for one row of game_starts at a time. */
 typedef struct {
@@ -381,9 +407,11 @@ static void row_free(RowSpace *rs)
 
 /* Where hot dice are mandatory (w->chain): row b's must-roll state past its cut, V0[r] and
  * the extras' EX0[j * top + r] for r >= stops[b] (top = span + maxshift + 1), from span down:
- * the chain table where the row has one, the limit beyond span, free states banking. */
+ * the chain table where the row has one, the limit beyond span, free states banking.
+ * slack (or NULL): lowered to the least margin of its choices (SLACK; a chain table's
+ * rows claim nothing: 0). */
 static void must_roll_beyond(const Starts *w, RowSpace *rs, Py_ssize_t b, double *V0,
-                             double *EX0)
+                             double *EX0, double *slack)
 {
     const Model *m = &w->m;
     Py_ssize_t E = m->E, B = w->B, span = w->span, spanE = w->spanE;
@@ -400,6 +428,7 @@ static void must_roll_beyond(const Starts *w, RowSpace *rs, Py_ssize_t b, double
         for (Py_ssize_t r = span; r < top; r++) EX0[j * top + r] = elim;
     }
     int64_t at = w->tab_at[b] > stop ? w->tab_at[b] : stop;
+    if (slack && at < span) *slack = 0.0; /* (a table's policy: its settle cut's business) */
     for (int64_t r = at; r < top; r++) { /* the table's part, then its limit */
         int64_t i = (r - w->tab_at[b]) * w->tab_stride[b];
         if (i < w->tab_len[b]) {
@@ -414,12 +443,15 @@ static void must_roll_beyond(const Starts *w, RowSpace *rs, Py_ssize_t b, double
     for (int64_t r = (at < span ? at : span) - 1; r >= stop; r--) {
         for (Py_ssize_t o = o0; o < o1; o++) {
             int64_t bk = -1;
-            double bv = 0.0;
+            double bv = 0.0, bg = 0.0, second = -INFINITY;
             for (int64_t k = m->opt_start[o]; k < m->opt_end[o]; k++) {
                 int64_t t = r + m->shift[k];
                 double v = w->hot[k] ? V0[t] : (t < span ? Ub[t] : 1.0);
-                if (bk < 0 || v > bv) { bv = v; bk = k; }
+                double g = slack && w->hot[k] ? EX0[t] : 0.0; /* (extra 0: the zilch chance) */
+                if (slack && bk >= 0 && (v != bv || g != bg)) second = fmax(second, fmin(v, bv));
+                if (bk < 0 || v > bv) { bv = v; bk = k; bg = g; }
             }
+            if (slack && bv < 1.0 && bv - second < *slack) *slack = bv - second;
             rs->best[o] = bv;
             rs->pick[o] = bk;
         }
@@ -448,7 +480,7 @@ static Py_ssize_t solve_row(const Starts *w, RowSpace *rs, Py_ssize_t b)
     double zb = w->z[b];
     int64_t stop = w->stops[b];
     Py_ssize_t Lb = stop + w->maxshift + 1;
-    if (w->chain) must_roll_beyond(w, rs, b, V0, EX0);
+    if (w->chain) must_roll_beyond(w, rs, b, V0, EX0, w->slack && E ? w->slack + b : NULL);
     /* past the cut every free state banks; below it the backward pass */
     for (Py_ssize_t r = stop; r < Lb; r++) {
         double u = r < span ? Ub[r] : 1.0;
@@ -467,7 +499,7 @@ static Py_ssize_t solve_row(const Starts *w, RowSpace *rs, Py_ssize_t b)
         for (int64_t r = 0; r < stop; r++) rs->exrow[j * top + r] = r < spanE ? xb[r] : 0.0;
     }
     pass_row(m, &rs->sc, V, Lb, stop - 1, zb, rs->bankrow, 0, NULL, 0, EX, S * Lb, rs->exrow,
-             top, w->ex_zilch + b, B);
+             top, w->ex_zilch + b, B, w->slack && E ? w->slack + b : NULL);
     return Lb;
 }
 
@@ -502,6 +534,7 @@ static double with_minimum(const Starts *w, const RowSpace *rs, Py_ssize_t b, Py
  * The rows' cuts differ: lane l's values from its own cut stops[b_l] on are set as
  * solve_row sets them, and kept (the pass runs from the group's highest cut).  Without
  * AVX2 (SSE2's two doubles, slower than one row at a time here) the rows go one by one. */
+#include <immintrin.h>
 #define LANES 4
 #define LANES_FN __attribute__((target("avx2")))
 typedef double vd __attribute__((vector_size(8 * LANES), aligned(8)));
@@ -509,6 +542,8 @@ typedef int64_t vl __attribute__((vector_size(8 * LANES), aligned(8)));
 
 LANES_FN static inline vd vsel(vl m, vd a, vd b) { return (vd)(((vl)a & m) | ((vl)b & ~m)); }
 LANES_FN static inline vd vbc(double x) { return x - (vd){0}; }
+LANES_FN static inline vd vmin(vd a, vd b) { return (vd)_mm256_min_pd((__m256d)a, (__m256d)b); }
+LANES_FN static inline vd vmax(vd a, vd b) { return (vd)_mm256_max_pd((__m256d)a, (__m256d)b); }
 
 /* dot_direct's sum, lane by lane. */
 LANES_FN static inline vd vdot(const vd *v, const double *prob, Py_ssize_t o0, Py_ssize_t o1)
@@ -532,6 +567,9 @@ typedef struct {
     vd *Vl, *EXl, *bank, *exbank, *best, *bestE, *Rn, *Re, *zil, *exz;
     double *V0, *EX0;
     int64_t *base;
+    vd slack; /* each lane's least margin so far (SLACK) */
+    vl live;  /* the lanes below their cut at this total */
+    int want; /* whether the slack is asked for */
 } Lanes;
 
 LANES_FN static int lanes_alloc(Lanes *ls, const Starts *w)
@@ -573,7 +611,11 @@ LANES_FN static void lane_init(const Starts *w, RowSpace *rs, Lanes *ls, int l, 
     double *V0 = ls->V0 + l * top, *EX0 = ls->EX0 + l * (E * top + 1);
     const double *Ub = w->U + b * span;
     int64_t stop = w->stops[b];
-    if (w->chain) must_roll_beyond(w, rs, b, V0, EX0);
+    if (w->chain) {
+        double slack = INFINITY;
+        must_roll_beyond(w, rs, b, V0, EX0, ls->want ? &slack : NULL);
+        if (slack < ls->slack[l]) ls->slack[l] = slack;
+    }
     for (Py_ssize_t r = stop; r < Lg; r++) {
         double u = r < span ? Ub[r] : 1.0;
         ls->Vl[r][l] = w->chain ? V0[r] : 0.0;
@@ -604,19 +646,37 @@ LANES_FN static inline void lanes_best_e(const Model *m, Lanes *ls, Py_ssize_t S
     const int64_t *base = ls->base;
     const vd *V = ls->Vl + r, *EX = ls->EXl + r;
     vd eb[4];
+    vd slack = ls->slack, inf = vbc(INFINITY), one = vbc(1.0);
     for (Py_ssize_t o = 0; o < O; o++) {
         int64_t k0 = m->opt_start[o], k1 = m->opt_end[o];
-        vd bv = V[base[k0]];
+        vd bv = V[base[k0]], sv = -inf;
         for (Py_ssize_t j = 0; j < E; j++) eb[j] = EX[j * SLg + base[k0]];
         for (int64_t k = k0 + 1; k < k1; k++) {
             vd x = V[base[k]];
             vl up = x > bv;
+            if (ls->want) sv = vmax(sv, vmin(x, bv));
             bv = vsel(up, x, bv);
             for (Py_ssize_t j = 0; j < E; j++) eb[j] = vsel(up, EX[j * SLg + base[k]], eb[j]);
+        }
+        if (ls->want && k1 > k0 + 1) {
+            vl tie = (bv == sv) & (bv < one) & ls->live;
+            if (_mm256_movemask_pd((__m256d)tie)) { /* (rare) a tie: of another line? */
+                vd below = -inf;
+                vl other = (vl){0};
+                for (int64_t k = k0; k < k1; k++) {
+                    vd x = V[base[k]];
+                    other |= (x == bv) & (EX[base[k]] != eb[0]);
+                    below = vmax(below, vsel(x < bv, x, -inf));
+                }
+                sv = vsel(tie, vsel(other, bv, below), sv);
+            }
+            vd gap = vsel(ls->live & (bv < one), bv - sv, inf);
+            slack = vsel(gap < slack, gap, slack);
         }
         ls->best[o] = bv;
         for (Py_ssize_t j = 0; j < E; j++) ls->bestE[j * O + o] = eb[j];
     }
+    ls->slack = slack;
 }
 
 LANES_FN static void lanes_best(const Model *m, Lanes *ls, Py_ssize_t SLg, int64_t r)
@@ -639,6 +699,7 @@ LANES_FN static void lanes_pass(const Model *m, Lanes *ls, Py_ssize_t Lg, Py_ssi
     const Py_ssize_t *first = m->out_first;
     for (Py_ssize_t k = 0; k < m->K; k++) ls->base[k] = m->slot[k] * Lg + m->shift[k];
     for (int64_t r = r0; r >= 0; r--) {
+        ls->live = ~(cut <= (r - (vl){0}));
         lanes_best(m, ls, S * Lg, r);
         for (Py_ssize_t n = 0; n < N; n++)
             ls->Rn[n] = vdot(ls->best, m->prob, first[n], first[n + 1]) +
@@ -652,6 +713,12 @@ LANES_FN static void lanes_pass(const Model *m, Lanes *ls, Py_ssize_t Lg, Py_ssi
             Py_ssize_t n = s == 0 ? m->zero : s - 1;
             vd rv = ls->Rn[n], bv = ls->bank[r];
             vl banks = s > 0 ? (bv >= rv) : (vl){0};
+            if (ls->want && s > 0) {
+                vd d = vsel(bv >= rv, bv - rv, rv - bv);
+                vl line = (bv != rv) | (ls->Re[n] != vbc(0.0)); /* (a bank: bv + 0 z) */
+                vl take = ~keep & line & (bv > vbc(-INFINITY)) & (d < ls->slack);
+                ls->slack = vsel(take, d, ls->slack);
+            }
             ls->Vl[s * Lg + r] = vsel(keep, ls->Vl[s * Lg + r], vsel(banks, bv, rv));
             for (Py_ssize_t j = 0; j < E; j++) {
                 vd *e = &ls->EXl[(j * S + s) * Lg + r];
@@ -676,9 +743,12 @@ LANES_FN static void lanes_group(const Starts *w, RowSpace *rs, Lanes *ls, const
         if (cut[l] > hi) hi = cut[l];
     }
     Py_ssize_t Lg = hi + w->maxshift + 1;
+    ls->want = w->slack != NULL && w->m.E > 0;
+    ls->slack = vbc(INFINITY);
     for (int l = 0; l < LANES; l++) lane_init(w, rs, ls, l, b[l], Lg);
     lanes_pass(&w->m, ls, Lg, top, hi - 1, cut);
     for (int l = 0; l < n; l++) {
+        if (w->slack) w->slack[b[l]] = ls->want ? ls->slack[l] : 0.0;
         w->out_v[b[l]] = ls->Vl[0][l];
         for (Py_ssize_t j = 0; j < w->m.E; j++)
             w->out_ex[j * B + b[l]] = ls->EXl[j * w->m.S * Lg][l];
@@ -723,6 +793,7 @@ static void *starts(void *arg)
     }
 #endif
     for (Py_ssize_t b = part->b0; ok && b < part->b1; b++) {
+        if (w->slack) w->slack[b] = E ? INFINITY : 0.0;
         Py_ssize_t Lb = solve_row(w, &rs, b);
         w->out_v[b] = rs.V[0];
         for (Py_ssize_t j = 0; j < E; j++) w->out_ex[j * B + b] = rs.EX[j * w->m.S * Lb];
@@ -745,12 +816,13 @@ static PyObject *game_starts(PyObject *self, PyObject *args)
     Py_ssize_t S, span, spanE, maxshift, zero;
     double p_hot;
     int chain, threads, lanes = 1;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*y*y*w*w*y*y*y*y*y*y*y*y*y*y*y*w*nnnndpni|p",
+    Py_buffer slack = {0};
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*y*y*w*w*y*y*y*y*y*y*y*y*y*y*y*w*nnnndpni|pw*",
                           &U, &z, &mins, &stops, &slot, &shift, &opt_start, &opt_end, &out_n,
                           &prob, &pz, &hot, &ex_bank, &ex_zilch, &out_v, &out_ex, &alpha, &beta,
                           &tab_at, &tab_pos, &tab_len, &tab_stride, &q, &zq, &fam_first,
                           &fam_count, &fam_pos, &fam_out, &S, &span, &spanE, &maxshift, &p_hot,
-                          &chain, &zero, &threads, &lanes))
+                          &chain, &zero, &threads, &lanes, &slack))
         return NULL;
     Starts w;
     w.B = z.len / (Py_ssize_t)sizeof(double);
@@ -785,7 +857,9 @@ static PyObject *game_starts(PyObject *self, PyObject *args)
     w.p_hot = p_hot;
     w.chain = chain;
     w.lanes = lanes;
-    int ok = U.len == (Py_ssize_t)sizeof(double) * w.B * span && out_v.len == z.len &&
+    w.slack = slack.buf != NULL && slack.len > 0 ? slack.buf : NULL;
+    int ok = (w.slack == NULL || (slack.len == z.len && !family)) &&
+             U.len == (Py_ssize_t)sizeof(double) * w.B * span && out_v.len == z.len &&
              out_ex.len == ex_zilch.len && ex_bank.len == ex_zilch.len * spanE &&
              mins.len == (Py_ssize_t)sizeof(int64_t) * w.B && stops.len == mins.len &&
              hot.len == slot.len && alpha.len == beta.len && tab_at.len == mins.len &&
@@ -836,6 +910,7 @@ static PyObject *game_starts(PyObject *self, PyObject *args)
                         &out_v, &out_ex, &alpha,   &beta,   &tab_at,  &tab_pos, &tab_len,
                         &tab_stride, &q, &zq, &fam_first, &fam_count, &fam_pos, &fam_out};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) PyBuffer_Release(all[i]);
+    if (slack.obj != NULL) PyBuffer_Release(&slack);
     if (!ok) return NULL;
     Py_RETURN_NONE;
 }

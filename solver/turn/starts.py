@@ -174,6 +174,7 @@ def solve_starts(
     ex_zilch: np.ndarray,
     chains: ChainRows | None = None,
     family: tuple[FirstPassage, np.ndarray, np.ndarray] | None = None,
+    slack: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The value at the start of each row's turn (must roll, nothing at risk) and the
     extras' there, in C and without a whole solution's grid: the turn banks at U[b, r] (1
@@ -188,7 +189,9 @@ def solve_starts(
     family (passage, first, count): also each row's value at the start where no bank is
     allowed below m, for m = first[b] .. first[b] + count[b] - 1 (the row's own minimum
     where that is higher; FirstPassage), returned third (else empty), the rows' values one
-    after the other."""
+    after the other.  slack (B,), without a family: filled with each row's least decision
+    margin below its cut (the kernel's SLACK: its policy stays optimal for every zilch
+    payoff closer to zilch[b] than slack[b]; 0 where hot dice are mandatory)."""
     fn = kernel.compiled("game_starts")
     if fn is None or np.any(model.shift == 0) or np.any(model.perm):
         return None
@@ -221,6 +224,7 @@ def solve_starts(
         model.zero_group,
         kernel.threads(int(stops.sum())),
         kernel.lanes(),
+        *(() if slack is None else (slack,)),
     )
     return v, ex, fam[-1]
 
@@ -288,22 +292,42 @@ def zilch_starts(
     others: np.ndarray | None = None,
     stops: np.ndarray | None = None,
     chains: ChainRows | None = None,
+    slack: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """solve_starts with the zilch chance as extra 0 and `others` (K, B, span'), payoffs
     of a bank (nothing at a zilch), as extras 1..K: (the start values, the zilch chances,
     the others' (K, B)), or None where solve_starts is.  stops: each row's cut, by default
-    turn_cuts' within the grid."""
+    turn_cuts' within the grid.  slack (B,): filled as solve_starts', and lowered to the
+    room turn_cuts' cut has (past it every free state banks only while the banking payoff
+    stays above a roll's bound, which rises with z by at most 1 per unit of z)."""
     B, span = U.shape
     if stops is None:
         stops = np.clip(turn_cuts(model, U, z, mins), 1, span - 1)
+    if slack is not None:
+        slack[:] = cut_room(model, U, z, stops)
     K = 0 if others is None else len(others)
     ex_bank = np.zeros((1 + K, B, others.shape[2] if others is not None and K else 1))
     if others is not None and K:
         ex_bank[1:] = others
     ex_zilch = np.zeros((1 + K, B))
     ex_zilch[0] = 1.0
-    got = solve_starts(model, U, z, mins, stops, ex_bank, ex_zilch, chains)
-    return None if got is None else (got[0], got[1][0], got[1][1:])
+    room = None if slack is None else np.empty(B)
+    got = solve_starts(model, U, z, mins, stops, ex_bank, ex_zilch, chains, slack=room)
+    if got is None:
+        return None
+    if slack is not None and room is not None:
+        np.minimum(slack, room, out=slack)
+    return got[0], got[1][0], got[1][1:]
+
+
+def cut_room(model: TurnModel, U: np.ndarray, z: np.ndarray, stops: np.ndarray) -> np.ndarray:
+    """Each row's least room, over the totals from its cut on, of turn_cuts' test: the
+    banking payoff over a roll's bound (1 - pz) + pz z (0 where the test fails there, as
+    it may at a cut clipped to the grid)."""
+    pz = model.p_zilch[1:].min()
+    room = U - (1.0 - pz * (1.0 - z[:, None]))
+    room[np.arange(U.shape[1])[None, :] < stops[:, None]] = np.inf
+    return np.maximum(room.min(axis=1), 0.0)
 
 
 @dataclass(frozen=True, eq=False)
