@@ -67,9 +67,9 @@ def test_the_corner_guess_takes_the_neighbour_where_a_corner_is_at_the_reach():
 
 
 @pytest.fixture(scope="module")
-def farkle_1000():
+def farkle_1000(tmp_path_factory):
     rs = dataclasses.replace(load("farkle"), target=1000)
-    tab = Tables(rs, Store.resolve())
+    tab = Tables(rs, Store(tmp_path_factory.mktemp("tables")))
     R = rs.reach_units()
     fin = NG.solve_finals(tab.model, R, 3, tab.reach_bound)
     return tab.model, R, fin, NG.solve_serial(tab.model, R, 3, fin)

@@ -268,13 +268,18 @@ def bank_values(states: np.ndarray, R: int, lookup: Lookup, finals: FinalTable) 
     s0 = states[:, 0]
     lo = int(s0.min())
     span = R + D + 1 - lo
-    X = np.zeros((B, int(s0.max()) + span, N))
-    X[:, R:, 0] = 1.0  # beyond R + D: the leader wins
-    # below R: one lookup of the row's whole line of next states (contiguous in x)
+    X = np.empty((B, int(s0.max()) + span, N))
+    won = R + D + 1 if D else R  # from here on the leader wins (past the final round)
+    X[:, won:] = 0.0
+    X[:, won:, 0] = 1.0
+    # below R: one lookup of the row's whole line of next states (contiguous in x), the
+    # seats turned back by one (seat k there is seat k + 1 here)
     line = np.empty((B, R, N), np.int64)
     line[..., : N - 1] = states[:, None, 1:]
     line[..., N - 1] = np.arange(R)[None, :]
-    X[:, :R] = np.roll(lookup(line.reshape(-1, N)).reshape(B, R, N), 1, axis=-1)
+    after = lookup(line.reshape(-1, N)).reshape(B, R, N)
+    X[:, :R, 1:] = after[..., : N - 1]
+    X[:, :R, 0] = after[..., N - 1]
     if D:  # R <= x <= R + D: the final round
         X[:, R : R + D + 1] = finals.from_target(states[:, 1:])
     U = np.lib.stride_tricks.sliding_window_view(X, span, axis=1)[np.arange(B), s0]

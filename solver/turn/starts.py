@@ -26,13 +26,19 @@ def turn_cuts(model: TurnModel, U: np.ndarray, z: np.ndarray, mins: np.ndarray) 
     (1 - pz_n) + pz_n z (every value is at most 1), so once the banking payoff reaches that
     for every dice count n and every larger total the turn banks."""
     span = U.shape[-1]
-    pz = model.p_zilch[1:].min()
-    zb = z[:, None, None] if U.ndim == 3 else z[:, None]
-    sure = U >= 1.0 - pz * (1.0 - zb) - 1e-15
+    sure = U >= roll_bound(model, z, U.ndim) - 1e-15
     if U.ndim == 3:  # every state that can bank (s = 0 cannot)
         sure = sure[:, 1:].all(axis=1)
     last_unsure = np.where(~sure.all(axis=1), span - 1 - np.argmax(~sure[:, ::-1], axis=1), -1)
     return np.maximum(last_unsure + 1, mins)
+
+
+def roll_bound(model: TurnModel, z: np.ndarray, ndim: int = 2) -> np.ndarray:
+    """turn_cuts' bound on a roll's worth, (1 - pz) + pz z at the least zilch chance pz,
+    shaped to broadcast against a payoff of `ndim` dimensions."""
+    pz = model.p_zilch[1:].min()
+    zb = z[:, None, None] if ndim == 3 else z[:, None]
+    return 1.0 - pz * (1.0 - zb)
 
 
 @lru_cache(maxsize=16)  # (per model: every kernel call asks; a model is hashed by identity)
@@ -322,12 +328,14 @@ def zilch_starts(
 
 def cut_room(model: TurnModel, U: np.ndarray, z: np.ndarray, stops: np.ndarray) -> np.ndarray:
     """Each row's least room, over the totals from its cut on, of turn_cuts' test: the
-    banking payoff over a roll's bound (1 - pz) + pz z (0 where the test fails there, as
-    it may at a cut clipped to the grid)."""
-    pz = model.p_zilch[1:].min()
-    room = U - (1.0 - pz * (1.0 - z[:, None]))
-    room[np.arange(U.shape[1])[None, :] < stops[:, None]] = np.inf
-    return np.maximum(room.min(axis=1), 0.0)
+    banking payoff U (B, span) over a roll's bound (roll_bound; it rises by pz <= 1 per
+    unit of z), so how far z may move with banking still sure past the cut; 0 where the
+    test fails there, as it may at a cut clipped to the grid."""
+    B, span = U.shape
+    at = np.arange(B) * span
+    edges = np.stack([at + stops, at + span], axis=1).ravel()[:-1]  # [cut, end) of each row
+    least = np.minimum.reduceat(U.ravel(), edges)[::2]
+    return np.maximum(least - roll_bound(model, z)[:, 0], 0.0)
 
 
 @dataclass(frozen=True, eq=False)
