@@ -26,9 +26,9 @@ def turn_cuts(model: TurnModel, U: np.ndarray, z: np.ndarray, mins: np.ndarray) 
     (1 - pz_n) + pz_n z (every value is at most 1), so once the banking payoff reaches that
     for every dice count n and every larger total the turn banks."""
     span = U.shape[-1]
-    sure = U >= roll_bound(model, z, U.ndim) - 1e-15
+    sure = np.asarray(U >= roll_bound(model, z, U.ndim) - 1e-15)
     if U.ndim == 3:  # every state that can bank (s = 0 cannot)
-        sure = sure[:, 1:].all(axis=1)
+        sure = np.asarray(sure[:, 1:].all(axis=1))
     last_unsure = np.where(~sure.all(axis=1), span - 1 - np.argmax(~sure[:, ::-1], axis=1), -1)
     return np.maximum(last_unsure + 1, mins)
 

@@ -33,14 +33,16 @@ if TYPE_CHECKING:
     from ..position import Position
     from ..turn.state import TurnState
 
-# seconds per state (one worker), by hot dice, the turns' start values in C (issue 29),
-# measured from nothing with two workers (bench/bench_game_rows.py; tests/test_estimates.py):
-# three players, farkle to 3000, 5000, 10000 in 43.5, 145.0, 1165.3 s (0.29 ms per state
-# per worker at 10000, 0.90 ms before); zilch to 1000 and 2000 in 15.3 and 46.7 s (mandatory
-# hot dice: 0.5 ms, 8.4 ms before); each player more costs about 1.2 times as much a state
-# (farkle, four players to 2000: the score sums 438 s for 2.56 M states, 0.34 ms per state
-# per worker; the whole build 1218.6 s, 760 s of it the final round)
-SECONDS_PER_STATE = {"optional": 2.9e-4, "mandatory": 5e-4}
+# seconds per state (one worker), by hot dice, the turns' start values in C (issue 29) with
+# issue 39's corner guess and slack, measured from nothing with two workers
+# (tests/test_estimates.py): three players, farkle to 3000, 5000, 10000 in 35.2, 89.1,
+# 575.7 s (0.13 ms per state per worker at 10000; 0.29 ms before issue 39, 0.90 ms before
+# issue 29); zilch to 1000 and 2000 in 20.0 and 53.2 s (mandatory hot dice, small sums:
+# about 1 ms a state of which most is per sum); each player more costs about 1.2 times as
+# much a state (farkle, four players to 2000, before issue 39's slack: the score sums 438 s
+# for 2.56 M states, 0.34 ms per state per worker; the whole build 1218.6 s, 760 s of it the
+# final round)
+SECONDS_PER_STATE = {"optional": 1.4e-4, "mandatory": 5e-4}
 STATE_PER_PLAYER = 1.2
 # seconds per final-round key (one worker, one thread) / (players - 1)^2, by hot dice: farkle
 # 0.13 s (3 players, to 1000) .. 1.6 s (6 players, to 10000), 0.032 .. 0.068 per
