@@ -384,12 +384,12 @@ def corner_guess(states: np.ndarray, R: int, lookup: Lookup, fallback: np.ndarra
     another equilibrium than the value iteration the tests hold the solver to."""
     B, N = states.shape
     V = fallback.copy()
+    inside = (states.max(axis=1) < R - 1) & (N == CORNER_PLAYERS)  # (every corner below R)
     up = states.copy()
     up[:, 1] += 1
-    ok = up[:, 1] < R
+    ok = (up[:, 1] < R) & ~inside
     V[ok] = lookup(up[ok])
-    inside = states.max(axis=1) < R - 1  # (every corner below R)
-    if N == CORNER_PLAYERS and inside.any():
+    if inside.any():
         rows = states[inside]
         acc = np.zeros((len(rows), V.shape[1]))
         for mask in range(1, 2**N):

@@ -699,7 +699,8 @@ LANES_FN static void lanes_pass(const Model *m, Lanes *ls, Py_ssize_t Lg, Py_ssi
     const Py_ssize_t *first = m->out_first;
     for (Py_ssize_t k = 0; k < m->K; k++) ls->base[k] = m->slot[k] * Lg + m->shift[k];
     for (int64_t r = r0; r >= 0; r--) {
-        ls->live = ~(cut <= (r - (vl){0}));
+        vl keep = cut <= (r - (vl){0}); /* (a lane past its cut keeps its values) */
+        ls->live = ~keep;
         lanes_best(m, ls, S * Lg, r);
         for (Py_ssize_t n = 0; n < N; n++)
             ls->Rn[n] = vdot(ls->best, m->prob, first[n], first[n + 1]) +
@@ -708,7 +709,6 @@ LANES_FN static void lanes_pass(const Model *m, Lanes *ls, Py_ssize_t Lg, Py_ssi
             for (Py_ssize_t n = 0; n < N; n++)
                 ls->Re[j * N + n] = vdot(ls->bestE + j * O, m->prob, first[n], first[n + 1]) +
                                     vbc(m->pz[n + 1]) * ls->exz[j];
-        vl keep = cut <= (r - (vl){0});
         for (Py_ssize_t s = 0; s < S; s++) {
             Py_ssize_t n = s == 0 ? m->zero : s - 1;
             vd rv = ls->Rn[n], bv = ls->bank[r];
@@ -716,7 +716,7 @@ LANES_FN static void lanes_pass(const Model *m, Lanes *ls, Py_ssize_t Lg, Py_ssi
             if (ls->want && s > 0) {
                 vd d = vsel(bv >= rv, bv - rv, rv - bv);
                 vl line = (bv != rv) | (ls->Re[n] != vbc(0.0)); /* (a bank: bv + 0 z) */
-                vl take = ~keep & line & (bv > vbc(-INFINITY)) & (d < ls->slack);
+                vl take = ls->live & line & (bv > vbc(-INFINITY)) & (d < ls->slack);
                 ls->slack = vsel(take, d, ls->slack);
             }
             ls->Vl[s * Lg + r] = vsel(keep, ls->Vl[s * Lg + r], vsel(banks, bv, rv));

@@ -309,20 +309,17 @@ def zilch_starts(
     B, span = U.shape
     if stops is None:
         stops = np.clip(turn_cuts(model, U, z, mins), 1, span - 1)
-    if slack is not None:
-        slack[:] = cut_room(model, U, z, stops)
     K = 0 if others is None else len(others)
     ex_bank = np.zeros((1 + K, B, others.shape[2] if others is not None and K else 1))
     if others is not None and K:
         ex_bank[1:] = others
     ex_zilch = np.zeros((1 + K, B))
     ex_zilch[0] = 1.0
-    room = None if slack is None else np.empty(B)
-    got = solve_starts(model, U, z, mins, stops, ex_bank, ex_zilch, chains, slack=room)
+    got = solve_starts(model, U, z, mins, stops, ex_bank, ex_zilch, chains, slack=slack)
     if got is None:
         return None
-    if slack is not None and room is not None:
-        np.minimum(slack, room, out=slack)
+    if slack is not None:
+        np.minimum(slack, cut_room(model, U, z, stops), out=slack)
     return got[0], got[1][0], got[1][1:]
 
 
