@@ -14,15 +14,18 @@ from dicesolver.tables import Tables
 from .solvers import small_rules
 
 
-def _per_key(model, R, D, keys):
+def _per_key(model, R, D, keys, starts_only=True):
     """The table as defined: one solve_final_round per key (the leader one above the key's
-    highest score, one tied, every leader score up to R + D)."""
+    highest score, one tied, every leader score up to R + D), its leader rows by their start
+    values as final_rows takes them (starts_only; else whole turns, as a query's)."""
     u = model.rules.unit
     out = np.zeros((len(keys), R + D + 1, keys.shape[1] + 1))
     for i, key in enumerate(keys):
         lead = int(key.max()) + 1
         scores = [int(x) * u for x in key]
-        fr = solve_final_round(model, lead * u, 1, scores, D, spread=R + D - lead)
+        fr = solve_final_round(
+            model, lead * u, 1, scores, D, spread=R + D - lead, starts_only=starts_only
+        )
         out[i, lead:] = fr.by_leader
     return out
 
@@ -45,10 +48,13 @@ def test_shared_suffixes_equal_the_per_key_final_round_bit_for_bit(N, set_aside,
     """Rule: the later players' play depends only on their own scores and the leader state
     (F, c), so final_rows (each suffix solved once, on the leaders from max(suffix) + 1) is
     the per-key solve_final_round table bit for bit: 3 and 4 players, 3 dice, with an entry
-    minimum and with a bank minimum."""
+    minimum and with a bank minimum.  And the query's final round (whole turns for the
+    leader rows, which keep the policy) agrees with it to 1e-12."""
     rs = small_rules(3, set_aside, "optional", game={"target": 250, "end": "final_round"}, **kw)
     model, R, D, keys = _setup(rs, N)
-    assert np.array_equal(NG.final_rows(model, R, D, keys), _per_key(model, R, D, keys))
+    rows = NG.final_rows(model, R, D, keys)
+    assert np.array_equal(rows, _per_key(model, R, D, keys))
+    assert np.abs(rows - _per_key(model, R, D, keys, starts_only=False)).max() < 1e-12
 
 
 def test_rows_do_not_depend_on_the_keys_solved_with_them():

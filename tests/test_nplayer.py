@@ -62,6 +62,9 @@ VI_CASES = [
     ((3, "any", "optional"), {}, "final_round", 500),
     ((3, "forced", "mandatory"), {"entry": 300}, "instant", 500),
     ((3, "forced", "optional"), {"bank": 100}, "final_round", 500),
+    # a bank minimum (3 units) over the room one unit below an instant-end target: each
+    # row's grid reaches its minimum (bank_values; it banked 50 there, 0.195 off)
+    ((3, "forced", "optional"), {"bank": 150}, "instant", 500),
     pytest.param((3, "any", "optional"), {}, "final_round", 1000, marks=SLOW),
 ]
 

@@ -25,6 +25,7 @@ from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from .final_round import solve_final_round
 from .nplayer_game import BatchTurns, FinalTable, bank_values, rotate, solve_turns
+from .plain_game import bank_minimums
 
 METHOD = "pairwise-two-player"  # (the answers' "method")
 
@@ -121,7 +122,7 @@ def approx_turns(
     def lookup(t: np.ndarray) -> np.ndarray:
         return pairwise_chances(W, t)
 
-    U = bank_values(rows, R, lookup, finals)
+    U = bank_values(rows, R, lookup, finals, bank_minimums(model.rules, rows[:, 0]))
     after_zilch = pairwise_chances(W, rotate(rows))
     z = np.ascontiguousarray(after_zilch[:, N - 1])
     turns = solve_turns(model, rows, U, z)

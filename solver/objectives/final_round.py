@@ -36,6 +36,7 @@ from ..turn.rows import (
     solve_row_values,
     solve_rows,
 )
+from ..turn.starts import solve_starts, turn_cuts
 
 
 def need_space_ok(rules: RuleSet, score_units: int) -> bool:
@@ -246,6 +247,12 @@ def _derived(sol: TurnSolution, cls: np.ndarray, zconst: np.ndarray) -> TurnSolu
     return out
 
 
+def _at(arr: np.ndarray, inf: float | np.ndarray, x: int | np.ndarray) -> np.ndarray:
+    """arr (..., H) at the units x, inf past H (past the top leader)."""
+    H = arr.shape[-1]
+    return np.where(x < H, arr[..., np.minimum(x, H - 1)], inf)
+
+
 @dataclass(frozen=True, eq=False)
 class _LeaderProblem:
     """The inputs of solve_leader_rows (see there), and the payoffs they define."""
@@ -262,8 +269,7 @@ class _LeaderProblem:
     step: int | None  # permanent units per level
 
     def at(self, arr: np.ndarray, inf: float | np.ndarray, x: int | np.ndarray) -> np.ndarray:
-        H = len(self.G)
-        return np.where(x < H, arr[..., np.minimum(x, H - 1)], inf)
+        return _at(arr, inf, x)
 
     def rows_payoff(
         self,
@@ -609,6 +615,7 @@ def solve_final_round(
     turn: int = 0,
     spread: int = 0,
     within_reach: bool = False,
+    starts_only: bool = False,
 ) -> FinalRound:
     """The final round from the moment before the first of `scores` plays: the leader has
     `leader` points, `tied` players share it.  `turn`: the first player's turn total so far
@@ -623,7 +630,8 @@ def solve_final_round(
     up to `spread` units above `leader` (FinalRound.by_leader; the N-player game's table).
     within_reach (the approximate P(win)'s, not the tables'): a player is solved only
     against the leaders he can reach (at most reach_bound above him); the others he leaves
-    as they are (chance 0 for him: less than the truncation's to change anything)."""
+    as they are (chance 0 for him: less than the truncation's to change anything).
+    starts_only: the chances alone (play_back's; the players' turns are not kept)."""
     rules = model.rules
     u = rules.unit
     check_final_round(rules, leader, scores, turn)
@@ -639,7 +647,7 @@ def solve_final_round(
         rows = leader_states(L0, tied, j, F_top, spread)
         if within_reach:
             rows = [(F, c) for F, c in rows if F - scores[j] // u <= reach_bound]
-        player, shares = play_back(model, shares, scores[j], j, m, rows)
+        player, shares = play_back(model, shares, scores[j], j, m, rows, starts_only)
         players.insert(0, player)
     Q, Z = shares.Q, shares.Z
     p_players = [float(Z[j][0, tied]) for j in range(m)]
@@ -670,7 +678,13 @@ class Shares:
 
 
 def play_back(
-    model: TurnModel, shares: Shares, score: int, j: int, m: int, rows: list[tuple[int, int]]
+    model: TurnModel,
+    shares: Shares,
+    score: int,
+    j: int,
+    m: int,
+    rows: list[tuple[int, int]],
+    starts_only: bool = False,
 ) -> tuple[PlayerTurn, Shares]:
     """Player j (score: points) of the m still to play, against the leader states `rows`
     ((F, c), F >= shares.L0, ascending F), with `shares` after him: his turn and the shares
@@ -678,14 +692,15 @@ def play_back(
     tied, every F_top its R + D), his rows depend only on his and the later players' scores
     and on (F, c), not on L0 (ending above a leader F >= L0 is above L0: _above_leader's
     mask never applies) nor on the rows solved with them: nplayer_game.final_rows solves
-    each suffix of the others' scores once."""
+    each suffix of the others' scores once.  starts_only: the shares alone are wanted (the
+    turn's rows are not kept: _leader_starts, where it applies)."""
     S = score // model.rules.unit
     L0 = shares.L0
     H = L0 + len(shares.Q) - S  # his grid: up to the top leader F_hi
     f = np.array([F - L0 for F, _ in rows], np.int64)
     c = np.array([c for _, c in rows], np.int64)
     last = j == m - 1 and j > 0
-    solved, value, ex = _player_turn(model, S, H, L0, shares.Q, shares.Z, f, c, last)
+    solved, value, ex = _player_turn(model, S, H, L0, shares.Q, shares.Z, f, c, last, starts_only)
     Q, Z = _after_player(shares.Q, shares.Z, j, f, c, value, ex)
     return PlayerTurn(score, rows, solved, value), Shares(L0, Q, Z)
 
@@ -700,10 +715,12 @@ def _player_turn(
     f: np.ndarray,
     c: np.ndarray,
     last: bool,
+    starts_only: bool = False,
 ) -> tuple[LeaderRows | None, np.ndarray, np.ndarray]:
     """A player at score S (units) against the leader states (L0 + f, c): his rows
-    (None where solved in need space, the last player's), his chance from the start of
-    the turn and the extras (E, rows): the leaders' share and each later player's chance."""
+    (None where solved in need space, the last player's, or by their start values alone,
+    starts_only), his chance from the start of the turn and the extras (E, rows): the
+    leaders' share and each later player's chance."""
     rules = model.rules
     if last and need_space_ok(rules, S):
         return None, *_last_player(model, S, H, Q, f + L0 - S, c)
@@ -711,8 +728,65 @@ def _player_turn(
     tables = [Q] + [Z[pl] for pl in sorted(Z)]
     ET = np.stack([tb[f, c + 1] for tb in tables])  # ending level with the leaders
     C = np.stack([tb[f, c] for tb in tables])  # below them
-    solved = solve_leader_rows(model, S, G, EG, f + L0, Q[f, c + 1], ET, C, rules.on_board(S))
+    args = (model, S, G, EG, f + L0, Q[f, c + 1], ET, C, rules.on_board(S))
+    got = _leader_starts(*args) if starts_only and _starts_pay(model, S, f + L0, len(ET)) else None
+    if got is not None:
+        return None, *got
+    solved = solve_leader_rows(*args)
     return solved, *solved.start()
+
+
+# Bytes above which the leader rows are solved by their start values even where hot dice are
+# mandatory (there the whole turns' classes are quicker: zilch to 1000 among three, 11.1 s
+# against 17.0 s; with optional hot dice the start values are, farkle to 1000, 5.1 -> 2.5 s)
+WHOLE_ROWS_BYTES = 1e9
+
+
+def _starts_pay(model: TurnModel, S: int, F: np.ndarray, E: int) -> bool:
+    """Whether _leader_starts is the quicker (optional hot dice) or the only (whole turns
+    past WHOLE_ROWS_BYTES: solve_row_values' grid) way to the rows' start values."""
+    if model.rules.hot_dice != "mandatory":
+        return True
+    length = np.maximum(F - S, 0) + model.max_shift + 1
+    return 16.0 * (2 + E) * model.states * float(length.sum()) > WHOLE_ROWS_BYTES
+
+
+def _leader_starts(
+    model: TurnModel,
+    S: int,
+    G: np.ndarray,
+    EG: np.ndarray,
+    F: np.ndarray,
+    T: np.ndarray,
+    ET: np.ndarray,
+    C: np.ndarray,
+    on_board: bool,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """solve_leader_rows' start(), by the C kernel's start values (turn.starts): each row
+    its own problem on the whole grid, no classes and no grid of values kept (zilch-
+    pyramiding among three: its 1 982 leader rows of 82 turn states took 8.7 GB as whole
+    turns).  The same payoffs: ending at S + x above the row's leader G[x] (extras EG),
+    at it T (ET), below 0 (C); 1 beyond the grid (extras 0).  None where it does not apply
+    (permanent points, the kernel not built)."""
+    B, m = len(F), model.rules.min_bank_units(on_board)
+    if model.rules.perm_step is not None:
+        return None
+    H = max(len(G), m + 1, 2)  # (the cut on the grid: past it the kernel banks at 1)
+    x = np.arange(H)
+    fx = S + x[None, :]
+    above, tie = fx > F[:, None], fx == F[:, None]
+    Gx, EGx = _at(G, 1.0, x), _at(EG, 0.0, x)
+    U = np.where(above, Gx[None, :], np.where(tie, T[:, None], 0.0))
+    ex_bank = np.where(
+        above[None], EGx[:, None, :], np.where(tie[None], ET[:, :, None], C[:, :, None])
+    )
+    typ = np.sign(S - F)  # a zilch ends below (-1), at (0) or above the leader
+    z = np.where(typ < 0, 0.0, np.where(typ == 0, T, G[0]))
+    ex_zilch = np.where(typ < 0, C, np.where(typ == 0, ET, EG[:, :1]))
+    mins = np.full(B, m)
+    stops = np.clip(turn_cuts(model, U, z, mins), 1, H - 1)
+    got = solve_starts(model, U, z, mins, stops, ex_bank, ex_zilch)
+    return None if got is None else (got[0], got[1])
 
 
 def leader_states(L0: int, tied: int, j: int, F_top: int, spread: int) -> list[tuple[int, int]]:

@@ -45,6 +45,8 @@ CYCLES = 8  # rounds of the seats one at a time before the movers mix
 MAX_OPTIONS = 6  # policies per mover among which a mixed equilibrium is sought
 ROOM_MARGIN = 1e-12  # (the kernel's margins are exact to rounding, about 1e-15)
 CORNER_PLAYERS = 3  # the first guess from the cube's corners (corner_guess) at this many
+# optional rules the turn alone carries (pyramiding: the frozen groups are turn states)
+SOLVED_OPTIONS = ("pyramiding",)
 
 
 def check_supported(rules: RuleSet, players: int) -> None:
@@ -54,6 +56,8 @@ def check_supported(rules: RuleSet, players: int) -> None:
     if rules.target is None:
         raise InputError(f"{rules.name} has no target: there is no game to solve")
     for what in rules.options_on():
+        if what in SOLVED_OPTIONS:
+            continue
         raise InputError(
             f"{rules.name} has {what}: the game among {players} players is solved for rules "
             "without it (the two-player game table takes it)"
@@ -218,7 +222,7 @@ def final_rows(model: TurnModel, R: int, D: int, keys: np.ndarray) -> np.ndarray
         lead = max(key) + 1
         later = _suffix_shares(model, R + D, m, tuple(key[1:]), chain).from_leader(lead)
         rows = leader_states(lead, 1, 0, R + D, R + D - lead)
-        _, sh = play_back(model, later, key[0] * u, 0, m, rows)
+        _, sh = play_back(model, later, key[0] * u, 0, m, rows, starts_only=True)
         out[i, lead:] = np.stack([sh.Q[:, 1]] + [sh.Z[j][:, 1] for j in range(m)], 1)
     return out
 
@@ -249,7 +253,9 @@ def _suffix_shares(
         j = m - len(suffix)
         after = _suffix_shares(model, F_hi, m, suffix[1:], chain).from_leader(L0)
         rows = leader_states(L0, 1, j, F_hi, F_hi - L0)  # (F, c) for c = 1 .. j + 1
-        _, shares = play_back(model, after, suffix[0] * model.rules.unit, j, m, rows)
+        _, shares = play_back(
+            model, after, suffix[0] * model.rules.unit, j, m, rows, starts_only=True
+        )
     chain[len(suffix)] = (suffix, shares)
     return shares
 
@@ -258,16 +264,20 @@ def _suffix_shares(
 Lookup = Callable[[np.ndarray], np.ndarray]  # score tuples (M, N) of higher sums -> V (M, N)
 
 
-def bank_values(states: np.ndarray, R: int, lookup: Lookup, finals: FinalTable) -> np.ndarray:
+def bank_values(
+    states: np.ndarray, R: int, lookup: Lookup, finals: FinalTable, mins: np.ndarray | None = None
+) -> np.ndarray:
     """U[i, t, k]: seat k's chance once the mover of states[i] banks t units (t < span).
     Each row's payoffs by the mover's final score x = s_0 + t (one line X per row, its
     window from s_0 on): the next state (s_1, ..., s_{N-1}, x) below R (seat k here is seat
-    k - 1 there), the final round from R to R + D, the leader's win beyond."""
+    k - 1 there), the final round from R to R + D, the leader's win beyond.  mins: the
+    rows' bank minimums, each within the span (a turn's cut is on its grid: a bank
+    minimum of 150 one unit below an instant-end target otherwise banked 50)."""
     B, N = states.shape
     D = finals.D if finals.rel is not None else 0
     s0 = states[:, 0]
     lo = int(s0.min())
-    span = R + D + 1 - lo
+    span = max(R + D + 1 - lo, 0 if mins is None else int(np.max(mins)) + 1)
     X = np.empty((B, int(s0.max()) + span, N))
     won = R + D + 1 if D else R  # from here on the leader wins (past the final round)
     X[:, won:] = 0.0
@@ -423,7 +433,7 @@ def solve_batch(
     rots = np.stack([_codes(rotate(states, k), R) for k in range(N)])
     pos = np.argmin(rots, axis=0)  # zilches from the orbit's smallest member
     _, orbit = np.unique(rots.min(axis=0), return_inverse=True)
-    U = bank_values(states, R, lookup, finals)
+    U = bank_values(states, R, lookup, finals, bank_minimums(model.rules, states[:, 0]))
     V = corner_guess(states, R, lookup, U[:, 1])
     A = np.zeros((B, N))
     g = np.zeros(B)
@@ -699,7 +709,7 @@ class NPlayerGame:
         is the policy the tie-break picks."""
         rows = np.asarray(rows).reshape(-1, self.players)
         lookup = lambda t: self.V[tuple(t.T)]  # noqa: E731
-        U = bank_values(rows, self.R, lookup, self.finals)
+        U = bank_values(rows, self.R, lookup, self.finals, bank_minimums(self.rules, rows[:, 0]))
         z = self.V[tuple(rotate(rows).T)][:, self.players - 1]
         return solve_turns(self.model, rows, U, z)
 

@@ -44,11 +44,15 @@ if TYPE_CHECKING:
 # final round)
 SECONDS_PER_STATE = {"optional": 1.4e-4, "mandatory": 5e-4}
 STATE_PER_PLAYER = 1.2
-# seconds per final-round key (one worker, one thread) / (players - 1)^2, by hot dice: farkle
-# 0.13 s (3 players, to 1000) .. 1.6 s (6 players, to 10000), 0.032 .. 0.068 per
-# (players - 1)^2, four players to 2000 0.325 s (0.036; suffixes shared, final_round.Shares);
-# zilch 0.14 .. 2.3 s, 0.035 .. 0.090
-SECONDS_PER_KEY = {"optional": 0.04, "mandatory": 0.1}
+# seconds per final-round key (one worker, one thread) / (players - 1)^2 / turn state / leader
+# row (R + D + 1, D the reach bound), by hot dice.  Before the leader rows' start values
+# (final_round._leader_starts) farkle took 0.13 s a key (3 players, to 1000) .. 1.6 s (6
+# players, to 10000), 0.032 .. 0.068 per (players - 1)^2, four players to 2000 0.325 s (0.036;
+# suffixes shared, final_round.Shares), zilch 0.14 .. 2.3 s, 0.035 .. 0.090 (7 states, 485 ..
+# 1 190 rows).  The start values halve farkle's (3 players to 1000: 0.063 s a key, 4.6e-6 per
+# state and row); zilch keeps whole turns but zilch-pyramiding's 82 states and 1 963 rows
+# take 2.87 s a key at 500 (4.5e-6; zilch to 500 4.8e-6)
+SECONDS_PER_KEY_ROW = {"optional": 6e-6, "mandatory": 1e-5}
 
 
 class NPlayer(Variant):
@@ -88,7 +92,8 @@ class NPlayer(Variant):
         finals = 8.0 * players * keys * (R + (tab.reach_bound if keys else 0) + 1)
         nbytes = (8.0 * players * states + finals) * (n + 1) + 2e8 * n
         work = SECONDS_PER_STATE[rules.hot_dice] * STATE_PER_PLAYER ** (players - 3) * states
-        work += SECONDS_PER_KEY[rules.hot_dice] * (players - 1) ** 2 * keys
+        rows = tab.model.states * (R + tab.reach_bound + 1)
+        work += SECONDS_PER_KEY_ROW[rules.hot_dice] * (players - 1) ** 2 * keys * rows
         return Cost(nbytes, work / max(n, 1), 8.0 * players * states + finals)
 
     def layers(self, tab: GameTables, key: GameKey) -> LayerStore:
