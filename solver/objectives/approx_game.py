@@ -91,7 +91,14 @@ def finals_for(model: TurnModel, R: int, D: int, rows: np.ndarray) -> FinalTable
         lead = int(low[i])
         spread = max(0, min(int(high[i]), R + D) - lead)
         fr = solve_final_round(
-            model, lead * u, 1, [int(x) * u for x in key], D, spread=spread, within_reach=True
+            model,
+            lead * u,
+            1,
+            [int(x) * u for x in key],
+            D,
+            spread=spread,
+            within_reach=True,
+            starts_only=True,
         )
         assert fr.by_leader is not None
         rel[i, lead : lead + spread + 1] = fr.by_leader
