@@ -1,7 +1,13 @@
 """Issue 39 figures: CPU seconds of the N-player final-round table (nplayer_game.final_rows)
-before (one final_round.solve_final_round per key, every later player solved per key) and
-after (each suffix of the others' scores solved once: the later players shared), on the
-same keys, and whether the two tables are the same bits.
+three ways on the same keys:
+
+  per key  one final_round.solve_final_round per key, every later player solved per key,
+           the leader rows by whole turns (before the suffixes were shared)
+  shared   each suffix of the others' scores solved once, the leader rows by whole turns
+  starts   shared, the leader rows by their start values where that pays
+           (final_round._leader_starts: optional hot dice, or whole turns too large): now
+
+and how far each table is from the one per key.
 
 A case PLAYERS@TARGET takes every key; PLAYERS@TARGET:N about N keys as the cluster groups
 them (cluster.FINAL_KEYS keys a task in suffix order: whole tasks, spread evenly over the
@@ -17,6 +23,7 @@ import time
 import numpy as np
 
 from dicesolver import cluster, rules
+from dicesolver.objectives import final_round as FR
 from dicesolver.objectives import nplayer_game as NG
 from dicesolver.objectives.final_round import solve_final_round
 from dicesolver.store import Store
@@ -62,24 +69,23 @@ def case(preset, spec):
     keys = NG.final_keys(rs, R, N)
     sel = keys if not n else keys[cluster_slice(keys, int(n))]
     after, t_after = cpu(NG.final_rows, model, R, D, sel)
+    starts, FR._leader_starts = FR._leader_starts, lambda *a: None
+    try:
+        shared, t_shared = cpu(NG.final_rows, model, R, D, sel)
+    finally:
+        FR._leader_starts = starts
     before, t_before = cpu(per_key, model, R, D, sel)
-    same = (
-        "same bits"
-        if np.array_equal(before, after)
-        else f"max diff {np.abs(before - after).max():.1e}"
-    )
-    whole = (
-        ""
-        if len(sel) == len(keys)
-        else (
-            f"; whole table ({len(keys)} keys) est. {t_before / len(sel) * len(keys):.0f} s -> "
-            f"{t_after / len(sel) * len(keys):.0f} s"
-        )
-    )
+
+    def off(t):
+        return "same bits" if np.array_equal(before, t) else f"{np.abs(before - t).max():.1e} off"
+
+    scale = len(keys) / len(sel)
+    whole = "" if len(sel) == len(keys) else f" (whole table of {len(keys)} keys, est.)"
     print(
-        f"{preset} {N} players to {target} (R {R}, D {D}), {len(sel)} of {len(keys)} keys: "
-        f"before {t_before:.1f} s CPU, after {t_after:.1f} s ({t_after / t_before:.2f}x), "
-        f"{same}{whole}",
+        f"{preset} {N} players to {target} (R {R}, D {D}), {len(sel)} of {len(keys)} keys, "
+        f"s CPU{whole}: per key {t_before * scale:.1f}, shared {t_shared * scale:.1f} "
+        f"({off(shared)}), starts {t_after * scale:.1f} ({off(after)}; "
+        f"{t_after / t_shared:.2f}x shared)",
         flush=True,
     )
 
