@@ -33,7 +33,7 @@ from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
 from ..turn import TurnSolution, solve_turn
-from ..turn.starts import zilch_starts
+from ..turn.starts import ChainRows, must_roll_tables, tables_space, turn_cuts, zilch_starts
 from .final_round import Shares, leader_states, play_back
 from .plain_game import NEWTON_TOL, bank_minimums, sums_to_one, turn_payoff
 
@@ -348,17 +348,30 @@ def turn_parts(
     U: np.ndarray,
     z: np.ndarray,
     slack: np.ndarray | None = None,
+    chains: ChainRows | None = None,
+    tables_out: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(A, g) of solve_turns' turns, from the turns' start values alone (the C kernel,
     turn.starts: no whole solution's grid) where it is built, else from whole turns.
     slack (B,): filled with how far each mover's zilch payoff may move with his turn's
-    policy still optimal (turn.starts.zilch_starts; 0 from whole turns: nothing claimed)."""
+    policy still optimal (turn.starts.zilch_starts; 0 from whole turns: nothing claimed).
+    tables_out, chains: the must-roll state's values past the cut written out, and read
+    back as chain tables by the next solves of the same payoffs (must_roll_space)."""
     N = U.shape[2]
     seats = list(_seats(model.rules, N))
     mins = bank_minimums(model.rules, states[:, 0])
     # (a range of seats: a view, copied once into the kernel's extras)
     others = np.moveaxis(U[..., seats[0] : seats[-1] + 1], -1, 0) if seats else None
-    got = zilch_starts(model, np.ascontiguousarray(U[..., 0]), z, mins, others, slack=slack)
+    got = zilch_starts(
+        model,
+        np.ascontiguousarray(U[..., 0]),
+        z,
+        mins,
+        others,
+        slack=slack,
+        chains=chains,
+        tables_out=tables_out,
+    )
     if got is None:
         if slack is not None:
             slack[:] = 0.0
@@ -366,6 +379,24 @@ def turn_parts(
         return turns.A, turns.g
     v, g, ex = got
     return _parts(v, g, ex, z, N), g
+
+
+def turn_stops(model: TurnModel, states: np.ndarray, U: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Each mover's cut within the grid (turn_cuts' on his bank payoffs U[..., 0]), as
+    turn_parts' kernel takes it."""
+    mins = bank_minimums(model.rules, states[:, 0])
+    return np.clip(turn_cuts(model, U[..., 0], z, mins), 1, U.shape[1] - 1)
+
+
+def must_roll_space(model: TurnModel, U: np.ndarray) -> np.ndarray | None:
+    """Where hot dice are mandatory and the must-roll state has one choice per outcome (the
+    zilch presets), its recursion past each mover's cut is most of a turn solve (zilch to
+    2000 among three: 380 us a row with it, 98 us without), and its values there are alpha +
+    beta z whatever the zilch payoff z: the first solve of a batch writes them out here
+    (tables_space) and the later ones read them as chain tables (must_roll_tables).  None
+    where that does not apply."""
+    B, span, N = U.shape
+    return tables_space(model, B, 1 + len(_seats(model.rules, N)), span)
 
 
 def cycle_values(A: np.ndarray, g: np.ndarray, nxt: np.ndarray) -> np.ndarray:
@@ -442,14 +473,25 @@ def solve_batch(
     seen: dict[int, dict[bytes, tuple[np.ndarray, float]]] = {}  # policies in turn
     solved_at = np.zeros(B)  # the zilch payoff each mover's policy was solved at
     room = np.zeros(B)  # and how far from it that policy stays optimal
+    out_tables = must_roll_space(model, U)
+    chains: ChainRows | None = None  # the must-roll state's, from the first solve on
     for step in range(SIMULTANEOUS + CYCLES * N):
         idx = np.nonzero(live)[0]
         z = V[nxt[idx], N - 1]
         every = len(idx) == B  # (the first steps: no copy of the payoffs)
         slack = np.zeros(len(idx))
         tA, tg = turn_parts(
-            model, states if every else states[idx], U if every else U[idx], z, slack
+            model,
+            states if every else states[idx],
+            U if every else U[idx],
+            z,
+            slack,
+            chains if chains is None or every else chains.take(idx),
+            out_tables,
         )
+        if out_tables is not None:  # (step 0: every row)
+            chains = must_roll_tables(out_tables, z, turn_stops(model, states, U, z))
+            out_tables = None
         got = tA + tg[:, None] * np.roll(V[nxt[idx]], 1, axis=1)
         miss = np.zeros(orbit.max() + 1)
         np.maximum.at(miss, orbit[idx], np.abs(got - V[idx]).max(axis=1))

@@ -351,6 +351,17 @@ typedef struct {
     Py_ssize_t n_m;
     int lanes; /* rows LANES at a time (where built): the same bits as one at a time */
     double *slack; /* SLACK: each row's least margin (or NULL: not wanted) */
+    /* MUST-ROLL TABLES.  ex_alpha (E - 1, n_tab; or NULL): the chain tables of extras 1..E-1,
+     * a row's extra j at table entry i being ex_alpha[j - 1][i] + beta[i] ex_zilch[j, b]
+     * (their part of the chain's banks, and the zilch's); mr_out (B, E + 1, span; or NULL):
+     * each row's must-roll value and extras at r from its cut to span, written out (the
+     * caller's tables for the next solve of the same payoffs: with one choice per outcome
+     * they are alpha + beta z, alpha and beta independent of z).  single: the must-roll
+     * state has one choice per outcome (a table then holds no decision: no slack lost). */
+    const double *ex_alpha;
+    Py_ssize_t n_tab;
+    double *mr_out;
+    int single;
 } Starts;
 
 /* SLACK.  Each decision a row's pass takes has a margin at its zilch payoff z: the best
@@ -428,16 +439,20 @@ static void must_roll_beyond(const Starts *w, RowSpace *rs, Py_ssize_t b, double
         for (Py_ssize_t r = span; r < top; r++) EX0[j * top + r] = elim;
     }
     int64_t at = w->tab_at[b] > stop ? w->tab_at[b] : stop;
-    if (slack && at < span) *slack = 0.0; /* (a table's policy: its settle cut's business) */
+    if (slack && at < span && !w->single) *slack = 0.0; /* (a table's policy: its settle cut's) */
     for (int64_t r = at; r < top; r++) { /* the table's part, then its limit */
         int64_t i = (r - w->tab_at[b]) * w->tab_stride[b];
         if (i < w->tab_len[b]) {
             i += w->tab_pos[b];
             V0[r] = w->alpha[i] + w->beta[i] * zb;
             if (E) EX0[r] = w->beta[i];
+            for (Py_ssize_t j = 1; j < E; j++)
+                EX0[j * top + r] = w->ex_alpha[(j - 1) * w->n_tab + i] +
+                                   w->beta[i] * w->ex_zilch[j * B + b];
         } else {
             V0[r] = lim;
-            if (E) EX0[r] = pzN * w->ex_zilch[b] / (1.0 - w->p_hot);
+            for (Py_ssize_t j = 0; j < E; j++)
+                EX0[j * top + r] = pzN * w->ex_zilch[j * B + b] / (1.0 - w->p_hot);
         }
     }
     for (int64_t r = (at < span ? at : span) - 1; r >= stop; r--) {
@@ -465,6 +480,12 @@ static void must_roll_beyond(const Starts *w, RowSpace *rs, Py_ssize_t b, double
             EX0[j * top + r] = dot_direct(rs->chosen, m->prob, o0, o1)
                                + pzN * w->ex_zilch[j * B + b];
         }
+    }
+    if (w->mr_out) { /* MUST-ROLL TABLES: this row's, from its cut to span */
+        double *out = w->mr_out + b * (E + 1) * span;
+        for (int64_t r = stop; r < span; r++) out[r] = V0[r];
+        for (Py_ssize_t j = 0; j < E; j++)
+            for (int64_t r = stop; r < span; r++) out[(j + 1) * span + r] = EX0[j * top + r];
     }
 }
 
@@ -816,13 +837,14 @@ static PyObject *game_starts(PyObject *self, PyObject *args)
     Py_ssize_t S, span, spanE, maxshift, zero;
     double p_hot;
     int chain, threads, lanes = 1;
-    Py_buffer slack = {0};
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*y*y*w*w*y*y*y*y*y*y*y*y*y*y*y*w*nnnndpni|pw*",
+    Py_buffer slack = {0}, mr_out = {0}, ex_alpha = {0};
+    if (!PyArg_ParseTuple(args,
+                          "y*y*y*y*y*y*y*y*y*y*y*y*y*y*w*w*y*y*y*y*y*y*y*y*y*y*y*w*nnnndpni|pw*w*y*",
                           &U, &z, &mins, &stops, &slot, &shift, &opt_start, &opt_end, &out_n,
                           &prob, &pz, &hot, &ex_bank, &ex_zilch, &out_v, &out_ex, &alpha, &beta,
                           &tab_at, &tab_pos, &tab_len, &tab_stride, &q, &zq, &fam_first,
                           &fam_count, &fam_pos, &fam_out, &S, &span, &spanE, &maxshift, &p_hot,
-                          &chain, &zero, &threads, &lanes, &slack))
+                          &chain, &zero, &threads, &lanes, &slack, &mr_out, &ex_alpha))
         return NULL;
     Starts w;
     w.B = z.len / (Py_ssize_t)sizeof(double);
@@ -858,7 +880,13 @@ static PyObject *game_starts(PyObject *self, PyObject *args)
     w.chain = chain;
     w.lanes = lanes;
     w.slack = slack.buf != NULL && slack.len > 0 ? slack.buf : NULL;
+    w.mr_out = mr_out.buf != NULL && mr_out.len > 0 ? mr_out.buf : NULL;
+    w.ex_alpha = ex_alpha.buf != NULL && ex_alpha.len > 0 ? ex_alpha.buf : NULL;
+    w.n_tab = alpha.len / (Py_ssize_t)sizeof(double);
     int ok = (w.slack == NULL || (slack.len == z.len && !family)) &&
+             (w.mr_out == NULL ||
+              (chain && mr_out.len == (Py_ssize_t)sizeof(double) * w.B * (E + 1) * span)) &&
+             (w.ex_alpha == NULL || ex_alpha.len == alpha.len * (E > 1 ? E - 1 : 0)) &&
              U.len == (Py_ssize_t)sizeof(double) * w.B * span && out_v.len == z.len &&
              out_ex.len == ex_zilch.len && ex_bank.len == ex_zilch.len * spanE &&
              mins.len == (Py_ssize_t)sizeof(int64_t) * w.B && stops.len == mins.len &&
@@ -871,7 +899,7 @@ static PyObject *game_starts(PyObject *self, PyObject *args)
         int64_t at = w.tab_at[b], pos = w.tab_pos[b], len = w.tab_len[b], st = w.tab_stride[b];
         ok = w.stops[b] >= 1 && w.stops[b] < span &&
              (at >= span + maxshift || (at >= 0 && pos >= 0 && len >= 0 && st >= 1 &&
-                                        pos + len <= n_tab && E <= 1));
+                                        pos + len <= n_tab && (E <= 1 || w.ex_alpha)));
         if (ok && family) { /* minimums within q, outputs within fam_out */
             int64_t first = w.fam_first[b], n = w.fam_count[b], at_out = w.fam_pos[b];
             ok = first >= 1 && n >= 0 && first + n <= w.n_m && at_out >= 0 &&
@@ -891,6 +919,7 @@ static PyObject *game_starts(PyObject *self, PyObject *args)
             Py_ssize_t kn = 0;  /* the must-roll state's choices */
             for (Py_ssize_t o = out_first[w.m.zero]; o < out_first[w.m.zero + 1]; o++)
                 kn += w.m.opt_end[o] - w.m.opt_start[o];
+            w.single = kn == out_first[w.m.zero + 1] - out_first[w.m.zero];
             for (Py_ssize_t b = 0; b < w.B; b++) {
                 double cut = (double)w.stops[b];
                 double hi = (double)(w.tab_at[b] < span ? w.tab_at[b] : span);
@@ -910,7 +939,9 @@ static PyObject *game_starts(PyObject *self, PyObject *args)
                         &out_v, &out_ex, &alpha,   &beta,   &tab_at,  &tab_pos, &tab_len,
                         &tab_stride, &q, &zq, &fam_first, &fam_count, &fam_pos, &fam_out};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) PyBuffer_Release(all[i]);
-    if (slack.obj != NULL) PyBuffer_Release(&slack);
+    Py_buffer *opt[] = {&slack, &mr_out, &ex_alpha};
+    for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
+        if (opt[i]->obj != NULL) PyBuffer_Release(opt[i]);
     if (!ok) return NULL;
     Py_RETURN_NONE;
 }

@@ -104,13 +104,18 @@ class ChainRows:
     # and each row's 4 k; None: cuts by turn_cuts alone
     settle: np.ndarray | None = None
     level: np.ndarray | None = None
+    # the tables of extras 1..E-1 (E - 1, len(alpha)): extra j at entry i is ex_alpha[j - 1,
+    # i] + beta[i] times its zilch payoff (must_roll_tables); None: the zilch chance alone
+    ex_alpha: np.ndarray | None = None
 
     def take(self, rows: np.ndarray) -> ChainRows:
         """These rows only (the tables shared)."""
         stride = self.stride if np.ndim(self.stride) == 0 else np.asarray(self.stride)[rows]
         at, pos, length = self.at[rows], self.pos[rows], self.length[rows]
         level = None if self.level is None else self.level[rows]
-        return ChainRows(self.alpha, self.beta, at, pos, length, stride, self.settle, level)
+        return ChainRows(
+            self.alpha, self.beta, at, pos, length, stride, self.settle, level, self.ex_alpha
+        )
 
     def cuts(self, z: np.ndarray) -> np.ndarray | None:
         """Each row's first total from which banking is optimal in every free state by the
@@ -121,6 +126,36 @@ class ChainRows:
         i = np.maximum(np.searchsorted(self.settle, z + self.level), self.pos)
         steps = -(-(i - self.pos) // np.asarray(self.stride))
         return np.where(i < self.pos + self.length, self.at + steps, np.iinfo(np.int64).max)
+
+
+def tables_space(model: TurnModel, B: int, E: int, span: int) -> np.ndarray | None:
+    """solve_starts' tables_out for B rows, E extras, a grid of span: where the kernel runs
+    and the must-roll state past the cut has one choice per outcome (must_roll_tables);
+    None elsewhere."""
+    if kernel.compiled("game_starts") is None or not model.single_choice:
+        return None
+    if np.any(model.shift == 0) or np.any(model.perm) or not chain_facts(model)[0].any():
+        return None
+    return np.zeros((B, 1 + E, span))
+
+
+def must_roll_tables(out: np.ndarray, z: np.ndarray, stops: np.ndarray) -> ChainRows:
+    """The must-roll state's values past each row's cut, as solve_starts wrote them
+    (out (B, 1 + E, span): the value and extras from stops[b] on, extra 0 the zilch chance,
+    a zilch worth z[b]), as chain tables for the next solves of the same payoffs: with one
+    choice per outcome the value is alpha + beta z (beta: the zilch chance) whatever z, and
+    each extra alpha_j + beta times its zilch payoff (0 here: the N-player game's seats).
+    Each row reads its own table from its cut on; a later cut below it is solved down to."""
+    B, _, span = out.shape
+    keep = np.arange(span)[None, :] >= stops[:, None]
+    beta = out[:, 1][keep]
+    alpha = out[:, 0][keep] - beta * np.repeat(z, span - stops)
+    ex_alpha = (
+        np.stack([out[:, j][keep] for j in range(2, out.shape[1])]) if out.shape[1] > 2 else None
+    )
+    length = (span - stops).astype(np.int64)
+    pos = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+    return ChainRows(alpha, beta, stops.astype(np.int64), pos, length, ex_alpha=ex_alpha)
 
 
 def settle_table(
@@ -181,6 +216,7 @@ def solve_starts(
     chains: ChainRows | None = None,
     family: tuple[FirstPassage, np.ndarray, np.ndarray] | None = None,
     slack: np.ndarray | None = None,
+    tables_out: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The value at the start of each row's turn (must roll, nothing at risk) and the
     extras' there, in C and without a whole solution's grid: the turn banks at U[b, r] (1
@@ -197,7 +233,10 @@ def solve_starts(
     where that is higher; FirstPassage), returned third (else empty), the rows' values one
     after the other.  slack (B,), without a family: filled with each row's least decision
     margin below its cut (the kernel's SLACK: its policy stays optimal for every zilch
-    payoff closer to zilch[b] than slack[b]; 0 where hot dice are mandatory)."""
+    payoff closer to zilch[b] than slack[b]; 0 where a row reads a chain table whose
+    must-roll state has choices).  tables_out (B, 1 + E, span), where hot dice are
+    mandatory: filled with each row's must-roll value and extras from its cut to span
+    (must_roll_tables makes chain tables of them)."""
     fn = kernel.compiled("game_starts")
     if fn is None or np.any(model.shift == 0) or np.any(model.perm):
         return None
@@ -206,8 +245,9 @@ def solve_starts(
     v, ex = np.empty(B), np.empty((len(ex_bank), B))
     if chains is None:
         chains = _no_chains(model, B, span)
-    else:
-        assert len(ex_bank) == 1 and not ex_bank.any() and np.all(ex_zilch == 1)
+    else:  # (extra 0 the zilch chance; more extras from their own tables)
+        assert not ex_bank[0].any() and np.all(ex_zilch[0] == 1)
+        assert len(ex_bank) == 1 or chains.ex_alpha is not None
         assert model.single_choice
     fam = _family_args(family)
     fn(
@@ -230,7 +270,9 @@ def solve_starts(
         model.zero_group,
         kernel.threads(int(stops.sum())),
         kernel.lanes(),
-        *(() if slack is None else (slack,)),
+        np.zeros(0) if slack is None else slack,
+        np.zeros(0) if tables_out is None else tables_out,
+        np.zeros(0) if chains.ex_alpha is None else np.ascontiguousarray(chains.ex_alpha),
     )
     return v, ex, fam[-1]
 
@@ -299,13 +341,15 @@ def zilch_starts(
     stops: np.ndarray | None = None,
     chains: ChainRows | None = None,
     slack: np.ndarray | None = None,
+    tables_out: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """solve_starts with the zilch chance as extra 0 and `others` (K, B, span'), payoffs
     of a bank (nothing at a zilch), as extras 1..K: (the start values, the zilch chances,
     the others' (K, B)), or None where solve_starts is.  stops: each row's cut, by default
     turn_cuts' within the grid.  slack (B,): filled as solve_starts', and lowered to the
     room turn_cuts' cut has (past it every free state banks only while the banking payoff
-    stays above a roll's bound, which rises with z by at most 1 per unit of z)."""
+    stays above a roll's bound, which rises with z by at most 1 per unit of z).  chains,
+    tables_out: solve_starts' (the must-roll state's tables, written and read)."""
     B, span = U.shape
     if stops is None:
         stops = np.clip(turn_cuts(model, U, z, mins), 1, span - 1)
@@ -315,7 +359,9 @@ def zilch_starts(
         ex_bank[1:] = others
     ex_zilch = np.zeros((1 + K, B))
     ex_zilch[0] = 1.0
-    got = solve_starts(model, U, z, mins, stops, ex_bank, ex_zilch, chains, slack=slack)
+    got = solve_starts(
+        model, U, z, mins, stops, ex_bank, ex_zilch, chains, slack=slack, tables_out=tables_out
+    )
     if got is None:
         return None
     if slack is not None:
