@@ -268,8 +268,21 @@ class _LeaderProblem:
     m: int  # bank minimum, units
     step: int | None  # permanent units per level
 
-    def at(self, arr: np.ndarray, inf: float | np.ndarray, x: int | np.ndarray) -> np.ndarray:
-        return _at(arr, inf, x)
+    @classmethod
+    def of(
+        cls,
+        model: TurnModel,
+        S: int,
+        G: np.ndarray,
+        EG: np.ndarray,
+        F: np.ndarray,
+        T: np.ndarray,
+        ET: np.ndarray,
+        C: np.ndarray,
+        on_board: bool,
+    ) -> _LeaderProblem:
+        rules = model.rules
+        return cls(model, S, G, EG, F, T, ET, C, rules.min_bank_units(on_board), rules.perm_step)
 
     def rows_payoff(
         self,
@@ -284,7 +297,7 @@ class _LeaderProblem:
         to their leaders (Above); src: level k + 1 of those rows, or None (no permanent
         points)."""
         p = k * (self.step or 0)
-        S, G, m, at = self.S, self.G, self.m, self.at
+        S, G, m, at = self.S, self.G, self.m, _at
         Fi = self.F[idx][:, None]
         b = len(idx)
         C, T, ET = self.C[:, idx], self.T[idx], self.ET[:, idx]
@@ -330,7 +343,7 @@ class _LeaderProblem:
         permanent points).  Returns each row's zilch type (below the leader -1, at 0, above
         1), its class, and the classes' payoff."""
         p = k * (self.step or 0)
-        G, m, at, H = self.G, self.m, self.at, len(self.G)
+        G, m, at, H = self.G, self.m, _at, len(self.G)
         B = len(self.F)
         zx = p if p >= m else 0
         typ = np.sign(self.S + zx - self.F)  # a zilch ends below (-1), at (0) or above the leader
@@ -356,7 +369,7 @@ class _LeaderProblem:
         for j in range(E + 1):
             if j < E:
                 zE = np.where(
-                    t < 0, 0.0, np.where(t == 0, self.ET[j, rep], self.at(self.EG[j], 0.0, zx))
+                    t < 0, 0.0, np.where(t == 0, self.ET[j, rep], _at(self.EG[j], 0.0, zx))
                 )
                 bank = partial(self._class_bank, self.EG[j], 0.0, p, nc, None)
             else:  # the chance of a zilch below the leader
@@ -371,10 +384,8 @@ class _LeaderProblem:
         """Banking r at risk at level p, in every class alike: arr at r + p (inf past the
         grid); m: where at least m units must be banked (None: no minimum, an extra)."""
         if m is None:
-            return np.broadcast_to(self.at(arr, inf, r + p), (nc, len(r)))
-        return np.broadcast_to(
-            np.where(r + p >= m, self.at(arr, inf, r + p), -np.inf), (nc, len(r))
-        )
+            return np.broadcast_to(_at(arr, inf, r + p), (nc, len(r)))
+        return np.broadcast_to(np.where(r + p >= m, _at(arr, inf, r + p), -np.inf), (nc, len(r)))
 
 
 @dataclass
@@ -508,18 +519,21 @@ def solve_leader_rows(
     one more extra, the chance of such a zilch; at or above the leader: T or G).  Each level
     solves its classes on the whole grid and the rows only up to their leader (Above),
     keeping only their values (rows are many; LeaderRows.levels solves one again in full)."""
-    rules = model.rules
-    H, B = len(G), len(F)
-    step = rules.perm_step
+    return _solve_leader_problem(_LeaderProblem.of(model, S, G, EG, F, T, ET, C, on_board))
+
+
+def _solve_leader_problem(pr: _LeaderProblem) -> LeaderRows:
+    """solve_leader_rows of the problem pr."""
+    model, S, F, step = pr.model, pr.S, pr.F, pr.step
+    H, B = len(pr.G), len(F)
     n = (math.ceil(H / step) if step else 0) + 1
-    pr = _LeaderProblem(model, S, G, EG, F, T, ET, C, rules.min_bank_units(on_board), step)
     solved = LeaderRows(pr, [None] * n, [None] * n, [None] * n, [B] * n)
     prev = np.zeros(B, np.int64)
     own = None  # the rows' own values at the level above
     for k in range(n - 1, -1, -1):
         if k * (step or 0) >= H:  # the turn is already beyond every reach: a win
             solved.classes[k] = TurnSolution.constant(model, np.ones(1)).with_constant_extras(
-                np.zeros((len(EG) + 1, 1))
+                np.zeros((len(pr.EG) + 1, 1))
             )
             solved.cls[k] = prev = np.zeros(B, np.int64)
             solved.typ[k] = np.ones(B, np.int64)
@@ -728,11 +742,11 @@ def _player_turn(
     tables = [Q] + [Z[pl] for pl in sorted(Z)]
     ET = np.stack([tb[f, c + 1] for tb in tables])  # ending level with the leaders
     C = np.stack([tb[f, c] for tb in tables])  # below them
-    args = (model, S, G, EG, f + L0, Q[f, c + 1], ET, C, rules.on_board(S))
-    got = _leader_starts(*args) if starts_only and _starts_pay(model, S, f + L0, len(ET)) else None
+    pr = _LeaderProblem.of(model, S, G, EG, f + L0, Q[f, c + 1], ET, C, rules.on_board(S))
+    got = _leader_starts(pr) if starts_only and _starts_pay(pr) else None
     if got is not None:
         return None, *got
-    solved = solve_leader_rows(*args)
+    solved = _solve_leader_problem(pr)
     return solved, *solved.start()
 
 
@@ -742,34 +756,27 @@ def _player_turn(
 WHOLE_ROWS_BYTES = 1e9
 
 
-def _starts_pay(model: TurnModel, S: int, F: np.ndarray, E: int) -> bool:
+def _starts_pay(pr: _LeaderProblem) -> bool:
     """Whether _leader_starts is the quicker (optional hot dice) or the only (whole turns
     past WHOLE_ROWS_BYTES: solve_row_values' grid) way to the rows' start values."""
+    model = pr.model
     if model.rules.hot_dice != "mandatory":
         return True
-    length = np.maximum(F - S, 0) + model.max_shift + 1
-    return 16.0 * (2 + E) * model.states * float(length.sum()) > WHOLE_ROWS_BYTES
+    length = np.maximum(pr.F - pr.S, 0) + model.max_shift + 1
+    return 16.0 * (2 + len(pr.ET)) * model.states * float(length.sum()) > WHOLE_ROWS_BYTES
 
 
-def _leader_starts(
-    model: TurnModel,
-    S: int,
-    G: np.ndarray,
-    EG: np.ndarray,
-    F: np.ndarray,
-    T: np.ndarray,
-    ET: np.ndarray,
-    C: np.ndarray,
-    on_board: bool,
-) -> tuple[np.ndarray, np.ndarray] | None:
+def _leader_starts(pr: _LeaderProblem) -> tuple[np.ndarray, np.ndarray] | None:
     """solve_leader_rows' start(), by the C kernel's start values (turn.starts): each row
     its own problem on the whole grid, no classes and no grid of values kept (zilch-
     pyramiding among three: its 1 982 leader rows of 82 turn states took 8.7 GB as whole
     turns).  The same payoffs: ending at S + x above the row's leader G[x] (extras EG),
     at it T (ET), below 0 (C); 1 beyond the grid (extras 0).  None where it does not apply
     (permanent points, the kernel not built)."""
-    B, m = len(F), model.rules.min_bank_units(on_board)
-    if model.rules.perm_step is not None:
+    model, S, G, EG, F, T, ET, C, m = (
+        pr.model, pr.S, pr.G, pr.EG, pr.F, pr.T, pr.ET, pr.C, pr.m
+    )  # fmt: skip
+    if pr.step is not None:
         return None
     H = max(len(G), m + 1, 2)  # (the cut on the grid: past it the kernel banks at 1)
     x = np.arange(H)
@@ -783,7 +790,7 @@ def _leader_starts(
     typ = np.sign(S - F)  # a zilch ends below (-1), at (0) or above the leader
     z = np.where(typ < 0, 0.0, np.where(typ == 0, T, G[0]))
     ex_zilch = np.where(typ < 0, C, np.where(typ == 0, ET, EG[:, :1]))
-    mins = np.full(B, m)
+    mins = np.full(len(F), m)
     stops = np.clip(turn_cuts(model, U, z, mins), 1, H - 1)
     got = solve_starts(model, U, z, mins, stops, ex_bank, ex_zilch)
     return None if got is None else (got[0], got[1])
