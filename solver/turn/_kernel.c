@@ -362,6 +362,12 @@ typedef struct {
     Py_ssize_t n_tab;
     double *mr_out;
     int single;
+    /* single: the must-roll state's outcomes summed by where they lead (a shift, banked or
+     * hot dice again): mr_nb banked (shift mr_bs[i], probability mr_bp[i]), then mr_nh hot
+     * (mr_hs, mr_hp) -- a few dozen sums for hundreds of outcomes (zilch: 462 -> 35) */
+    int64_t *mr_bs, *mr_hs;
+    double *mr_bp, *mr_hp;
+    Py_ssize_t mr_nb, mr_nh;
 } Starts;
 
 /* SLACK.  Each decision a row's pass takes has a margin at its zilch payoff z: the best
@@ -416,6 +422,34 @@ static void row_free(RowSpace *rs)
     free(rs->pick);
 }
 
+/* The must-roll state's outcomes (one choice each) summed by shift, banked and hot apart
+ * (Starts.mr_bs ..): 0 where memory runs out. */
+static int must_roll_sums(Starts *w)
+{
+    const Model *m = &w->m;
+    Py_ssize_t o0 = m->out_first[m->zero], o1 = m->out_first[m->zero + 1];
+    Py_ssize_t n = w->maxshift + 1;
+    double *pb = calloc(n, sizeof(double)), *ph = calloc(n, sizeof(double));
+    w->mr_bs = malloc(sizeof(int64_t) * n);
+    w->mr_hs = malloc(sizeof(int64_t) * n);
+    w->mr_bp = malloc(sizeof(double) * n);
+    w->mr_hp = malloc(sizeof(double) * n);
+    int ok = pb && ph && w->mr_bs && w->mr_hs && w->mr_bp && w->mr_hp;
+    for (Py_ssize_t o = o0; o < o1 && ok; o++) {
+        int64_t k = m->opt_start[o], sh = m->shift[k];
+        ok = sh >= 0 && sh < n;
+        if (ok) (w->hot[k] ? ph : pb)[sh] += m->prob[o];
+    }
+    w->mr_nb = w->mr_nh = 0;
+    for (Py_ssize_t sh = 0; sh < n && ok; sh++) {
+        if (pb[sh] != 0.0) { w->mr_bs[w->mr_nb] = sh; w->mr_bp[w->mr_nb++] = pb[sh]; }
+        if (ph[sh] != 0.0) { w->mr_hs[w->mr_nh] = sh; w->mr_hp[w->mr_nh++] = ph[sh]; }
+    }
+    free(pb);
+    free(ph);
+    return ok;
+}
+
 /* Where hot dice are mandatory (w->chain): row b's must-roll state past its cut, V0[r] and
  * the extras' EX0[j * top + r] for r >= stops[b] (top = span + maxshift + 1), from span down:
  * the chain table where the row has one, the limit beyond span, free states banking.
@@ -455,7 +489,29 @@ static void must_roll_beyond(const Starts *w, RowSpace *rs, Py_ssize_t b, double
                 EX0[j * top + r] = pzN * w->ex_zilch[j * B + b] / (1.0 - w->p_hot);
         }
     }
-    for (int64_t r = (at < span ? at : span) - 1; r >= stop; r--) {
+    for (int64_t r = (at < span ? at : span) - 1; r >= stop && w->mr_bs; r--) {
+        /* one choice per outcome: no maximum, so the outcomes' sums by shift (the same
+         * values to rounding; no slack is lost, as a single choice has no second best) */
+        double v = pzN * zb;
+        for (Py_ssize_t i = 0; i < w->mr_nb; i++) {
+            int64_t t = r + w->mr_bs[i];
+            v += w->mr_bp[i] * (t < span ? Ub[t] : 1.0);
+        }
+        for (Py_ssize_t i = 0; i < w->mr_nh; i++) v += w->mr_hp[i] * V0[r + w->mr_hs[i]];
+        V0[r] = v;
+        for (Py_ssize_t j = 0; j < E; j++) {
+            const double *xb = w->ex_bank + (j * B + b) * spanE;
+            double e = pzN * w->ex_zilch[j * B + b];
+            for (Py_ssize_t i = 0; i < w->mr_nb; i++) {
+                int64_t t = r + w->mr_bs[i];
+                e += w->mr_bp[i] * (t < spanE ? xb[t] : 0.0);
+            }
+            for (Py_ssize_t i = 0; i < w->mr_nh; i++)
+                e += w->mr_hp[i] * EX0[j * top + r + w->mr_hs[i]];
+            EX0[j * top + r] = e;
+        }
+    }
+    for (int64_t r = (at < span ? at : span) - 1; r >= stop && !w->mr_bs; r--) {
         for (Py_ssize_t o = o0; o < o1; o++) {
             int64_t bk = -1;
             double bv = 0.0, bg = 0.0, second = -INFINITY;
@@ -847,6 +903,9 @@ static PyObject *game_starts(PyObject *self, PyObject *args)
                           &chain, &zero, &threads, &lanes, &slack, &mr_out, &ex_alpha))
         return NULL;
     Starts w;
+    w.mr_bs = w.mr_hs = NULL;
+    w.mr_bp = w.mr_hp = NULL;
+    w.mr_nb = w.mr_nh = 0;
     w.B = z.len / (Py_ssize_t)sizeof(double);
     Py_ssize_t E = w.B ? ex_zilch.len / (Py_ssize_t)sizeof(double) / w.B : 0;
     model_of(&w.m, &slot, &shift, &opt_start, &opt_end, &prob, &pz, S, E, zero);
@@ -920,18 +979,25 @@ static PyObject *game_starts(PyObject *self, PyObject *args)
             for (Py_ssize_t o = out_first[w.m.zero]; o < out_first[w.m.zero + 1]; o++)
                 kn += w.m.opt_end[o] - w.m.opt_start[o];
             w.single = kn == out_first[w.m.zero + 1] - out_first[w.m.zero];
+            if (chain && w.single) ok = must_roll_sums(&w);
             for (Py_ssize_t b = 0; b < w.B; b++) {
                 double cut = (double)w.stops[b];
                 double hi = (double)(w.tab_at[b] < span ? w.tab_at[b] : span);
                 weight[b] = cut * (double)(w.m.K + S) + (chain && hi > cut ? (hi - cut) * kn : 0.0) +
                             (family ? (double)w.fam_count[b] * S * (maxshift + 1) : 0.0);
             }
-            Py_BEGIN_ALLOW_THREADS
-            ok = run_rows(starts, &w, w.B, weight, threads);
-            Py_END_ALLOW_THREADS
+            if (ok) {
+                Py_BEGIN_ALLOW_THREADS
+                ok = run_rows(starts, &w, w.B, weight, threads);
+                Py_END_ALLOW_THREADS
+            }
         }
         free(out_first);
         free(weight);
+        free(w.mr_bs);
+        free(w.mr_hs);
+        free(w.mr_bp);
+        free(w.mr_hp);
         if (!ok) PyErr_NoMemory();
     }
     Py_buffer *all[] = {&U,     &z,      &mins,     &stops,  &slot,    &shift,  &opt_start,
