@@ -450,6 +450,38 @@ static int must_roll_sums(Starts *w)
     return ok;
 }
 
+/* must_roll_beyond's recursion from hi down to stop where the must-roll state has one choice
+ * per outcome: no maximum, so the outcomes' sums by shift (Starts.mr_bs ..; the same values
+ * to rounding, and no slack is lost: a single choice has no second best). */
+static void must_roll_summed(const Starts *w, Py_ssize_t b, double *V0, double *EX0,
+                             int64_t hi, int64_t stop)
+{
+    Py_ssize_t E = w->m.E, B = w->B, span = w->span, spanE = w->spanE;
+    Py_ssize_t top = span + w->maxshift + 1;
+    double pzN = w->m.pz[w->m.zero + 1], zb = w->z[b];
+    const double *Ub = w->U + b * span;
+    for (int64_t r = hi; r >= stop; r--) {
+        double v = pzN * zb;
+        for (Py_ssize_t i = 0; i < w->mr_nb; i++) {
+            int64_t t = r + w->mr_bs[i];
+            v += w->mr_bp[i] * (t < span ? Ub[t] : 1.0);
+        }
+        for (Py_ssize_t i = 0; i < w->mr_nh; i++) v += w->mr_hp[i] * V0[r + w->mr_hs[i]];
+        V0[r] = v;
+        for (Py_ssize_t j = 0; j < E; j++) {
+            const double *xb = w->ex_bank + (j * B + b) * spanE;
+            double e = pzN * w->ex_zilch[j * B + b];
+            for (Py_ssize_t i = 0; i < w->mr_nb; i++) {
+                int64_t t = r + w->mr_bs[i];
+                e += w->mr_bp[i] * (t < spanE ? xb[t] : 0.0);
+            }
+            for (Py_ssize_t i = 0; i < w->mr_nh; i++)
+                e += w->mr_hp[i] * EX0[j * top + r + w->mr_hs[i]];
+            EX0[j * top + r] = e;
+        }
+    }
+}
+
 /* Where hot dice are mandatory (w->chain): row b's must-roll state past its cut, V0[r] and
  * the extras' EX0[j * top + r] for r >= stops[b] (top = span + maxshift + 1), from span down:
  * the chain table where the row has one, the limit beyond span, free states banking.
@@ -489,29 +521,10 @@ static void must_roll_beyond(const Starts *w, RowSpace *rs, Py_ssize_t b, double
                 EX0[j * top + r] = pzN * w->ex_zilch[j * B + b] / (1.0 - w->p_hot);
         }
     }
-    for (int64_t r = (at < span ? at : span) - 1; r >= stop && w->mr_bs; r--) {
-        /* one choice per outcome: no maximum, so the outcomes' sums by shift (the same
-         * values to rounding; no slack is lost, as a single choice has no second best) */
-        double v = pzN * zb;
-        for (Py_ssize_t i = 0; i < w->mr_nb; i++) {
-            int64_t t = r + w->mr_bs[i];
-            v += w->mr_bp[i] * (t < span ? Ub[t] : 1.0);
-        }
-        for (Py_ssize_t i = 0; i < w->mr_nh; i++) v += w->mr_hp[i] * V0[r + w->mr_hs[i]];
-        V0[r] = v;
-        for (Py_ssize_t j = 0; j < E; j++) {
-            const double *xb = w->ex_bank + (j * B + b) * spanE;
-            double e = pzN * w->ex_zilch[j * B + b];
-            for (Py_ssize_t i = 0; i < w->mr_nb; i++) {
-                int64_t t = r + w->mr_bs[i];
-                e += w->mr_bp[i] * (t < spanE ? xb[t] : 0.0);
-            }
-            for (Py_ssize_t i = 0; i < w->mr_nh; i++)
-                e += w->mr_hp[i] * EX0[j * top + r + w->mr_hs[i]];
-            EX0[j * top + r] = e;
-        }
-    }
-    for (int64_t r = (at < span ? at : span) - 1; r >= stop && !w->mr_bs; r--) {
+    int64_t hi = (at < span ? at : span) - 1;
+    if (w->mr_bs) /* one choice per outcome: the outcomes' sums by shift */
+        must_roll_summed(w, b, V0, EX0, hi, stop);
+    else for (int64_t r = hi; r >= stop; r--) {
         for (Py_ssize_t o = o0; o < o1; o++) {
             int64_t bk = -1;
             double bv = 0.0, bg = 0.0, second = -INFINITY;
