@@ -100,3 +100,55 @@ def test_the_web_app_is_complete(installed):
     assert res.stdout.strip() == str([200] * 7)
     res = _run(installed, "zilch", "serve", "--help")
     assert res.returncode == 0 and "--host" in res.stdout
+
+
+SMALL = """name = "four-boxes"
+dice = 5
+upper_bonus = 35
+upper_threshold = 20
+yahtzee_bonus = 100
+joker = "forced"
+[[boxes]]
+name = "fours"
+kind = "upper"
+face = 4
+[[boxes]]
+name = "sixes"
+kind = "upper"
+face = 6
+[[boxes]]
+name = "yahtzee"
+kind = "yahtzee"
+points = 50
+[[boxes]]
+name = "chance"
+kind = "chance"
+"""
+
+
+def test_after_yahtzee_compile_no_question_waits_for_the_compiler(installed):
+    """The developers' guide: no query waits for a compiler.  `yahtzee compile` (the README's
+    set-up) fills numba's disk cache in the fresh install; then the questions that run numba
+    code - hints against opponents, the distribution, the simulator, versus - on another rule
+    file compile nothing: no new cache entry."""
+
+    def cached():
+        return {p.name for p in installed.rglob("*.nbi")}
+
+    assert not cached()  # (a fresh install: nothing compiled yet)
+    r = _run(installed, "yahtzee", "compile", "--json")
+    assert r.returncode == 0, r.stderr
+    assert "against opponents" in r.stdout
+    before = cached()
+    assert len(before) >= 30, sorted(before)
+    rules = installed.parent / "four-boxes.toml"
+    rules.write_text(SMALL)
+    for args in (
+        ["advise", "--dice", "1,2,4,6,6", "--score", "0", "--opponents", "new;new"],
+        ["evaluate"],
+        ["simulate", "--games", "50"],
+        ["versus", "--players", "3", "--games", "5"],
+    ):
+        r = _run(installed, "yahtzee", *args, "--rules", str(rules), "--json")
+        assert r.returncode == 0, (args, r.stderr)
+    assert cached() == before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from importlib import import_module
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -257,6 +258,25 @@ def y_simulate(as_json: bool, **opts: Any) -> None:
     """Optimal play simulated: mean, standard deviation and quantiles, beside the exact mean
     and standard deviation (z: the mean's distance from the exact one in standard errors)."""
     emit(_api().yahtzee_simulate(progress=Bar(), **opts), as_json, _simulation)
+
+
+@yahtzee_main.command("compile")
+@JSON_OPT
+def y_compile(as_json: bool) -> None:
+    """Compile the numba kernels once (about a minute; the README's set-up runs it), so that no
+    question waits for the compiler: each kernel a query calls, called on a four-box rule
+    file, then kept in numba's disk cache."""
+    import time
+
+    from ..answers.yahtzee_compile import warm
+
+    t = time.monotonic()
+    asked = warm(Bar())
+    seconds = round(time.monotonic() - t, 1)
+    if as_json:
+        click.echo(json.dumps({"compiled": asked, "seconds": seconds}))
+    else:
+        click.echo(f"compiled the kernels of: {', '.join(asked)} ({seconds} s)")
 
 
 @yahtzee_main.command("duel")
