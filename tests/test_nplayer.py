@@ -496,7 +496,7 @@ def test_cli_game_with_four_players_and_a_final_round(tmp_path):
         (["--players", "3", "--fairness", "--scores", "0,0,0"], "leave out --scores"),
         (["--players", "3", "--zilches", "1"], "two-player game"),
         (["--workers", "2"], "three players or more"),
-        (["--rules", "zilch-online", "--players", "3"], "permanent points"),
+        (["--rules", "zonk-chicago", "--players", "3"], "piggyback"),
         (["--players", "3", "--scheduler", "tcp://127.0.0.1:9"], "cannot reach"),
     ],
 )

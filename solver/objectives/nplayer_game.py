@@ -3,7 +3,8 @@
 State: the scores in turn order from the player to move, s = (s_0, ..., s_{N-1}) (units,
 each below the reach R).  V[s] = (P(seat k wins))_k, seat 0 the mover.  A bank of t moves
 to (s_1, ..., s_{N-1}, s_0 + t), where the mover sits last: seat k + 1 here is seat k there.
-A zilch moves to rot(s) = (s_1, ..., s_{N-1}, s_0), the same score sum.
+A zilch moves to rot(s) = (s_1, ..., s_{N-1}, s_0), the same score sum; with permanent
+points a zilch that kept x > 0 units moves where a bank of x does (a higher sum: known).
 
 The mover's turn is the turn solver with payoff "his chance after the bank" and, as extras
 under his optimal policy, the others' chances after the bank and the chance g that the turn
@@ -32,10 +33,17 @@ import numpy as np
 from ..errors import InputError
 from ..outcomes.model import TurnModel
 from ..rules import RuleSet
-from ..turn import TurnSolution, solve_turn
+from ..turn import TurnLevels, TurnSolution, solve_turn
 from ..turn.starts import ChainRows, must_roll_tables, tables_space, turn_cuts, zilch_starts
 from .final_round import Shares, leader_states, play_back
-from .plain_game import NEWTON_TOL, bank_minimums, sums_to_one, turn_payoff
+from .plain_game import (
+    NEWTON_TOL,
+    GameTurns,
+    bank_minimums,
+    permanent_turns,
+    sums_to_one,
+    turn_payoff,
+)
 
 MAX_PLAYERS = 6
 ORBITS_PER_TASK = 256  # at most, per task: the table does not depend on the batches at all
@@ -45,8 +53,9 @@ CYCLES = 8  # rounds of the seats one at a time before the movers mix
 MAX_OPTIONS = 6  # policies per mover among which a mixed equilibrium is sought
 ROOM_MARGIN = 1e-12  # (the kernel's margins are exact to rounding, about 1e-15)
 CORNER_PLAYERS = 3  # the first guess from the cube's corners (corner_guess) at this many
-# optional rules the turn alone carries (pyramiding: the frozen groups are turn states)
-SOLVED_OPTIONS = ("pyramiding",)
+# optional rules the turn alone carries (pyramiding: the frozen groups are turn states;
+# permanent points: a zilch that kept x permanent units moves where a bank of x does)
+SOLVED_OPTIONS = ("pyramiding", "permanent points")
 
 
 def check_supported(rules: RuleSet, players: int) -> None:
@@ -302,11 +311,14 @@ def bank_values(
 @dataclass(frozen=True, eq=False)
 class BatchTurns:
     """The turns of a batch of states, solved with zilch payoffs z: the mover's value at
-    the start, g (zilch chance), and the banking parts A (B, N) (seat 0: value - g z)."""
+    the start, g (zilch chance), and the banking parts A (B, N) (seat 0: value - g z).
+    levels: the whole turn, every level of permanent points (one level without them);
+    sol its first (no permanent points yet)."""
 
     sol: TurnSolution
     A: np.ndarray
     g: np.ndarray
+    levels: TurnLevels
 
 
 def _seats(rules: RuleSet, N: int) -> range:
@@ -333,13 +345,36 @@ def solve_turns(model: TurnModel, states: np.ndarray, U: np.ndarray, z: np.ndarr
     extras."""
     rules = model.rules
     seats = list(_seats(rules, U.shape[2]))
-    mins = bank_minimums(rules, states[:, 0])
     others = np.ascontiguousarray(U[..., seats].transpose(2, 0, 1))
+    if rules.has_permanent:
+        return _permanent_batch(model, states, U, z, others)
+    mins = bank_minimums(rules, states[:, 0])
     sol = solve_turn(
         model, turn_payoff(model, np.ascontiguousarray(U[..., 0]), z, mins, others=others)
     )
     g = sol.extras[0][:, 0, 0]
-    return BatchTurns(sol, _parts(sol.roll[:, 0, 0], g, sol.extras[1:, :, 0, 0], z, U.shape[2]), g)
+    A = _parts(sol.roll[:, 0, 0], g, sol.extras[1:, :, 0, 0], z, U.shape[2])
+    return BatchTurns(sol, A, g, TurnLevels(rules, (sol,)))
+
+
+def _permanent_batch(
+    model: TurnModel, states: np.ndarray, U: np.ndarray, z: np.ndarray, others: np.ndarray
+) -> BatchTurns:
+    """solve_turns with permanent points: the turn over the points x it adds (the two-player
+    game's levels, plain_game.permanent_turns), x > 0 banked or kept through a zilch, both
+    moving to (s_1, ..., s_{N-1}, s_0 + x) (bank_values' U[:, x]); x = 0 a plain zilch,
+    worth z to the mover and the zilch chance's indicator (the others' chances there: 0,
+    the cycle's g P V part)."""
+    B = len(states)
+    pay = np.array(U[..., 0])
+    pay[:, 0] = z
+    others = others.copy()
+    others[:, :, 0] = 0.0
+    turns = GameTurns(model.rules, states, permanent_turns(model, pay, states[:, 0], others), pay)
+    g = turns.p_zilch()
+    seats = np.array([turns.extra(1 + j) for j in range(len(others))]).reshape(len(others), B)
+    levels = turns.levels()
+    return BatchTurns(levels[0], _parts(turns.start(), g, seats, z, U.shape[2]), g, levels)
 
 
 def turn_parts(

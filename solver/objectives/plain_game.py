@@ -316,7 +316,7 @@ def solve_game_turns(
     if rules.has_permanent if levels is None else levels:
         U = game_U(rules, W, finals, rows, R)
         U[:, 0] = z  # a plain zilch: the other player's turn
-        return GameTurns(rules, rows, _permanent_turns(model, U, a, others), U)
+        return GameTurns(rules, rows, permanent_turns(model, U, a, others), U)
     mins = bank_minimums(rules, a)
     if O is None:
         U = game_U(rules, W, finals, rows, R)
@@ -373,7 +373,7 @@ def _offer_U(W: np.ndarray, O: np.ndarray | Offers, rows: np.ndarray, R: int) ->
     return U
 
 
-def _permanent_turns(
+def permanent_turns(
     model: TurnModel, U: np.ndarray, a: np.ndarray, others: np.ndarray | None = None
 ) -> tuple[tuple[np.ndarray, TurnLevels], ...]:
     """Turns with permanent points: a game turn is a final turn over the points x it adds

@@ -33,6 +33,11 @@ if TYPE_CHECKING:
     from ..position import Position
     from ..turn.state import TurnState
 
+# permanent points (issue 39): each turn a whole solve per level of permanent points (the
+# two-player game's levels, in Python: no start values in C), measured from nothing with
+# two workers (tests/test_estimates.py): zilch-online among three to 1000 in 86.8 s (8 000
+# states, 22 ms a state a worker), to 1500 in 256.7 s (27 000 states; the machine busy)
+PERMANENT_PER_STATE = 2.0e-2
 # seconds per state (one worker), by hot dice, the turns' start values in C (issue 29) with
 # issue 39's corner guess and slack, measured from nothing with two workers
 # (tests/test_estimates.py): three players, farkle to 3000, 5000, 10000 in 35.2, 89.1,
@@ -42,7 +47,7 @@ if TYPE_CHECKING:
 # much a state (farkle, four players to 2000, before issue 39's slack: the score sums 438 s
 # for 2.56 M states, 0.34 ms per state per worker; the whole build 1218.6 s, 760 s of it the
 # final round)
-SECONDS_PER_STATE = {"optional": 1.4e-4, "mandatory": 5e-4}
+SECONDS_PER_STATE = {"optional": 1.4e-4, "mandatory": 5e-4, "permanent": PERMANENT_PER_STATE}
 STATE_PER_PLAYER = 1.2
 # seconds per final-round key (one worker, one thread) / (players - 1)^2 / turn state / leader
 # row (R + D + 1, D the reach bound), by hot dice.  Before the leader rows' start values
@@ -91,7 +96,8 @@ class NPlayer(Variant):
         keys = float(final_key_count(rules, R, players))
         finals = 8.0 * players * keys * (R + (tab.reach_bound if keys else 0) + 1)
         nbytes = (8.0 * players * states + finals) * (n + 1) + 2e8 * n
-        work = SECONDS_PER_STATE[rules.hot_dice] * STATE_PER_PLAYER ** (players - 3) * states
+        kind = "permanent" if rules.has_permanent else rules.hot_dice
+        work = SECONDS_PER_STATE[kind] * STATE_PER_PLAYER ** (players - 3) * states
         rows = tab.model.states * (R + tab.reach_bound + 1)
         work += SECONDS_PER_KEY_ROW[rules.hot_dice] * (players - 1) ** 2 * keys * rows
         return Cost(nbytes, work / max(n, 1), 8.0 * players * states + finals)
@@ -192,10 +198,8 @@ class NPlayerSolution(Solution):
         return [float(x) for x in self.game.p_win(list(pos.scores))]
 
     def turn(self, pos: Position, state: TurnState) -> Turn:
-        from ..turn import TurnLevels
-
         seats = list(pos.scores)
-        turn = TurnLevels(self.rules, (self.game.turn(seats).sol,))
+        turn = self.game.turn(seats).levels
         p = [float(x) for x in self.game.p_win(seats)]
         return Turn(turn.value_at(state), p[0], {"p_win_seats": p})
 
