@@ -90,6 +90,7 @@ MEASURED_PLAYERS = [  # (three players: issue 39's corner guess and slack, 2026-
     ("farkle", 1000, 4, 200.2),
     ("farkle", 2000, 4, 1218.6),
     ("zilch-online", 1000, 3, 86.8),  # (permanent points: issue 39, 2026-12-08)
+    ("zilch-online", 1500, 3, 199.1),
 ]
 
 

@@ -36,8 +36,9 @@ if TYPE_CHECKING:
 # permanent points (issue 39): each turn a whole solve per level of permanent points (the
 # two-player game's levels, in Python: no start values in C), measured from nothing with
 # two workers (tests/test_estimates.py): zilch-online among three to 1000 in 86.8 s (8 000
-# states, 22 ms a state a worker), to 1500 in 256.7 s (27 000 states; the machine busy)
-PERMANENT_PER_STATE = 2.0e-2
+# states; the sums 70.6 s, 18 ms a state a worker), to 1500 in 199.1 s (27 000 states; the
+# sums 176.1 s, 13 ms)
+PERMANENT_PER_STATE = 1.6e-2
 # seconds per state (one worker), by hot dice, the turns' start values in C (issue 29) with
 # issue 39's corner guess and slack, measured from nothing with two workers
 # (tests/test_estimates.py): three players, farkle to 3000, 5000, 10000 in 35.2, 89.1,
