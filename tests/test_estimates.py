@@ -87,6 +87,8 @@ MEASURED_PLAYERS = [  # (three players: issue 39's corner guess and slack, 2026-
     ("farkle", 10000, 3, 575.7),
     ("zilch", 1000, 3, 20.0),
     ("zilch", 2000, 3, 53.2),
+    ("zilch-10000", 10000, 3, 1131.0),  # (2026-12-07, a slow hour)
+    ("zilch", 15000, 3, 3175.3),  # (2026-12-08)
     ("farkle", 1000, 4, 200.2),
     ("farkle", 2000, 4, 1218.6),
     ("zilch-online", 1000, 3, 86.8),  # (permanent points: issue 39, 2026-12-08)

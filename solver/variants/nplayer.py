@@ -48,7 +48,10 @@ PERMANENT_PER_STATE = 1.6e-2
 # much a state (farkle, four players to 2000, before issue 39's slack: the score sums 438 s
 # for 2.56 M states, 0.34 ms per state per worker; the whole build 1218.6 s, 760 s of it the
 # final round)
-SECONDS_PER_STATE = {"optional": 1.4e-4, "mandatory": 5e-4, "permanent": PERMANENT_PER_STATE}
+# mandatory hot dice, re-measured (issue 39, the must-roll recursion summed by shift): zilch
+# among three to 15000 in 52 min 55 s (27 M states; the score sums 2985.5 s, 0.22 ms a
+# state a worker), zilch-10000 to 10000 in 18 min 51 s (a slow hour); 5e-4 before
+SECONDS_PER_STATE = {"optional": 1.4e-4, "mandatory": 2.0e-4, "permanent": PERMANENT_PER_STATE}
 STATE_PER_PLAYER = 1.2
 # seconds per final-round key (one worker, one thread) / (players - 1)^2 / turn state / leader
 # row (R + D + 1, D the reach bound), by hot dice.  Before the leader rows' start values
