@@ -268,7 +268,6 @@ def play_nplayer_games(g, n_games: int, rng: np.random.Generator) -> np.ndarray:
     their optimal last turns in order (final round).
     Where an orbit's movers mix (nplayer_game.mixed_orbit), the mover plays the pure
     policy the tie-break picks: the table's chances there are the mix's."""
-
     rules, model, N, R = g.rules, g.model, g.players, g.R
     states = np.indices((R,) * N).reshape(N, -1).T
     turns = _policy(g.turns(states).levels)

@@ -185,3 +185,16 @@ class Recorder(Progress):
 
     def finish(self):
         self.calls.append(("finish",))
+
+
+def three_player_advice(path, tables, *advise):
+    """`zilch game --players 3` on the rule file `path` into `tables` (one worker), its
+    chances from 0-0-0 summing to 1, then `zilch advise ADVISE` from that table: its JSON."""
+    import json
+
+    from .clirun import zilch
+
+    args = ["--rules", str(path), "--tables", str(tables)]
+    got = json.loads(zilch("game", *args, "--players", "3", "--workers", "1", "--json").stdout)
+    assert got["players"] == 3 and abs(sum(got["p_win"]) - 1) < 1e-12
+    return json.loads(zilch("advise", *args, *advise, "--json").stdout)

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from .yahtzee_small import bonus3_toml
+
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow  # a pip install and cold whole processes: the slow tier
 
@@ -102,35 +104,11 @@ def test_the_web_app_is_complete(installed):
     assert res.returncode == 0 and "--host" in res.stdout
 
 
-SMALL = """name = "four-boxes"
-dice = 5
-upper_bonus = 35
-upper_threshold = 20
-yahtzee_bonus = 100
-joker = "forced"
-[[boxes]]
-name = "fours"
-kind = "upper"
-face = 4
-[[boxes]]
-name = "sixes"
-kind = "upper"
-face = 6
-[[boxes]]
-name = "yahtzee"
-kind = "yahtzee"
-points = 50
-[[boxes]]
-name = "chance"
-kind = "chance"
-"""
-
-
 def test_after_yahtzee_compile_no_question_waits_for_the_compiler(installed):
     """The developers' guide: no query waits for a compiler.  `yahtzee compile` (the README's
     set-up) fills numba's disk cache in the fresh install; then the questions that run numba
     code - hints against opponents, the distribution, the simulator, versus - on another rule
-    file compile nothing: no new cache entry."""
+    file (tests/yahtzee_small.py's three boxes) compile nothing: no new cache entry."""
 
     def cached():
         return {p.name for p in installed.rglob("*.nbi")}
@@ -141,8 +119,8 @@ def test_after_yahtzee_compile_no_question_waits_for_the_compiler(installed):
     assert "against opponents" in r.stdout
     before = cached()
     assert len(before) >= 30, sorted(before)
-    rules = installed.parent / "four-boxes.toml"
-    rules.write_text(SMALL)
+    rules = installed.parent / "three-boxes.toml"
+    rules.write_text(bonus3_toml("three-boxes"))
     for args in (
         ["advise", "--dice", "1,2,4,6,6", "--score", "0", "--opponents", "new;new"],
         ["evaluate"],

@@ -6,8 +6,6 @@ the rotation's cycle.  Checked: N = 2 through the N-player path equals the two-p
 table; on rules without permanent points that turn equals the plain turn; among three,
 games played with physical dice reproduce every seat's chance; the commands answer."""
 
-import json
-
 import numpy as np
 import pytest
 
@@ -16,9 +14,8 @@ from dicesolver.rules import load, parse
 from dicesolver.store import Store
 from dicesolver.tables import Tables
 
-from .clirun import zilch
 from .game_sim import play_nplayer_games
-from .solvers import game_table, small_rules
+from .solvers import game_table, small_rules, three_player_advice
 from .test_nplayer import _serial
 
 SLOW = pytest.mark.slow  # (the three-player games to 500, whole commands; the slow tier)
@@ -134,15 +131,9 @@ def test_cli_game_and_advice_among_three_with_permanent_points(tmp_path):
     seats' chances sum to 1; a turn of 300 all permanent, off the board, may bank."""
     path = tmp_path / "perm.toml"
     path.write_text(permanent_text(500))
-    tables = str(tmp_path / "t")
-    args = ["--rules", str(path), "--tables", tables]
-    got = json.loads(zilch("game", *args, "--players", "3", "--workers", "1", "--json").stdout)
-    assert got["players"] == 3 and abs(sum(got["p_win"]) - 1) < 1e-12
-    adv = json.loads(
-        zilch(
-            "advise", *args, "--score", "0", "--opponents", "350,400", "--dice", "3",
-            "--turn", "300", "--permanent", "300", "--json",
-        ).stdout
+    adv = three_player_advice(
+        path, tmp_path / "t", "--score", "0", "--opponents", "350,400", "--dice", "3",
+        "--turn", "300", "--permanent", "300",
     )  # fmt: skip
     assert adv["action"] in ("roll", "bank")
     assert abs(sum(adv["p_win_seats"]) - 1) < 1e-12

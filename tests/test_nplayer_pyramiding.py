@@ -3,7 +3,6 @@ the rule as the two-player game does), and the final round's leader rows by thei
 values alone (final_round._leader_starts), which it needs: zilch-pyramiding's 1 982 leader
 rows of 82 turn states took 8.7 GB as whole turns."""
 
-import json
 import tomllib
 from pathlib import Path
 
@@ -17,8 +16,7 @@ from dicesolver.store import Store
 from dicesolver.tables import Tables
 
 from . import nplayer_valueiteration as NP
-from .clirun import zilch
-from .solvers import game_table, small_rules
+from .solvers import game_table, small_rules, three_player_advice
 from .test_nplayer import _serial, _solved_with_mixed
 
 DATA = Path(__file__).parent / "data"
@@ -109,15 +107,9 @@ def test_cli_game_and_advice_among_three_with_pyramiding(tmp_path):
     path.write_text(
         (DATA / "pyramid-3.toml").read_text() + '\n[game]\ntarget = 500\nend = "final_round"\n'
     )
-    tables = str(tmp_path / "t")
-    args = ["--rules", str(path), "--tables", tables]
-    got = json.loads(zilch("game", *args, "--players", "3", "--workers", "1", "--json").stdout)
-    assert got["players"] == 3 and abs(sum(got["p_win"]) - 1) < 1e-12
-    adv = json.loads(
-        zilch(
-            "advise", *args, "--score", "300", "--opponents", "350,400", "--dice", "2",
-            "--turn", "100", "--frozen", "1", "--json",
-        ).stdout
+    adv = three_player_advice(
+        path, tmp_path / "t", "--score", "300", "--opponents", "350,400", "--dice", "2",
+        "--turn", "100", "--frozen", "1",
     )  # fmt: skip
     assert adv["action"] == "roll" and adv["p_win"]["bank"] is None
     assert abs(sum(adv["p_win_seats"]) - 1) < 1e-12

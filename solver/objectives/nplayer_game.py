@@ -364,12 +364,10 @@ def _permanent_batch(
     game's levels, plain_game.permanent_turns), x > 0 banked or kept through a zilch, both
     moving to (s_1, ..., s_{N-1}, s_0 + x) (bank_values' U[:, x]); x = 0 a plain zilch,
     worth z to the mover and the zilch chance's indicator (the others' chances there: 0,
-    the cycle's g P V part)."""
+    the cycle's g P V part; permanent_turns sets them)."""
     B = len(states)
     pay = np.array(U[..., 0])
     pay[:, 0] = z
-    others = others.copy()
-    others[:, :, 0] = 0.0
     turns = GameTurns(model.rules, states, permanent_turns(model, pay, states[:, 0], others), pay)
     g = turns.p_zilch()
     seats = np.array([turns.extra(1 + j) for j in range(len(others))]).reshape(len(others), B)
